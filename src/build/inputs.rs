@@ -1,0 +1,135 @@
+//! Finding the input files of a build: files as given, directories scanned recursively for
+//! sequence files, and list files with one path per line.
+
+use std::path::{Path, PathBuf};
+
+use super::BuildError;
+use crate::seqfile::has_sequence_extension;
+
+/// Expands `paths` (files or directories) and `lists` (files of paths) into the input files,
+/// in a stable order: as given, directories sorted by path.
+pub fn discover(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, BuildError> {
+    let mut files = Vec::new();
+    for path in paths {
+        add_path(path, &mut files)?;
+    }
+    for list in lists {
+        let text = std::fs::read_to_string(list).map_err(|e| BuildError::Input {
+            path: list.clone(),
+            detail: format!("cannot read list file: {e}"),
+        })?;
+        let base = list.parent().unwrap_or(Path::new("."));
+        let mut listed = 0;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let entry = Path::new(line);
+            let resolved = if entry.is_absolute() {
+                entry.to_path_buf()
+            } else {
+                base.join(entry)
+            };
+            add_path(&resolved, &mut files)?;
+            listed += 1;
+        }
+        if listed == 0 {
+            return Err(BuildError::Input {
+                path: list.clone(),
+                detail: "the list file names no inputs".into(),
+            });
+        }
+    }
+    if files.is_empty() {
+        return Err(BuildError::NoInputs);
+    }
+    Ok(files)
+}
+
+fn add_path(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
+    let metadata = std::fs::metadata(path).map_err(|e| BuildError::Input {
+        path: path.to_path_buf(),
+        detail: if e.kind() == std::io::ErrorKind::NotFound {
+            "no such file or directory".into()
+        } else {
+            format!("cannot access: {e}")
+        },
+    })?;
+    if metadata.is_dir() {
+        let before = files.len();
+        walk(path, files)?;
+        files[before..].sort();
+        if files.len() == before {
+            return Err(BuildError::Input {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "directory holds no sequence files (looked for {} and their .gz/.xz/.zst/.bz2 forms)",
+                    crate::seqfile::SEQUENCE_EXTENSIONS
+                        .iter()
+                        .map(|e| format!(".{e}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            });
+        }
+    } else {
+        files.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| BuildError::Input {
+        path: dir.to_path_buf(),
+        detail: format!("cannot list directory: {e}"),
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|e| BuildError::Input {
+            path: dir.to_path_buf(),
+            detail: format!("cannot list directory: {e}"),
+        })?;
+        let path = entry.path();
+        let file_type = entry.file_type().map_err(|e| BuildError::Input {
+            path: path.clone(),
+            detail: format!("cannot stat: {e}"),
+        })?;
+        if file_type.is_dir() {
+            walk(&path, files)?;
+        } else if has_sequence_extension(&path) {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_lists_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
+        for name in ["b.fa", "a.fasta.gz", "sub/c.fq", "sub/deeper/d.fna.zst", "notes.txt"] {
+            std::fs::write(root.join(name), b">x\nACGT\n").unwrap();
+        }
+        let files = discover(&[root.to_path_buf()], &[]).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, vec!["a.fasta.gz", "b.fa", "sub/c.fq", "sub/deeper/d.fna.zst"]);
+
+        std::fs::write(root.join("inputs.list"), "# genomes\nb.fa\n\nsub/c.fq\n").unwrap();
+        let listed = discover(&[], &[root.join("inputs.list")]).unwrap();
+        assert_eq!(listed, vec![root.join("b.fa"), root.join("sub/c.fq")]);
+
+        let missing = discover(&[root.join("nope.fa")], &[]).unwrap_err().to_string();
+        assert!(missing.contains("nope.fa: no such file or directory"), "{missing}");
+        std::fs::create_dir(root.join("empty")).unwrap();
+        let empty = discover(&[root.join("empty")], &[]).unwrap_err().to_string();
+        assert!(empty.contains("holds no sequence files"), "{empty}");
+    }
+}

@@ -1,0 +1,103 @@
+//! The geometry of a new index: page size, which documents share a block, rows per block.
+
+use super::scan::Document;
+
+/// Bloom filter bits per element for `num_hashes` hash functions and false-positive rate
+/// `fpr`: `−h / ln(1 − fpr^(1/h))`, as COBS computes it.
+pub fn bits_per_kmer(num_hashes: u32, fpr: f64) -> f64 {
+    let h = num_hashes as f64;
+    -h / (1.0 - fpr.powf(1.0 / h)).ln()
+}
+
+/// Rows of a Bloom filter that holds `kmers` elements: `ceil(kmers · bits_per_kmer)`, at least 1.
+pub fn rows_for(kmers: u64, num_hashes: u32, fpr: f64) -> u64 {
+    ((kmers as f64 * bits_per_kmer(num_hashes, fpr)).ceil() as u64).max(1)
+}
+
+/// The default page size for `documents` documents: the smallest power of two ≥ D/8 bytes,
+/// clamped to 8..=4096, so a small collection fits one block and a large one gets
+/// 4096-byte rows (one aligned page per k-mer per block).
+pub fn default_page_size(documents: u64) -> u64 {
+    documents.div_ceil(8).next_power_of_two().clamp(8, 4096)
+}
+
+/// A planned block: its documents (positions in the sorted document list) and rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockPlan {
+    /// `documents[first..first + count]` of the sorted list.
+    pub first: usize,
+    /// Documents in the block.
+    pub count: usize,
+    /// Rows (Bloom filter bits).
+    pub rows: u64,
+}
+
+/// Sorts documents by (k-mers, name) so that each block holds documents of similar size
+/// (its row count comes from its largest), then cuts blocks of `8 · page_size`.
+pub fn plan_blocks(
+    documents: &mut [Document],
+    page_size: u64,
+    num_hashes: u32,
+    fpr: f64,
+) -> Vec<BlockPlan> {
+    documents.sort_by(|a, b| a.kmers.cmp(&b.kmers).then_with(|| a.name.cmp(&b.name)));
+    let per_block = (8 * page_size) as usize;
+    documents
+        .chunks(per_block)
+        .enumerate()
+        .map(|(number, chunk)| BlockPlan {
+            first: number * per_block,
+            count: chunk.len(),
+            rows: rows_for(
+                chunk.iter().map(|d| d.kmers).max().unwrap_or(0),
+                num_hashes,
+                fpr,
+            ),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cobs_signature_sizes() {
+        // cobs-format.md §3.4: h=1, p=0.3 → 2.80367 bits; n=10^6 → 2,803,674 rows;
+        // h=3, p=0.1 → 4,808,328 rows.
+        assert!((bits_per_kmer(1, 0.3) - 2.80367).abs() < 1e-5);
+        assert_eq!(rows_for(1_000_000, 1, 0.3), 2_803_674);
+        assert_eq!(rows_for(1_000_000, 3, 0.1), 4_808_328);
+        assert_eq!(rows_for(0, 1, 0.3), 1);
+    }
+
+    #[test]
+    fn page_sizes() {
+        assert_eq!(default_page_size(1), 8);
+        assert_eq!(default_page_size(64), 8);
+        assert_eq!(default_page_size(65), 16);
+        assert_eq!(default_page_size(1000), 128);
+        assert_eq!(default_page_size(661_405), 4096);
+        // 661,405 genomes in 4096-byte rows: 21 blocks.
+        assert_eq!(661_405u64.div_ceil(8 * 4096), 21);
+    }
+
+    #[test]
+    fn blocks_group_similar_sizes() {
+        let mut docs: Vec<Document> = (0..20u64)
+            .map(|i| Document {
+                source: i as u32,
+                record: None,
+                name: format!("d{i:02}"),
+                kmers: (20 - i) * 1000,
+                bases: 0,
+            })
+            .collect();
+        let blocks = plan_blocks(&mut docs, 1, 1, 0.3);
+        assert_eq!(blocks.len(), 3);
+        assert_eq!((blocks[0].count, blocks[1].count, blocks[2].count), (8, 8, 4));
+        assert_eq!(docs[0].kmers, 1000);
+        assert_eq!(blocks[0].rows, rows_for(8000, 1, 0.3));
+        assert_eq!(blocks[2].rows, rows_for(20_000, 1, 0.3));
+    }
+}

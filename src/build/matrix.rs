@@ -1,0 +1,185 @@
+//! Pass 2 of a build: setting the Bloom filter bits of one group of byte columns of a block.
+//!
+//! A block's matrix has `rows` rows of `page_size` bytes; document `p` of the block is bit
+//! `p mod 8` of byte column `p / 8`. A *group* is a range of byte columns whose sub-matrix
+//! (`rows × width` bytes, row-major) fits the memory budget; a block that fits is one group.
+//!
+//! With one document per file, each byte column (8 documents) is one task: its documents are
+//! hashed into a private column of `rows` bytes, which is then stored into the sub-matrix.
+//! Tasks own disjoint columns, so the stores never race, and the random accesses go to a
+//! column that is 8× smaller than the sub-matrix. With one document per record, records of
+//! many columns share a file, so each file is one task that ORs bits into the sub-matrix with
+//! relaxed atomic operations.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rayon::prelude::*;
+use strength_reduce::StrengthReducedU64;
+use xxhash_rust::xxh64::xxh64;
+
+use super::scan::Document;
+use super::{BuildError, Progress};
+use crate::kmer::{BaseRule, KmerHasher};
+use crate::seqfile::{SeqReader, SeqRecord};
+
+/// What the fill of one block needs to know.
+pub struct BlockFill<'a> {
+    /// Input files, indexed by [`Document::source`].
+    pub files: &'a [PathBuf],
+    /// The block's documents in block order.
+    pub documents: &'a [Document],
+    /// Term size.
+    pub k: u32,
+    /// Canonical k-mers.
+    pub canonical: bool,
+    /// Hash functions.
+    pub num_hashes: u32,
+    /// Rows of the block.
+    pub rows: u64,
+    /// One document per record (rather than per file).
+    pub per_record: bool,
+}
+
+/// Views a byte slice as atomics so that parallel tasks may store into it.
+fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: AtomicU8 has the size and alignment of u8, and the exclusive borrow guarantees
+    // that no non-atomic access happens while the atomic view lives.
+    unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
+}
+
+impl BlockFill<'_> {
+    /// Sets the bits of byte columns `columns` into `matrix`: `rows` rows of `stride` bytes
+    /// (zeroed by the caller), column `c` at byte `c − columns.start` of each row.
+    pub fn fill(
+        &self,
+        columns: Range<usize>,
+        stride: usize,
+        matrix: &mut [u8],
+        progress: &Progress,
+    ) -> Result<(), BuildError> {
+        assert!(columns.len() <= stride, "the columns must fit the row stride");
+        assert_eq!(matrix.len() as u64, self.rows * stride as u64, "matrix size");
+        let matrix = as_atomic(matrix);
+        if self.per_record {
+            self.fill_by_file(columns, stride, matrix, progress)
+        } else {
+            self.fill_by_column(columns, stride, matrix, progress)
+        }
+    }
+
+    fn hasher(&self) -> KmerHasher {
+        KmerHasher::new(self.k, self.canonical, self.num_hashes, BaseRule::FoldCase)
+    }
+
+    fn fill_by_column(
+        &self,
+        columns: Range<usize>,
+        stride: usize,
+        matrix: &[AtomicU8],
+        progress: &Progress,
+    ) -> Result<(), BuildError> {
+        let first_column = columns.start;
+        let rows = StrengthReducedU64::new(self.rows);
+        columns.into_par_iter().try_for_each_init(
+            || (vec![0u8; self.rows as usize], self.hasher(), SeqRecord::default()),
+            |(column, hasher, record), byte_column| {
+                column.fill(0);
+                let first = byte_column * 8;
+                let last = (first + 8).min(self.documents.len());
+                for (bit, document) in self.documents[first..last].iter().enumerate() {
+                    let path = &self.files[document.source as usize];
+                    let mut reader = SeqReader::open(path)?;
+                    while reader.next_into(record)? {
+                        set_bits(hasher, &record.sequence, rows, 1 << bit, |row, bit| {
+                            column[row] |= bit
+                        });
+                    }
+                    progress.document_done(document.kmers);
+                }
+                let local = byte_column - first_column;
+                for (row, &byte) in column.iter().enumerate() {
+                    if byte != 0 {
+                        matrix[row * stride + local].store(byte, Ordering::Relaxed);
+                    }
+                }
+                Ok(())
+            },
+        )
+    }
+
+    fn fill_by_file(
+        &self,
+        columns: Range<usize>,
+        stride: usize,
+        matrix: &[AtomicU8],
+        progress: &Progress,
+    ) -> Result<(), BuildError> {
+        let rows = StrengthReducedU64::new(self.rows);
+        // Per source file: (record, local byte column, bit), sorted by record.
+        let mut wanted: Vec<(u32, u64, usize, u8)> = Vec::new();
+        let first = columns.start * 8;
+        let last = (columns.end * 8).min(self.documents.len());
+        for (position, document) in self.documents[first..last].iter().enumerate() {
+            let slot = first + position;
+            wanted.push((
+                document.source,
+                document.record.unwrap_or(0),
+                slot / 8 - columns.start,
+                1 << (slot % 8),
+            ));
+        }
+        wanted.sort_unstable();
+        let by_file: Vec<&[(u32, u64, usize, u8)]> =
+            wanted.chunk_by(|a, b| a.0 == b.0).collect();
+        by_file.into_par_iter().try_for_each_init(
+            || (self.hasher(), SeqRecord::default()),
+            |(hasher, record), entries| {
+                let path = &self.files[entries[0].0 as usize];
+                let mut reader = SeqReader::open(path)?;
+                let mut next = entries.iter().peekable();
+                let mut index = 0u64;
+                while let Some(&&(_, wanted_record, local, bit)) = next.peek() {
+                    if !reader.next_into(record)? {
+                        return Err(BuildError::Input {
+                            path: path.clone(),
+                            detail: format!(
+                                "has fewer records than when it was first read (record {wanted_record} is gone); was it modified during the build?"
+                            ),
+                        });
+                    }
+                    if index == wanted_record {
+                        set_bits(hasher, &record.sequence, rows, bit, |row, bit| {
+                            matrix[row * stride + local].fetch_or(bit, Ordering::Relaxed);
+                        });
+                        progress.document_done(crate::kmer::kmer_count(
+                            record.sequence.len(),
+                            self.k as usize,
+                        ) as u64);
+                        next.next();
+                    }
+                    index += 1;
+                }
+                Ok(())
+            },
+        )
+    }
+}
+
+/// Calls `set(row, bit)` for every hash of every k-mer of `sequence`.
+#[inline]
+fn set_bits(
+    hasher: &mut KmerHasher,
+    sequence: &[u8],
+    rows: StrengthReducedU64,
+    bit: u8,
+    mut set: impl FnMut(usize, u8),
+) {
+    let num_hashes = hasher.num_hashes() as u64;
+    hasher.for_each_term(sequence, |term| {
+        for seed in 0..num_hashes {
+            set((xxh64(term, seed) % rows) as usize, bit);
+        }
+    });
+}

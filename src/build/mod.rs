@@ -1,0 +1,457 @@
+//! Building a COBS compact index from FASTA/FASTQ files, in bounded memory.
+//!
+//! [`build`] runs two passes over the inputs:
+//! 1. [`scan`] reads every file once to count k-mer positions (which size each block's Bloom
+//!    filters, as COBS does) and rejects malformed input before anything is written;
+//! 2. documents are sorted by size and cut into blocks of `8 · page_size`; each block's
+//!    matrix is filled ([`matrix`]) and written in order.
+//!
+//! Memory: a block whose matrix fits the budget is built in memory and written directly.
+//! A larger block is built in groups of byte columns, each spilled to an unnamed temporary
+//! file, and then interleaved into rows; so any block can be built with any budget that holds
+//! one byte column (`rows` bytes) per thread.
+//!
+//! The output is written under a temporary name and renamed when complete ([`output`]).
+//! bitsift reads soft-masked (lowercase) bases as uppercase; every other non-ACGT byte follows
+//! COBS (it becomes `A`), see [`crate::kmer`].
+
+pub mod inputs;
+pub mod layout;
+pub mod matrix;
+pub mod output;
+pub mod scan;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX};
+use crate::seqfile::SeqFileError;
+use crate::units::format_bytes;
+use layout::BlockPlan;
+use matrix::BlockFill;
+use output::{parent_directory, write_error, PendingFile};
+use scan::Document;
+
+/// Why a build failed. Nothing is left at the output path when it does.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// An input could not be read or is malformed.
+    #[error("{path}: {detail}", path = path.display())]
+    Input {
+        /// The input.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// No inputs were given.
+    #[error("no input files; give FASTA/FASTQ files, directories, or --list FILE")]
+    NoInputs,
+    /// The output exists and `--force` was not given.
+    #[error("{path}: already exists; pass --force to overwrite it", path = path.display())]
+    OutputExists {
+        /// The output.
+        path: PathBuf,
+    },
+    /// Writing the output failed.
+    #[error("{path}: {detail}", path = path.display())]
+    Output {
+        /// The output (or temporary) file.
+        path: PathBuf,
+        /// What went wrong and what to do.
+        detail: String,
+    },
+    /// A block cannot be built within the memory budget.
+    #[error("block {block} needs at least {needed} of memory (one {rows}-byte column per thread plus sequence buffers) but --memory is {budget}; raise --memory, lower --threads, or use a higher --fpr")]
+    Memory {
+        /// Block number.
+        block: usize,
+        /// Rows of the block.
+        rows: u64,
+        /// Smallest workable budget.
+        needed: String,
+        /// The budget given.
+        budget: String,
+    },
+    /// An option is out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<SeqFileError> for BuildError {
+    fn from(e: SeqFileError) -> Self {
+        BuildError::Input {
+            path: e.path,
+            detail: e.detail,
+        }
+    }
+}
+
+/// What to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// The index file to write.
+    pub output: PathBuf,
+    /// Sequence files and directories.
+    pub inputs: Vec<PathBuf>,
+    /// Files listing inputs, one per line.
+    pub lists: Vec<PathBuf>,
+    /// One document per record instead of per file.
+    pub per_record: bool,
+    /// Term size.
+    pub k: u32,
+    /// Target false-positive rate per k-mer lookup.
+    pub fpr: f64,
+    /// Hash functions.
+    pub num_hashes: u32,
+    /// Canonical k-mers (DNA); false hashes the bytes as they are.
+    pub canonical: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Bytes per row; `None` picks [`layout::default_page_size`].
+    pub page_size: Option<u64>,
+    /// Memory budget for matrices and buffers.
+    pub memory_bytes: u64,
+    /// Overwrite an existing output.
+    pub force: bool,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+/// What a build produced.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BuildReport {
+    /// Documents in the index.
+    pub documents: u64,
+    /// Documents with no k-mer (shorter than k); listed but never matching.
+    pub documents_without_kmers: u64,
+    /// Blocks.
+    pub blocks: u64,
+    /// Bytes per row.
+    pub page_size: u64,
+    /// Size of the index file.
+    pub file_bytes: u64,
+    /// k-mer positions indexed.
+    pub kmers: u64,
+    /// Bases read.
+    pub bases: u64,
+    /// Blocks that did not fit the memory budget and were built in column groups.
+    pub blocks_spilled: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+/// Builds the index described by `options`.
+pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    let started = Instant::now();
+    validate(options)?;
+    if options.output.exists() && !options.force {
+        return Err(BuildError::OutputExists {
+            path: options.output.clone(),
+        });
+    }
+    let files = inputs::discover(&options.inputs, &options.lists)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .thread_name(|i| format!("bitsift-build-{i}"))
+        .build()
+        .map_err(|e| BuildError::Invalid(format!("cannot start {} threads: {e}", options.threads)))?;
+    pool.install(|| build_in_pool(options, &files, started))
+}
+
+fn validate(options: &BuildOptions) -> Result<(), BuildError> {
+    if options.k == 0 || options.k > K_MAX {
+        return Err(BuildError::Invalid(format!("-k {} is out of range (1..={K_MAX})", options.k)));
+    }
+    if !(options.fpr > 0.0 && options.fpr < 1.0) {
+        return Err(BuildError::Invalid(format!(
+            "--fpr {} is out of range (between 0 and 1, e.g. 0.3)",
+            options.fpr
+        )));
+    }
+    if options.num_hashes == 0 || options.num_hashes as u64 > HASHES_MAX {
+        return Err(BuildError::Invalid(format!(
+            "--hashes {} is out of range (1..={HASHES_MAX})",
+            options.num_hashes
+        )));
+    }
+    if let Some(page_size) = options.page_size {
+        if page_size == 0 || page_size > 1 << 20 {
+            return Err(BuildError::Invalid(format!(
+                "--page-size {page_size} is out of range (1..=1048576 bytes per row)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn bar(visible: bool, length: u64, template: &str) -> ProgressBar {
+    if !visible {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(length);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn build_in_pool(
+    options: &BuildOptions,
+    files: &[PathBuf],
+    started: Instant,
+) -> Result<BuildReport, BuildError> {
+    let scanning = bar(
+        options.progress,
+        files.len() as u64,
+        "reading   [{bar:30}] {pos}/{len} files  {elapsed_precise}",
+    );
+    let mut documents = scan::scan(files, options.k, options.per_record, &scanning)?;
+    scanning.finish_and_clear();
+    if documents.is_empty() {
+        return Err(BuildError::NoInputs);
+    }
+    if documents.len() as u64 > u32::MAX as u64 {
+        return Err(BuildError::Invalid(format!(
+            "{} documents exceed the COBS format's limit of {}",
+            documents.len(),
+            u32::MAX
+        )));
+    }
+    report_suspicious_documents(&documents, files, options.k);
+    let page_size = options
+        .page_size
+        .unwrap_or_else(|| layout::default_page_size(documents.len() as u64));
+    let blocks = layout::plan_blocks(&mut documents, page_size, options.num_hashes, options.fpr);
+    let layout = CompactLayout {
+        k: options.k,
+        canonical: options.canonical,
+        num_hashes: options.num_hashes,
+        page_size,
+        block_rows: blocks.iter().map(|b| b.rows).collect(),
+    };
+    let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))
+        .map_err(BuildError::Invalid)?;
+    let expected_bytes = header.len() as u64 + layout.data_bytes();
+    tracing::info!(
+        "{} documents, {} blocks of {} documents, {}-byte rows, index size {}",
+        documents.len(),
+        blocks.len(),
+        8 * page_size,
+        page_size,
+        format_bytes(expected_bytes)
+    );
+    let mut pending = PendingFile::create(&options.output, options.force)?;
+    pending.write_all(&header)?;
+    let kmers: u64 = documents.iter().map(|d| d.kmers).sum();
+    let progress = Progress {
+        bar: bar(
+            options.progress,
+            kmers,
+            "building  [{bar:30}] {percent:>3}%  {msg}  {per_sec}  ETA {eta}",
+        ),
+        documents_done: AtomicU64::new(0),
+        documents_total: documents.len() as u64,
+    };
+    let mut blocks_spilled = 0;
+    for (number, block) in blocks.iter().enumerate() {
+        let spilled = write_block(options, files, &documents, number, block, page_size, &mut pending, &progress)?;
+        blocks_spilled += spilled as u64;
+    }
+    progress.bar.finish_and_clear();
+    debug_assert_eq!(pending.written(), expected_bytes);
+    if pending.written() != expected_bytes {
+        return Err(BuildError::Output {
+            path: options.output.clone(),
+            detail: format!(
+                "internal error: wrote {} bytes but the layout needs {expected_bytes}; nothing was kept",
+                pending.written()
+            ),
+        });
+    }
+    pending.commit()?;
+    Ok(BuildReport {
+        documents: documents.len() as u64,
+        documents_without_kmers: documents.iter().filter(|d| d.kmers == 0).count() as u64,
+        blocks: blocks.len() as u64,
+        page_size,
+        file_bytes: expected_bytes,
+        kmers,
+        bases: documents.iter().map(|d| d.bases).sum(),
+        blocks_spilled,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Progress of pass 2: k-mers on the bar, documents in its message.
+pub struct Progress {
+    bar: ProgressBar,
+    documents_done: AtomicU64,
+    documents_total: u64,
+}
+
+impl Progress {
+    /// Records one finished document of `kmers` k-mers.
+    pub fn document_done(&self, kmers: u64) {
+        let done = self.documents_done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.bar.inc(kmers);
+        if !self.bar.is_hidden() {
+            self.bar
+                .set_message(format!("{done}/{} documents", self.documents_total));
+        }
+    }
+}
+
+fn report_suspicious_documents(documents: &[Document], files: &[PathBuf], k: u32) {
+    for document in documents.iter().filter(|d| d.kmers == 0) {
+        tracing::warn!(
+            "{}: document {:?} has {} bases, fewer than k = {k}: it is listed in the index but can match nothing",
+            files[document.source as usize].display(),
+            document.name,
+            document.bases
+        );
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(documents.len());
+    for (position, document) in documents.iter().enumerate() {
+        if let Some(&first) = seen.get(document.name.as_str()) {
+            tracing::warn!(
+                "document name {:?} is used by both {} and {}; results will not tell them apart",
+                document.name,
+                files[documents[first].source as usize].display(),
+                files[document.source as usize].display()
+            );
+        } else {
+            seen.insert(&document.name, position);
+        }
+    }
+}
+
+/// Builds and writes one block; returns whether it had to be built in column groups.
+#[allow(clippy::too_many_arguments)]
+fn write_block(
+    options: &BuildOptions,
+    files: &[PathBuf],
+    documents: &[Document],
+    number: usize,
+    block: &BlockPlan,
+    page_size: u64,
+    pending: &mut PendingFile,
+    progress: &Progress,
+) -> Result<bool, BuildError> {
+    let rows = block.rows;
+    let block_documents = &documents[block.first..block.first + block.count];
+    let columns_used = block.count.div_ceil(8);
+    let threads = rayon::current_num_threads() as u64;
+    // Per thread: one column of `rows` bytes plus the sequence, its forward and reverse maps.
+    let largest = block_documents.iter().map(|d| d.bases).max().unwrap_or(0);
+    let per_thread = rows + 3 * largest + (1 << 20);
+    let scratch = threads * per_thread;
+    let needed = scratch + rows;
+    if options.memory_bytes < needed {
+        return Err(BuildError::Memory {
+            block: number,
+            rows,
+            needed: format_bytes(needed),
+            budget: format_bytes(options.memory_bytes),
+        });
+    }
+    let columns_fitting = ((options.memory_bytes - scratch) / rows) as usize;
+    let fill = BlockFill {
+        files,
+        documents: block_documents,
+        k: options.k,
+        canonical: options.canonical,
+        num_hashes: options.num_hashes,
+        rows,
+        per_record: options.per_record,
+    };
+    if columns_fitting >= page_size as usize {
+        let mut matrix = vec![0u8; (rows * page_size) as usize];
+        fill.fill(0..columns_used, page_size as usize, &mut matrix, progress)?;
+        pending.write_all(&matrix)?;
+        return Ok(false);
+    }
+    tracing::info!(
+        "block {number}: {} does not fit --memory {}; building it in groups of {columns_fitting} byte columns",
+        format_bytes(rows * page_size),
+        format_bytes(options.memory_bytes)
+    );
+    let spill_directory = parent_directory(&options.output);
+    let mut groups: Vec<(usize, File)> = Vec::new();
+    let mut start = 0;
+    while start < columns_used {
+        let end = (start + columns_fitting).min(columns_used);
+        let width = end - start;
+        let mut matrix = vec![0u8; rows as usize * width];
+        fill.fill(start..end, width, &mut matrix, progress)?;
+        let file = tempfile::tempfile_in(&spill_directory)
+            .map_err(|e| write_error(&spill_directory, e))?;
+        let mut writer = BufWriter::with_capacity(8 << 20, file);
+        writer
+            .write_all(&matrix)
+            .map_err(|e| write_error(&spill_directory, e))?;
+        let mut file = writer
+            .into_inner()
+            .map_err(|e| write_error(&spill_directory, e.into_error()))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| write_error(&spill_directory, e))?;
+        groups.push((width, file));
+        start = end;
+    }
+    interleave_groups(groups, rows, page_size as usize, options.memory_bytes, pending)?;
+    Ok(true)
+}
+
+/// Writes `rows` rows of `page_size` bytes, each the concatenation of the groups' slices of
+/// that row (zero beyond the last group), reading the group files sequentially in chunks.
+fn interleave_groups(
+    groups: Vec<(usize, File)>,
+    rows: u64,
+    page_size: usize,
+    memory_bytes: u64,
+    pending: &mut PendingFile,
+) -> Result<(), BuildError> {
+    let chunk_rows = ((memory_bytes / 2 / page_size as u64).clamp(1, 1 << 16)) as usize;
+    let mut readers: Vec<(usize, BufReader<File>, Vec<u8>)> = groups
+        .into_iter()
+        .map(|(width, file)| (width, BufReader::with_capacity(1 << 20, file), Vec::new()))
+        .collect();
+    let mut out = Vec::with_capacity(chunk_rows * page_size);
+    let mut row = 0u64;
+    while row < rows {
+        let count = chunk_rows.min((rows - row) as usize);
+        for (width, reader, buffer) in &mut readers {
+            buffer.resize(count * *width, 0);
+            reader.read_exact(buffer).map_err(|e| BuildError::Output {
+                path: PathBuf::from("(temporary column group)"),
+                detail: format!("cannot read back a spilled column group: {e}"),
+            })?;
+        }
+        out.clear();
+        out.resize(count * page_size, 0);
+        for r in 0..count {
+            let mut column = 0;
+            for (width, _, buffer) in &readers {
+                out[r * page_size + column..][..*width]
+                    .copy_from_slice(&buffer[r * *width..][..*width]);
+                column += *width;
+            }
+        }
+        pending.write_all(&out)?;
+        row += count as u64;
+    }
+    Ok(())
+}
+
+/// Default memory budget: half of what the system has available, at least 256 MiB.
+pub fn default_memory_bytes() -> u64 {
+    crate::io::usage::memory_available_bytes()
+        .map(|available| available / 2)
+        .unwrap_or(4 << 30)
+        .max(256 << 20)
+}

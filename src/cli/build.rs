@@ -1,0 +1,94 @@
+//! `bitsift build`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use bitsift::build::{build, default_memory_bytes, BuildOptions, BuildReport};
+use bitsift::units::format_bytes;
+use clap::Args;
+
+use super::{parse_size, Outcome, Ui};
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Index file to write (COBS compact format; COBS expects the .cobs_compact extension)
+    #[arg(short, long, value_name = "OUT", help_heading = "Output")]
+    output: PathBuf,
+    /// Overwrite OUT if it exists
+    #[arg(long, help_heading = "Output")]
+    force: bool,
+
+    /// FASTA/FASTQ files (plain, .gz, .xz, .zst, .bz2) or directories scanned recursively
+    #[arg(value_name = "INPUT", help_heading = "Input")]
+    inputs: Vec<PathBuf>,
+    /// File listing inputs, one path per line (# comments; relative to the list's folder)
+    #[arg(short = 'l', long = "list", value_name = "FILE", help_heading = "Input")]
+    lists: Vec<PathBuf>,
+    /// One document per FASTA/FASTQ record instead of one per file
+    #[arg(long, help_heading = "Input")]
+    per_record: bool,
+
+    /// k-mer length
+    #[arg(short, long, default_value_t = 31, help_heading = "Index")]
+    k: u32,
+    /// Target false-positive rate of one k-mer lookup
+    #[arg(short = 'f', long, default_value_t = 0.3, help_heading = "Index")]
+    fpr: f64,
+    /// Hash functions per k-mer
+    #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]
+    num_hashes: u32,
+    /// Bytes per row [default: smallest power of two >= documents/8, in 8..=4096]
+    #[arg(short, long, value_name = "BYTES", help_heading = "Index")]
+    page_size: Option<u64>,
+    /// Hash k-mers as written instead of as canonical DNA k-mers
+    #[arg(long, help_heading = "Index")]
+    no_canonical: bool,
+
+    /// Worker threads [default: all cores]
+    #[arg(short = 'T', long, help_heading = "Resources")]
+    threads: Option<usize>,
+    /// Memory budget, e.g. 8G [default: half the available memory]
+    #[arg(short, long, value_parser = parse_size, value_name = "SIZE", help_heading = "Resources")]
+    memory: Option<u64>,
+}
+
+pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
+    let options = BuildOptions {
+        output: args.output,
+        inputs: args.inputs,
+        lists: args.lists,
+        per_record: args.per_record,
+        k: args.k,
+        fpr: args.fpr,
+        num_hashes: args.num_hashes,
+        canonical: !args.no_canonical,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        page_size: args.page_size,
+        memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
+        force: args.force,
+        progress: ui.progress,
+    };
+    let report = build(&options)?;
+    if !ui.quiet {
+        print_report(&options, &report);
+    }
+    Ok(Outcome::Success)
+}
+
+/// One summary line on standard error, as every build ends.
+pub fn print_report(options: &BuildOptions, report: &BuildReport) {
+    let peak = bitsift::io::usage::Usage::now().peak_rss_bytes;
+    eprintln!(
+        "bitsift: built {}: {} documents in {} blocks, {}-byte rows, {} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
+        options.output.display(),
+        report.documents,
+        report.blocks,
+        report.page_size,
+        format_bytes(report.file_bytes),
+        report.seconds,
+        report.kmers as f64 / report.seconds.max(1e-9) / 1e6,
+        format_bytes(peak)
+    );
+}

@@ -1,0 +1,135 @@
+//! `bitsift info`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use bitsift::format::{IndexHeader, IndexKind};
+use bitsift::units::format_bytes;
+use clap::Args;
+
+use super::Outcome;
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Index file (.cobs_compact or .cobs_classic)
+    #[arg(value_name = "INDEX")]
+    index: PathBuf,
+    /// Print as JSON
+    #[arg(long)]
+    json: bool,
+    /// Also list the documents (block, position, name)
+    #[arg(long)]
+    documents: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Info<'a> {
+    path: String,
+    format: IndexKind,
+    version: u32,
+    k: u32,
+    canonical: bool,
+    hashes: u32,
+    documents: u64,
+    blocks: usize,
+    page_size: u64,
+    documents_per_block: u64,
+    rows_min: u64,
+    rows_max: u64,
+    rows_total: u64,
+    data_offset: u64,
+    data_offset_4k_aligned: bool,
+    rows_page_aligned: bool,
+    file_size: u64,
+    reads_per_kmer: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document_names: Option<Vec<&'a str>>,
+}
+
+pub fn run(args: InfoArgs) -> Result<Outcome> {
+    let header = IndexHeader::open(&args.index)?;
+    let rows = header.blocks.iter().map(|b| b.row_count);
+    let info = Info {
+        path: args.index.display().to_string(),
+        format: header.kind,
+        version: bitsift::format::VERSION,
+        k: header.k,
+        canonical: header.canonical,
+        hashes: header.num_hashes,
+        documents: header.document_count(),
+        blocks: header.blocks.len(),
+        page_size: header.page_size,
+        documents_per_block: match header.kind {
+            IndexKind::Compact => 8 * header.page_size,
+            IndexKind::Classic => header.document_count(),
+        },
+        rows_min: rows.clone().min().unwrap_or(0),
+        rows_max: rows.clone().max().unwrap_or(0),
+        rows_total: rows.sum(),
+        data_offset: header.data_offset,
+        data_offset_4k_aligned: header.data_offset % 4096 == 0,
+        rows_page_aligned: header.rows_page_aligned(),
+        file_size: header.file_size,
+        reads_per_kmer: header.blocks.len() as u64 * header.num_hashes as u64,
+        document_names: args.documents.then(|| header.names.iter().collect()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(Outcome::Success);
+    }
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    println!("index            {}", info.path);
+    println!("format           COBS {}, version {}", header.kind.as_str(), info.version);
+    println!("k                {}", info.k);
+    println!("canonical        {}", yes_no(info.canonical));
+    println!("hash functions   {}", info.hashes);
+    println!("documents        {}", info.documents);
+    let last = header.blocks.last().map_or(0, |b| b.document_count);
+    println!(
+        "blocks           {} ({} documents each, the last {})",
+        info.blocks, info.documents_per_block, last
+    );
+    let row_unit = match header.kind {
+        IndexKind::Compact => "page size",
+        IndexKind::Classic => "row size",
+    };
+    println!("{row_unit:<17}{} bytes per row", info.page_size);
+    println!(
+        "rows per block   {}..{} ({} rows in all)",
+        info.rows_min, info.rows_max, info.rows_total
+    );
+    println!(
+        "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
+        info.data_offset,
+        yes_no(info.data_offset_4k_aligned),
+        yes_no(rows_within_pages(&header))
+    );
+    println!(
+        "file size        {} ({} bytes)",
+        format_bytes(info.file_size),
+        info.file_size
+    );
+    println!(
+        "cost per k-mer   {} row reads of {} bytes",
+        info.reads_per_kmer, info.page_size
+    );
+    if let Some(names) = &info.document_names {
+        println!();
+        println!("block\tposition\tdocument");
+        for block in &header.blocks {
+            for d in block.first_document..block.first_document + block.document_count {
+                let block_number = d / info.documents_per_block.max(1);
+                println!("{block_number}\t{d}\t{}", names[d as usize]);
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Whether no row straddles a 4 KiB boundary (so one row costs one page read).
+fn rows_within_pages(header: &IndexHeader) -> bool {
+    header.blocks.iter().all(|b| {
+        let in_page = b.data_offset % 4096;
+        b.row_bytes <= 4096 && 4096 % b.row_bytes == 0 && in_page % b.row_bytes == 0
+    })
+}

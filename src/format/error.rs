@@ -1,0 +1,72 @@
+//! Errors of reading and writing COBS index files. Every variant carries the path, and the
+//! message says what is wrong in terms a user can act on.
+
+use std::path::PathBuf;
+
+/// Why an index file could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// The operating system refused to open or read the file.
+    #[error("{path}: {action}: {source}", path = path.display())]
+    Io {
+        /// The index file.
+        path: PathBuf,
+        /// What was being done ("cannot open", "cannot read header").
+        action: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file does not start with the COBS magic.
+    #[error("{path}: not a COBS index (it does not start with \"COBS:\"); pass a .cobs_compact or .cobs_classic file", path = path.display())]
+    NotCobs {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A COBS file, but not an index (e.g. a `.cobs_doc` k-mer buffer).
+    #[error("{path}: a COBS file of type {kind:?}, not an index; pass a .cobs_compact or .cobs_classic file", path = path.display())]
+    NotAnIndex {
+        /// The file.
+        path: PathBuf,
+        /// The type word found after `COBS:`.
+        kind: String,
+    },
+    /// A version this reader does not know.
+    #[error("{path}: COBS index version {version} is not supported (only version 1 exists)", path = path.display())]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version found.
+        version: u32,
+    },
+    /// The file ends before the header or the data it announces.
+    #[error("{path}: truncated: {what} needs {expected} bytes but the file has {found}; the file is incomplete (an interrupted download or copy?)", path = path.display())]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// What was being read.
+        what: &'static str,
+        /// Bytes the header requires.
+        expected: u64,
+        /// Bytes the file has.
+        found: u64,
+    },
+    /// The file is longer than its header says.
+    #[error("{path}: size disagrees with its header: expected {expected} bytes, found {found}; the file is damaged or not what its header claims", path = path.display())]
+    SizeMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the header requires.
+        expected: u64,
+        /// Bytes the file has.
+        found: u64,
+    },
+    /// A header field holds a value no valid index has.
+    #[error("{path}: invalid header: {detail}", path = path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Which field and why.
+        detail: String,
+    },
+}

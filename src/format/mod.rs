@@ -1,0 +1,69 @@
+//! COBS index files: the header, the geometry of the bit matrix, and the writer.
+//!
+//! [`IndexHeader::open`] parses and validates a `.cobs_compact` or `.cobs_classic` file and
+//! describes where every row lives ([`Block`]); the query side needs nothing else.
+//! [`write_compact_header`] writes a compact header byte-exact to COBS, so COBS reads bitsift's
+//! files and the other way round. The layout is written up in `shared/docs/cobs-format.md`.
+//!
+//! ```no_run
+//! let header = bitsift::format::IndexHeader::open("genomes.cobs_compact".as_ref())?;
+//! for block in &header.blocks {
+//!     println!("{} documents, {} rows of {} bytes", block.document_count, block.row_count, block.row_bytes);
+//! }
+//! # Ok::<(), bitsift::format::FormatError>(())
+//! ```
+
+mod error;
+mod header;
+mod names;
+mod writer;
+
+pub use error::FormatError;
+pub use header::{IndexHeader, IndexKind};
+pub use names::DocumentNames;
+pub use writer::{write_compact_header, CompactLayout};
+
+/// `"COBS:"`, the first five bytes of every COBS file.
+pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";
+/// Type word of a compact index.
+pub const COMPACT_MAGIC: &[u8; 13] = b"COMPACT_INDEX";
+/// Type word of a classic index.
+pub const CLASSIC_MAGIC: &[u8; 13] = b"CLASSIC_INDEX";
+/// The only format version COBS has written.
+pub const VERSION: u32 = 1;
+
+/// Largest term size bitsift accepts in a header; larger values mean a damaged or foreign file.
+pub const K_MAX: u32 = 1024;
+/// Largest number of hash functions accepted in a header.
+pub const HASHES_MAX: u64 = 1024;
+
+/// One bit matrix of an index: `row_count` rows of `row_bytes` bytes, one bit per document,
+/// documents `first_document .. first_document + document_count`, LSB first within a byte.
+///
+/// A compact index has one block per `8 · page_size` documents; a classic index has one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Index (in the header's name list) of the block's first document.
+    pub first_document: u64,
+    /// Documents in this block.
+    pub document_count: u64,
+    /// Rows (the block's Bloom filter size in bits).
+    pub row_count: u64,
+    /// Bytes per row.
+    pub row_bytes: u64,
+    /// File offset of row 0.
+    pub data_offset: u64,
+}
+
+impl Block {
+    /// File offset of row `row`.
+    pub fn row_offset(&self, row: u64) -> u64 {
+        debug_assert!(row < self.row_count);
+        self.data_offset + row * self.row_bytes
+    }
+
+    /// Bytes of the block's matrix.
+    pub fn data_bytes(&self) -> u64 {
+        self.row_count * self.row_bytes
+    }
+}

@@ -1,0 +1,126 @@
+//! Writing COBS compact headers, byte-exact to COBS's own writer.
+
+use super::{COMPACT_MAGIC, MAGIC_PREFIX, VERSION};
+
+/// The parameters of a compact index, everything its header records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactLayout {
+    /// Term size.
+    pub k: u32,
+    /// Canonical DNA k-mers (1) or raw bytes (0).
+    pub canonical: bool,
+    /// Hash functions per term.
+    pub num_hashes: u32,
+    /// Bytes per row; a block holds `8 · page_size` documents.
+    pub page_size: u64,
+    /// Rows of each block.
+    pub block_rows: Vec<u64>,
+}
+
+impl CompactLayout {
+    /// Documents per block.
+    pub fn documents_per_block(&self) -> u64 {
+        8 * self.page_size
+    }
+
+    /// Bytes of all blocks.
+    pub fn data_bytes(&self) -> u64 {
+        self.block_rows.iter().sum::<u64>() * self.page_size
+    }
+}
+
+/// Encodes the header of a compact index (magic, parameters, names, padding, end magic).
+/// The data section starts right after it, at a multiple of `page_size` as COBS requires.
+///
+/// Fails when a name contains a newline (the format has no escaping) or the number of names
+/// does not fill the blocks (every block but the last holds exactly `8 · page_size`).
+pub fn write_compact_header<'a>(
+    layout: &CompactLayout,
+    names: impl ExactSizeIterator<Item = &'a str>,
+) -> Result<Vec<u8>, String> {
+    let document_count = names.len() as u64;
+    let per_block = layout.documents_per_block();
+    if layout.page_size == 0 {
+        return Err("page size must be positive".into());
+    }
+    if document_count == 0 {
+        return Err("an index needs at least one document".into());
+    }
+    if document_count.div_ceil(per_block) != layout.block_rows.len() as u64 {
+        return Err(format!(
+            "{document_count} documents need {} blocks of {per_block}, not {}",
+            document_count.div_ceil(per_block),
+            layout.block_rows.len()
+        ));
+    }
+    let document_count = u32::try_from(document_count)
+        .map_err(|_| format!("{document_count} documents exceed the format's limit of 2^32 - 1"))?;
+    let mut out = Vec::with_capacity(64 + 16 * layout.block_rows.len() + 32 * names.len());
+    out.extend_from_slice(MAGIC_PREFIX);
+    out.extend_from_slice(COMPACT_MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&layout.k.to_le_bytes());
+    out.push(layout.canonical as u8);
+    out.extend_from_slice(&(layout.block_rows.len() as u32).to_le_bytes());
+    out.extend_from_slice(&document_count.to_le_bytes());
+    out.extend_from_slice(&layout.page_size.to_le_bytes());
+    for &rows in &layout.block_rows {
+        if rows == 0 {
+            return Err("every block needs at least one row".into());
+        }
+        out.extend_from_slice(&rows.to_le_bytes());
+        out.extend_from_slice(&(layout.num_hashes as u64).to_le_bytes());
+    }
+    for name in names {
+        if name.contains('\n') {
+            return Err(format!(
+                "document name {name:?} contains a newline, which the COBS format cannot store"
+            ));
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+    }
+    let position = out.len() as u64;
+    let padding = (layout.page_size - ((position + 13) % layout.page_size)) % layout.page_size;
+    out.resize(out.len() + padding as usize, 0);
+    out.extend_from_slice(COMPACT_MAGIC);
+    debug_assert_eq!(out.len() as u64 % layout.page_size, 0);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seven_documents_page_eight_matches_cobs_worked_example() {
+        // cobs-format.md §2.3: 7 documents, P=8, one block of 8748 rows, header ends at 128.
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let layout = CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size: 8,
+            block_rows: vec![8748],
+        };
+        let header = write_compact_header(&layout, names.iter().copied()).unwrap();
+        assert_eq!(&header[..18], b"COBS:COMPACT_INDEX");
+        assert_eq!(header.len() % 8, 0);
+        // 43 + 16 + 14 name bytes = 73; padding to (73 + 13) -> 88.
+        assert_eq!(header.len(), 88);
+    }
+
+    #[test]
+    fn refuses_newlines_and_wrong_block_counts() {
+        let layout = CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size: 8,
+            block_rows: vec![10],
+        };
+        assert!(write_compact_header(&layout, ["a\nb"].into_iter()).is_err());
+        let names: Vec<String> = (0..65).map(|i| i.to_string()).collect();
+        assert!(write_compact_header(&layout, names.iter().map(String::as_str)).is_err());
+    }
+}

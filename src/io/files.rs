@@ -1,0 +1,149 @@
+//! Opening data files for random reads: O_DIRECT with its alignment from `statx`, or buffered
+//! with kernel read-ahead turned off.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// Alignment assumed for O_DIRECT when `statx` cannot tell (pre-6.1 kernels): a page is a
+/// multiple of every logical block size in use.
+pub const DIRECT_ALIGN_FALLBACK: u64 = 4096;
+
+/// An open data file and how it must be read.
+#[derive(Debug)]
+pub struct DataFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// The descriptor reads go to.
+    pub file: File,
+    /// Size at open.
+    pub size: u64,
+    /// Opened with O_DIRECT.
+    pub direct: bool,
+    /// Offsets and lengths of reads must be multiples of this (1 when buffered).
+    pub offset_align: u64,
+    /// Buffers must start at a multiple of this.
+    pub memory_align: usize,
+}
+
+impl DataFile {
+    /// Opens `path` with O_DIRECT. Fails with EINVAL where the file system has no direct I/O
+    /// (tmpfs before 6.6, overlayfs on some kernels, several FUSE file systems).
+    pub fn open_direct(path: &Path) -> io::Result<DataFile> {
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
+            .open(path)?;
+        let size = file.metadata()?.len();
+        let (memory_align, offset_align) = match dio_alignment(&file) {
+            Some((0, _)) | Some((_, 0)) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "the file system does not support direct I/O for this file (statx DIOALIGN is 0)",
+                ))
+            }
+            Some((memory, offset)) => (memory as usize, offset as u64),
+            None => (
+                DIRECT_ALIGN_FALLBACK as usize,
+                DIRECT_ALIGN_FALLBACK,
+            ),
+        };
+        Ok(DataFile {
+            path: path.to_path_buf(),
+            file,
+            size,
+            direct: true,
+            offset_align,
+            memory_align: memory_align.max(512),
+        })
+    }
+
+    /// Opens `path` for buffered random reads (`POSIX_FADV_RANDOM`: no read-ahead).
+    pub fn open_buffered(path: &Path) -> io::Result<DataFile> {
+        let file = File::open(path)?;
+        let size = file.metadata()?.len();
+        // SAFETY: plain syscall on a valid descriptor; advice failures are harmless.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM);
+        }
+        Ok(DataFile {
+            path: path.to_path_buf(),
+            file,
+            size,
+            direct: false,
+            offset_align: 1,
+            memory_align: 1,
+        })
+    }
+
+    /// Reads up to `buf.len()` bytes at `offset`, looping over short reads and `EINTR`; stops
+    /// early only at the end of the file. Returns the bytes read.
+    pub fn read_full_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        read_full_at(&self.file, buf, offset)
+    }
+}
+
+/// `pread` until `buf` is full or the file ends, retrying `EINTR`.
+pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// `(memory alignment, offset alignment)` for O_DIRECT from `statx(STATX_DIOALIGN)`, or
+/// `None` when the kernel does not report it.
+pub fn dio_alignment(file: &File) -> Option<(u32, u32)> {
+    // SAFETY: statx is zero-initialisable plain data.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, empty path with AT_EMPTY_PATH, stx is a valid out-pointer.
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    if rc != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 {
+        return None;
+    }
+    Some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
+}
+
+/// Drops the page cache of a file (`POSIX_FADV_DONTNEED`), for cold-cache measurements.
+pub fn drop_file_cache(path: &Path) -> io::Result<()> {
+    let file = File::open(path)?;
+    // SAFETY: plain syscall on a valid descriptor.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if rc != 0 {
+        return Err(io::Error::from_raw_os_error(rc));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn buffered_read_stops_at_end_of_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        File::create(&path).unwrap().write_all(&[7u8; 100]).unwrap();
+        let file = DataFile::open_buffered(&path).unwrap();
+        let mut buf = [0u8; 64];
+        assert_eq!(file.read_full_at(&mut buf, 60).unwrap(), 40);
+        assert_eq!(file.size, 100);
+    }
+}

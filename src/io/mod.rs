@@ -1,0 +1,318 @@
+//! The I/O engine: reads batches of byte ranges from a set of files, as fast as the storage
+//! allows. It knows nothing of k-mers or indexes: byte ranges in, bytes out.
+//!
+//! The principal type is the [`ReadEngine`] trait. Its one core call,
+//! [`ReadEngine::read_batch`], takes every read of a query at once, keeps as many in flight as
+//! the engine can, and hands each completed read to a sink in completion order. Four engines
+//! meet that contract:
+//!
+//! | engine | how | chosen when |
+//! |---|---|---|
+//! | [`EngineKind::Uring`] | io_uring, O_DIRECT, registered buffers, whole batch at depth | `auto`, when the probe read succeeds |
+//! | [`EngineKind::Pread`] | a pool of threads doing `pread` (O_DIRECT when allowed) | `auto`, when io_uring is unavailable |
+//! | [`EngineKind::Mmap`] | map the file, `MADV_RANDOM`, as COBS does | asked for (comparison with COBS) |
+//! | [`EngineKind::Ram`] | read whole files into memory once | asked for (index fits in RAM) |
+//!
+//! Alignment is the caller's job: [`ReadEngine::alignment`] says which multiple offsets and
+//! lengths must be; the engines debug-assert it.
+//!
+//! ```no_run
+//! use bitsift::io::{open_engine, EngineOptions, ReadRequest};
+//! let (mut engine, notice) = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;
+//! if let Some(notice) = notice { eprintln!("{notice}"); }
+//! let align = engine.alignment();
+//! let requests = [ReadRequest { file: 0, offset: 0, len: align as u32 }];
+//! let mut counters = bitsift::io::IoCounters::default();
+//! engine.read_batch(&requests, &mut |index, bytes| println!("read {index}: {} bytes", bytes.len()), &mut counters)?;
+//! # Ok::<(), bitsift::io::IoError>(())
+//! ```
+
+mod aligned;
+mod files;
+mod mmap;
+mod pread;
+mod ram;
+mod uring;
+pub mod usage;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use aligned::AlignedBuf;
+pub use files::{dio_alignment, drop_file_cache, read_full_at, DataFile};
+pub use mmap::MmapEngine;
+pub use pread::PreadEngine;
+pub use ram::RamEngine;
+pub use uring::UringEngine;
+
+/// One read: `len` bytes at `offset` of file number `file` (its position in the list the
+/// engine was opened with).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// File number.
+    pub file: u32,
+    /// Byte offset.
+    pub offset: u64,
+    /// Bytes to read.
+    pub len: u32,
+}
+
+/// What the engine did for a batch, accumulated over calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IoCounters {
+    /// Read operations issued to the kernel (including resubmissions after short reads);
+    /// for `mmap` and `ram`, rows copied out of memory.
+    pub read_requests: u64,
+    /// Bytes delivered to the sink.
+    pub bytes_read: u64,
+    /// Resubmissions after short reads, `EINTR` or `EAGAIN`.
+    pub retries: u64,
+    /// Time blocked waiting for completions.
+    #[serde(skip)]
+    pub io_wait: Duration,
+}
+
+impl IoCounters {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &IoCounters) {
+        self.read_requests += other.read_requests;
+        self.bytes_read += other.bytes_read;
+        self.retries += other.retries;
+        self.io_wait += other.io_wait;
+    }
+}
+
+/// Why a read failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    /// A file could not be opened.
+    #[error("{path}: cannot open: {source}", path = path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A read failed.
+    #[error("{path}: read of {len} bytes at offset {offset} failed: {source}", path = path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the failed read.
+        offset: u64,
+        /// Its length.
+        len: u64,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file ended before a read that should lie inside it (the file shrank while open).
+    #[error("{path}: the file ended at {size} bytes, before offset {offset}; was it truncated while in use?", path = path.display())]
+    UnexpectedEnd {
+        /// The file.
+        path: PathBuf,
+        /// Offset that could not be read.
+        offset: u64,
+        /// Size at open.
+        size: u64,
+    },
+    /// The engine could not be set up.
+    #[error("{engine} engine unavailable: {detail}")]
+    Unavailable {
+        /// Engine name.
+        engine: &'static str,
+        /// What failed and, when known, what to do.
+        detail: String,
+    },
+}
+
+/// The engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// io_uring with O_DIRECT.
+    Uring,
+    /// Thread pool of `pread` calls.
+    Pread,
+    /// Memory map with `MADV_RANDOM`.
+    Mmap,
+    /// Whole files in memory.
+    Ram,
+}
+
+impl EngineKind {
+    /// Lowercase name as used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Pread => "pread",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Ram => "ram",
+        }
+    }
+}
+
+/// Which engine to open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineChoice {
+    /// io_uring when it works here, else pread.
+    #[default]
+    Auto,
+    /// io_uring with O_DIRECT.
+    Uring,
+    /// Thread pool of pread calls.
+    Pread,
+    /// Memory map (as COBS).
+    Mmap,
+    /// Whole index in memory.
+    Ram,
+}
+
+/// Whether to bypass the page cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DirectIo {
+    /// O_DIRECT when the file system supports it.
+    #[default]
+    Auto,
+    /// O_DIRECT or fail.
+    Required,
+    /// Buffered reads through the page cache.
+    Off,
+}
+
+/// How to open an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Which engine.
+    pub choice: EngineChoice,
+    /// Reads kept in flight (io_uring) or threads (pread).
+    pub queue_depth: u32,
+    /// O_DIRECT policy for uring and pread.
+    pub direct: DirectIo,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            choice: EngineChoice::Auto,
+            queue_depth: QUEUE_DEPTH_DEFAULT,
+            direct: DirectIo::Auto,
+        }
+    }
+}
+
+/// Default reads in flight. The virtual disks we measured saturate near 32; NVMe wants more,
+/// and 64 costs nothing where the device is slower.
+pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
+
+/// Reads byte ranges of a fixed set of files in batches.
+pub trait ReadEngine: Send {
+    /// Which engine this is.
+    fn kind(&self) -> EngineKind;
+
+    /// Offsets and lengths of requests must be multiples of this.
+    fn alignment(&self) -> u64;
+
+    /// Whether reads bypass the page cache.
+    fn direct(&self) -> bool;
+
+    /// Size of file `file` at open.
+    fn file_size(&self, file: u32) -> u64;
+
+    /// Reads every request and calls `sink(request_index, bytes)` once per request, in
+    /// completion order. `bytes` has `len` bytes, fewer only where the request extends past
+    /// the end of the file. Returns when all are done or at the first error.
+    fn read_batch(
+        &mut self,
+        requests: &[ReadRequest],
+        sink: &mut dyn FnMut(usize, &[u8]),
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError>;
+}
+
+/// Opens an engine over `paths` as `options` asks. With [`EngineChoice::Auto`] it probes
+/// io_uring and O_DIRECT with a real read and falls back; the returned notice (if any) says in
+/// one line what was not available and why.
+pub fn open_engine(
+    paths: &[PathBuf],
+    options: &EngineOptions,
+) -> Result<(Box<dyn ReadEngine>, Option<String>), IoError> {
+    let depth = options.queue_depth.max(1);
+    match options.choice {
+        EngineChoice::Uring => Ok((Box::new(UringEngine::open(paths, depth, options.direct)?), None)),
+        EngineChoice::Pread => Ok((Box::new(PreadEngine::open(paths, depth, options.direct)?), None)),
+        EngineChoice::Mmap => Ok((Box::new(MmapEngine::open(paths)?), None)),
+        EngineChoice::Ram => Ok((Box::new(RamEngine::open(paths)?), None)),
+        EngineChoice::Auto => match UringEngine::open(paths, depth, options.direct) {
+            Ok(engine) => Ok((Box::new(engine), None)),
+            Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
+            Err(uring_error) => {
+                let engine = PreadEngine::open(paths, depth, options.direct)?;
+                let notice = format!(
+                    "notice: io_uring unavailable ({uring_error}); using the pread engine{}",
+                    if engine.direct() { " with O_DIRECT" } else { " (buffered)" }
+                );
+                Ok((Box::new(engine), Some(notice)))
+            }
+        },
+    }
+}
+
+/// Opens every path with the direct-I/O policy, returning the files and whether a fallback to
+/// buffered I/O happened (with its cause).
+fn open_files(
+    paths: &[PathBuf],
+    direct: DirectIo,
+    engine: &'static str,
+) -> Result<(Vec<DataFile>, Option<String>), IoError> {
+    let mut files = Vec::with_capacity(paths.len());
+    let mut fallback = None;
+    for path in paths {
+        let open_buffered = |path: &Path| {
+            DataFile::open_buffered(path).map_err(|source| IoError::Open {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let file = match direct {
+            DirectIo::Off => open_buffered(path)?,
+            DirectIo::Required | DirectIo::Auto => match DataFile::open_direct(path) {
+                Ok(file) => file,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                    || e.kind() == std::io::ErrorKind::PermissionDenied =>
+                {
+                    return Err(IoError::Open {
+                        path: path.to_path_buf(),
+                        source: e,
+                    })
+                }
+                Err(e) if direct == DirectIo::Required => {
+                    return Err(IoError::Unavailable {
+                        engine,
+                        detail: format!(
+                            "{}: O_DIRECT not supported here ({e}); use --direct-io auto or off",
+                            path.display()
+                        ),
+                    })
+                }
+                Err(e) => {
+                    fallback.get_or_insert_with(|| format!("O_DIRECT not supported ({e})"));
+                    open_buffered(path)?
+                }
+            },
+        };
+        files.push(file);
+    }
+    Ok((files, fallback))
+}
+
+/// The strictest alignment over a set of files (offset, memory).
+fn strictest_alignment(files: &[DataFile]) -> (u64, usize) {
+    let offset = files.iter().map(|f| f.offset_align).max().unwrap_or(1).max(1);
+    let memory = files.iter().map(|f| f.memory_align).max().unwrap_or(1).max(1);
+    (offset, memory)
+}
+
+#[cfg(test)]
+pub(crate) mod conformance;

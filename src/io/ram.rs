@@ -1,0 +1,125 @@
+//! The ram engine: every file read once, sequentially, into memory (2 MiB aligned, with
+//! transparent huge pages requested), then served from there. Like COBS's `--load-complete`:
+//! memory use is exactly the index size and no query ever waits for the device.
+
+use std::path::PathBuf;
+
+use super::{usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadEngine, ReadRequest};
+
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Whole files in memory; see the module documentation.
+pub struct RamEngine {
+    files: Vec<(PathBuf, AlignedBuf, u64)>,
+}
+
+impl RamEngine {
+    /// Reads every file into memory. Refuses when the files are larger than the memory the
+    /// system reports available, rather than pushing the machine into swap or the OOM killer.
+    pub fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+        let mut sizes = Vec::with_capacity(paths.len());
+        for path in paths {
+            let size = std::fs::metadata(path)
+                .map_err(|source| IoError::Open {
+                    path: path.clone(),
+                    source,
+                })?
+                .len();
+            sizes.push(size);
+        }
+        let total: u64 = sizes.iter().sum();
+        if let Some(available) = usage::memory_available_bytes() {
+            if total > available {
+                return Err(IoError::Unavailable {
+                    engine: "ram",
+                    detail: format!(
+                        "the index needs {} of memory but only {} is available; use --engine uring or pread",
+                        crate::units::format_bytes(total),
+                        crate::units::format_bytes(available)
+                    ),
+                });
+            }
+        }
+        let mut files = Vec::with_capacity(paths.len());
+        for (path, &size) in paths.iter().zip(&sizes) {
+            let file = DataFile::open_buffered(path).map_err(|source| IoError::Open {
+                path: path.clone(),
+                source,
+            })?;
+            let mut buffer = AlignedBuf::zeroed(size as usize, HUGE_PAGE);
+            // SAFETY: advisory call on memory this buffer owns.
+            unsafe {
+                libc::madvise(
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+            let mut done = 0usize;
+            const CHUNK: usize = 64 << 20;
+            while done < size as usize {
+                let end = (done + CHUNK).min(size as usize);
+                let got = file
+                    .read_full_at(&mut buffer.as_mut_slice()[done..end], done as u64)
+                    .map_err(|source| IoError::Read {
+                        path: path.clone(),
+                        offset: done as u64,
+                        len: (end - done) as u64,
+                        source,
+                    })?;
+                if got == 0 {
+                    return Err(IoError::UnexpectedEnd {
+                        path: path.clone(),
+                        offset: done as u64,
+                        size,
+                    });
+                }
+                done += got;
+            }
+            files.push((path.clone(), buffer, size));
+        }
+        Ok(RamEngine { files })
+    }
+}
+
+impl ReadEngine for RamEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Ram
+    }
+
+    fn alignment(&self) -> u64 {
+        1
+    }
+
+    fn direct(&self) -> bool {
+        false
+    }
+
+    fn file_size(&self, file: u32) -> u64 {
+        self.files[file as usize].2
+    }
+
+    fn read_batch(
+        &mut self,
+        requests: &[ReadRequest],
+        sink: &mut dyn FnMut(usize, &[u8]),
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        for (index, request) in requests.iter().enumerate() {
+            let (path, buffer, size) = &self.files[request.file as usize];
+            if request.offset >= *size {
+                return Err(IoError::UnexpectedEnd {
+                    path: path.clone(),
+                    offset: request.offset,
+                    size: *size,
+                });
+            }
+            let end = (request.offset + request.len as u64).min(*size);
+            let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
+            counters.read_requests += 1;
+            counters.bytes_read += bytes.len() as u64;
+            sink(index, bytes);
+        }
+        Ok(())
+    }
+}

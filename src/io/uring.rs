@@ -1,0 +1,417 @@
+//! The io_uring engine: the whole batch in flight at a fixed depth, O_DIRECT, registered
+//! buffers, every completion checked.
+//!
+//! Phases of [`UringEngine::read_batch`]:
+//! 1. fill: while fewer than `queue_depth` reads are in flight and a slot is free, queue the
+//!    next request into that slot's buffer;
+//! 2. submit and wait for at least one completion (the only place the thread blocks, timed as
+//!    I/O wait);
+//! 3. reap: check every completion. `EINTR`/`EAGAIN` are resubmitted unchanged; a short read
+//!    inside the file is resubmitted for the rest; a short read at the end of the file is a
+//!    complete read; any other error ends the batch (after the reads still in flight have
+//!    landed, so no buffer is written after we return);
+//! 4. refill and submit again *before* handing completed buffers to the sink, so the device
+//!    stays busy while the caller accumulates.
+//!
+//! There are `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many waiting
+//! for the sink. All slots live in one aligned arena allocated at open (grown only when a
+//! batch has a longer read than any before) and registered with the ring, so the kernel does
+//! not pin pages per read.
+
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use io_uring::{opcode, types, IoUring};
+
+use super::{
+    open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
+    IoError, ReadEngine, ReadRequest,
+};
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    request: usize,
+    file: u32,
+    offset: u64,
+    len: u32,
+    done: u32,
+}
+
+/// io_uring reads; see the module documentation.
+pub struct UringEngine {
+    ring: IoUring,
+    files: Vec<DataFile>,
+    queue_depth: u32,
+    offset_align: u64,
+    memory_align: usize,
+    arena: AlignedBuf,
+    slot_bytes: usize,
+    registered: bool,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    ready: Vec<u32>,
+    completions: Vec<(u64, i32)>,
+    fallback: Option<String>,
+}
+
+impl UringEngine {
+    /// Sets up a ring of `queue_depth` entries over `paths` and proves it works with a real
+    /// read of the first block of every file.
+    pub fn open(paths: &[PathBuf], queue_depth: u32, direct: DirectIo) -> Result<Self, IoError> {
+        let queue_depth = queue_depth.clamp(1, 4096);
+        let ring = IoUring::new(queue_depth).map_err(|e| IoError::Unavailable {
+            engine: "uring",
+            detail: format!(
+                "cannot create an io_uring ({e}); it may be disabled (sysctl kernel.io_uring_disabled) or blocked by a seccomp profile"
+            ),
+        })?;
+        let (files, fallback) = open_files(paths, direct, "uring")?;
+        let (offset_align, memory_align) = strictest_alignment(&files);
+        let memory_align = memory_align.max(4096);
+        let slot_bytes = (offset_align as usize).max(4096);
+        let slot_count = 2 * queue_depth as usize;
+        let mut engine = UringEngine {
+            ring,
+            files,
+            queue_depth,
+            offset_align,
+            memory_align,
+            arena: AlignedBuf::zeroed(slot_bytes * slot_count, memory_align),
+            slot_bytes,
+            registered: false,
+            slots: vec![Slot::default(); slot_count],
+            free: Vec::with_capacity(slot_count),
+            ready: Vec::with_capacity(slot_count),
+            completions: Vec::with_capacity(slot_count),
+            fallback,
+        };
+        engine.register_arena();
+        engine.probe()?;
+        Ok(engine)
+    }
+
+    /// Why O_DIRECT is not used, when it was wanted but the file system refused it.
+    pub fn direct_fallback(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// Registers the arena as one fixed buffer. Failure (e.g. RLIMIT_MEMLOCK) only means plain
+    /// reads are used.
+    fn register_arena(&mut self) {
+        if self.registered {
+            let _ = self.ring.submitter().unregister_buffers();
+            self.registered = false;
+        }
+        let iovec = libc::iovec {
+            iov_base: self.arena.as_mut_ptr().cast(),
+            iov_len: self.arena.len(),
+        };
+        // SAFETY: the arena outlives the registration: it is only dropped or replaced after
+        // unregister_buffers (in register_arena and Drop), and the ring is dropped with self.
+        self.registered = unsafe { self.ring.submitter().register_buffers(&[iovec]) }.is_ok();
+    }
+
+    fn ensure_slot_bytes(&mut self, bytes: usize) {
+        if bytes <= self.slot_bytes {
+            return;
+        }
+        let bytes = bytes.next_multiple_of(self.memory_align);
+        if self.registered {
+            let _ = self.ring.submitter().unregister_buffers();
+            self.registered = false;
+        }
+        self.slot_bytes = bytes;
+        self.arena = AlignedBuf::zeroed(bytes * self.slots.len(), self.memory_align);
+        self.register_arena();
+    }
+
+    fn probe(&mut self) -> Result<(), IoError> {
+        let len = self.offset_align.max(4096) as u32;
+        let requests: Vec<ReadRequest> = (0..self.files.len() as u32)
+            .map(|file| ReadRequest {
+                file,
+                offset: 0,
+                len,
+            })
+            .collect();
+        let mut counters = IoCounters::default();
+        self.read_batch(&requests, &mut |_, _| {}, &mut counters)
+            .map_err(|e| IoError::Unavailable {
+                engine: "uring",
+                detail: format!("probe read failed: {e}"),
+            })
+    }
+
+    fn push(&mut self, slot_index: u32, counters: &mut IoCounters) -> Result<(), IoError> {
+        let slot = self.slots[slot_index as usize];
+        let file = &self.files[slot.file as usize];
+        let offset = slot.offset + slot.done as u64;
+        let len = slot.len - slot.done;
+        debug_assert!(!file.direct || offset % self.offset_align == 0);
+        // SAFETY: the slot's region lies inside the arena (slot_index < slots.len(),
+        // done <= len <= slot_bytes).
+        let buf = unsafe {
+            self.arena
+                .as_mut_ptr()
+                .add(slot_index as usize * self.slot_bytes + slot.done as usize)
+        };
+        let fd = types::Fd(file.file.as_raw_fd());
+        let entry = if self.registered {
+            opcode::ReadFixed::new(fd, buf, len, 0).offset(offset).build()
+        } else {
+            opcode::Read::new(fd, buf, len).offset(offset).build()
+        }
+        .user_data(slot_index as u64);
+        loop {
+            // SAFETY: the buffer stays valid and untouched until the completion is reaped:
+            // a slot is neither reused nor handed to the sink while in flight, and the arena
+            // is not replaced during a batch.
+            let pushed = unsafe { self.ring.submission().push(&entry) };
+            if pushed.is_ok() {
+                break;
+            }
+            self.submit(0)?;
+        }
+        counters.read_requests += 1;
+        Ok(())
+    }
+
+    fn submit(&mut self, want: usize) -> Result<(), IoError> {
+        loop {
+            match self.ring.submit_and_wait(want) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                // The completion queue is full: reaping makes room, so report progress.
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Ok(()),
+                Err(e) => {
+                    return Err(IoError::Unavailable {
+                        engine: "uring",
+                        detail: format!("io_uring_enter failed: {e}"),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Queues requests from `next` while depth and slots allow; returns the new `next`.
+    fn fill(
+        &mut self,
+        requests: &[ReadRequest],
+        mut next: usize,
+        inflight: &mut u32,
+        counters: &mut IoCounters,
+    ) -> Result<usize, IoError> {
+        while *inflight < self.queue_depth && next < requests.len() {
+            let Some(slot_index) = self.free.pop() else {
+                break;
+            };
+            let request = requests[next];
+            let size = self.files[request.file as usize].size;
+            if request.offset >= size {
+                self.free.push(slot_index);
+                return Err(IoError::UnexpectedEnd {
+                    path: self.files[request.file as usize].path.clone(),
+                    offset: request.offset,
+                    size,
+                });
+            }
+            self.slots[slot_index as usize] = Slot {
+                request: next,
+                file: request.file,
+                offset: request.offset,
+                len: request.len,
+                done: 0,
+            };
+            self.push(slot_index, counters)?;
+            *inflight += 1;
+            next += 1;
+        }
+        Ok(next)
+    }
+
+    /// Checks every available completion; completed slots go to `ready`. After the first
+    /// failure the remaining completions are only counted, so `inflight` stays exact for
+    /// [`Self::drain`].
+    fn reap(&mut self, inflight: &mut u32, counters: &mut IoCounters) -> Result<(), IoError> {
+        self.completions.clear();
+        self.completions
+            .extend(self.ring.completion().map(|cqe| (cqe.user_data(), cqe.result())));
+        let mut failure = None;
+        for index in 0..self.completions.len() {
+            let (user_data, result) = self.completions[index];
+            let slot_index = user_data as u32;
+            assert!(
+                (slot_index as usize) < self.slots.len(),
+                "completion for unknown slot {user_data}"
+            );
+            if failure.is_some() {
+                *inflight -= 1;
+                continue;
+            }
+            if let Err(e) = self.check_completion(slot_index, result, inflight, counters) {
+                failure = Some(e);
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Handles one completion: resubmits, finishes or fails the slot.
+    fn check_completion(
+        &mut self,
+        slot_index: u32,
+        result: i32,
+        inflight: &mut u32,
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        if result < 0 {
+            let errno = -result;
+            if errno == libc::EINTR || errno == libc::EAGAIN {
+                counters.retries += 1;
+                return self.push(slot_index, counters);
+            }
+            *inflight -= 1;
+            let slot = self.slots[slot_index as usize];
+            return Err(IoError::Read {
+                path: self.files[slot.file as usize].path.clone(),
+                offset: slot.offset + slot.done as u64,
+                len: (slot.len - slot.done) as u64,
+                source: std::io::Error::from_raw_os_error(errno),
+            });
+        }
+        let slot = &mut self.slots[slot_index as usize];
+        slot.done += result as u32;
+        let file = &self.files[slot.file as usize];
+        let at_end = slot.offset + slot.done as u64 >= file.size;
+        if slot.done >= slot.len || at_end {
+            *inflight -= 1;
+            self.ready.push(slot_index);
+            Ok(())
+        } else if result == 0 {
+            *inflight -= 1;
+            Err(IoError::UnexpectedEnd {
+                path: file.path.clone(),
+                offset: slot.offset + slot.done as u64,
+                size: file.size,
+            })
+        } else if file.direct && slot.done as u64 % self.offset_align != 0 {
+            // A short O_DIRECT read that ended off the alignment grid cannot be continued
+            // with O_DIRECT; finish it with a buffered read.
+            let slot = *slot;
+            counters.retries += 1;
+            *inflight -= 1;
+            self.finish_buffered(slot_index, slot, counters)?;
+            self.ready.push(slot_index);
+            Ok(())
+        } else {
+            counters.retries += 1;
+            self.push(slot_index, counters)
+        }
+    }
+
+    fn finish_buffered(
+        &mut self,
+        slot_index: u32,
+        slot: Slot,
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        let path = &self.files[slot.file as usize].path;
+        let read_error = |source| IoError::Read {
+            path: path.clone(),
+            offset: slot.offset + slot.done as u64,
+            len: (slot.len - slot.done) as u64,
+            source,
+        };
+        let file = File::open(path).map_err(read_error)?;
+        let start = slot_index as usize * self.slot_bytes + slot.done as usize;
+        let end = slot_index as usize * self.slot_bytes + slot.len as usize;
+        let buf = &mut self.arena.as_mut_slice()[start..end];
+        let got = super::read_full_at(&file, buf, slot.offset + slot.done as u64)
+            .map_err(read_error)?;
+        counters.read_requests += 1;
+        self.slots[slot_index as usize].done += got as u32;
+        Ok(())
+    }
+
+    /// Waits for every read still in flight, discarding results, so that no buffer is written
+    /// after an error has been returned.
+    fn drain(&mut self, mut inflight: u32) {
+        while inflight > 0 {
+            if self.ring.submit_and_wait(1).is_err() {
+                return;
+            }
+            let reaped = self.ring.completion().count() as u32;
+            inflight = inflight.saturating_sub(reaped);
+        }
+    }
+}
+
+impl ReadEngine for UringEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Uring
+    }
+
+    fn alignment(&self) -> u64 {
+        self.offset_align
+    }
+
+    fn direct(&self) -> bool {
+        self.files.iter().all(|f| f.direct)
+    }
+
+    fn file_size(&self, file: u32) -> u64 {
+        self.files[file as usize].size
+    }
+
+    fn read_batch(
+        &mut self,
+        requests: &[ReadRequest],
+        sink: &mut dyn FnMut(usize, &[u8]),
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        let longest = requests.iter().map(|r| r.len as usize).max().unwrap_or(0);
+        self.ensure_slot_bytes(longest);
+        self.free.clear();
+        self.free.extend((0..self.slots.len() as u32).rev());
+        self.ready.clear();
+        let mut next = 0;
+        let mut inflight = 0u32;
+        let outcome = (|| -> Result<(), IoError> {
+            loop {
+                next = self.fill(requests, next, &mut inflight, counters)?;
+                if inflight == 0 {
+                    debug_assert_eq!(next, requests.len());
+                    return Ok(());
+                }
+                let waited = Instant::now();
+                self.submit(1)?;
+                counters.io_wait += waited.elapsed();
+                self.reap(&mut inflight, counters)?;
+                next = self.fill(requests, next, &mut inflight, counters)?;
+                self.submit(0)?;
+                for index in 0..self.ready.len() {
+                    let slot_index = self.ready[index];
+                    let slot = self.slots[slot_index as usize];
+                    let start = slot_index as usize * self.slot_bytes;
+                    let bytes = &self.arena.as_slice()[start..start + slot.done as usize];
+                    counters.bytes_read += bytes.len() as u64;
+                    sink(slot.request, bytes);
+                }
+                self.free.extend(self.ready.drain(..));
+            }
+        })();
+        if outcome.is_err() {
+            self.drain(inflight);
+        }
+        outcome
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        if self.registered {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
+    }
+}

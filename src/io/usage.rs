@@ -1,0 +1,99 @@
+//! What the process costs the machine: page faults and CPU time (`getrusage`), bytes read from
+//! the device (`/proc/self/io`), and the memory the system has available. Queries report the
+//! difference of two snapshots.
+
+use std::time::Duration;
+
+/// A snapshot of the process's resource counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Page faults that needed I/O.
+    pub major_faults: u64,
+    /// Page faults served from memory.
+    pub minor_faults: u64,
+    /// User CPU time.
+    pub user: Duration,
+    /// System CPU time.
+    pub system: Duration,
+    /// Bytes this process caused to be fetched from storage (`read_bytes` of
+    /// `/proc/self/io`; 0 where unavailable).
+    pub device_read_bytes: u64,
+    /// Peak resident set size in bytes.
+    pub peak_rss_bytes: u64,
+}
+
+impl Usage {
+    /// Current counters of the whole process (all threads).
+    pub fn now() -> Usage {
+        // SAFETY: rusage is plain data; getrusage fills it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointer.
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        let time = |tv: libc::timeval| {
+            Duration::from_secs(tv.tv_sec as u64) + Duration::from_micros(tv.tv_usec as u64)
+        };
+        Usage {
+            major_faults: ru.ru_majflt as u64,
+            minor_faults: ru.ru_minflt as u64,
+            user: time(ru.ru_utime),
+            system: time(ru.ru_stime),
+            device_read_bytes: proc_read_bytes().unwrap_or(0),
+            peak_rss_bytes: ru.ru_maxrss as u64 * 1024,
+        }
+    }
+
+    /// Counters accumulated since `earlier` (peak RSS is the current peak).
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        Usage {
+            major_faults: self.major_faults.saturating_sub(earlier.major_faults),
+            minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
+            user: self.user.saturating_sub(earlier.user),
+            system: self.system.saturating_sub(earlier.system),
+            device_read_bytes: self
+                .device_read_bytes
+                .saturating_sub(earlier.device_read_bytes),
+            peak_rss_bytes: self.peak_rss_bytes,
+        }
+    }
+}
+
+fn proc_read_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/io").ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("read_bytes:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes.
+pub fn memory_available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+}
+
+/// Current resident set size in bytes (`/proc/self/statm`).
+pub fn resident_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * page.max(1) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_move_forward() {
+        let before = Usage::now();
+        let v: Vec<u8> = vec![1; 8 << 20];
+        assert_eq!(v.iter().map(|&b| b as u64).sum::<u64>(), 8 << 20);
+        let after = Usage::now().since(&before);
+        assert!(after.minor_faults > 0, "touching 8 MiB takes minor faults");
+        assert!(memory_available_bytes().unwrap_or(1) > 0);
+        assert!(resident_bytes().unwrap_or(1) > 0);
+    }
+}

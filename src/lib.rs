@@ -1,0 +1,24 @@
+//! bitsift: search COBS bit-sliced genome indexes at the speed the storage allows.
+//!
+//! A COBS index holds one Bloom filter per genome, stored transposed: one row per hash
+//! position, one bit per genome. Answering "which genomes contain this sequence?" means
+//! reading one row per k-mer, hash function and block. bitsift plans all those reads of a
+//! query at once, submits them at depth (io_uring, O_DIRECT) and counts what every query cost.
+//!
+//! Modules, in the direction they depend on each other:
+//! - [`kmer`]: k-mers, canonical form and hashes, exactly as COBS;
+//! - [`format`]: COBS index headers and geometry, reading and writing;
+//! - [`io`]: engines that read batches of byte ranges (no k-mers here);
+//! - [`query`]: planning, accumulation, ranking (no file descriptors here);
+//! - [`build`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`seqfile`], [`units`]: sequence files and byte sizes.
+
+#![warn(missing_docs)]
+
+pub mod build;
+pub mod format;
+pub mod io;
+pub mod kmer;
+pub mod query;
+pub mod seqfile;
+pub mod units;

@@ -1,0 +1,207 @@
+//! Writing results: TSV for people and pandas, JSON with stats for programs, and COBS's own
+//! output for scripts written against `cobs query`.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{QueryResult, QueryStats};
+use crate::format::DocumentNames;
+
+/// Output formats of `bitsift query`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Header line, then `query document kmers_found kmers_total fraction`.
+    #[default]
+    Tsv,
+    /// One JSON document: the indexes, then per query its hits and stats.
+    Json,
+    /// As `cobs query` prints: `*name<TAB>hits`, then `document<TAB>score` lines.
+    Cobs,
+}
+
+/// Streams results of many queries in one format.
+pub struct ResultWriter<W: Write> {
+    out: W,
+    format: OutputFormat,
+    names: Vec<DocumentNames>,
+    index_labels: Vec<String>,
+    queries_written: usize,
+    verbatim: bool,
+}
+
+#[derive(Serialize)]
+struct JsonHit<'a> {
+    document: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<&'a str>,
+    kmers_found: u32,
+    kmers_total: u64,
+    fraction: f64,
+}
+
+#[derive(Serialize)]
+struct JsonQuery<'a> {
+    query: &'a str,
+    kmers_total: u64,
+    hits: Vec<JsonHit<'a>>,
+    stats: &'a QueryStats,
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    query: &'a str,
+    error: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonIndex<'a> {
+    path: &'a str,
+    documents: usize,
+}
+
+/// The `index` column of a hit: the index's label when several indexes are searched.
+fn label<'a>(names: &[DocumentNames], labels: &'a [String], index: u32) -> Option<&'a str> {
+    (names.len() > 1).then(|| labels[index as usize].as_str())
+}
+
+/// `found / total` rounded to 4 decimals; 0 for an empty query.
+pub fn fraction(found: u32, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        found as f64 / total as f64
+    }
+}
+
+impl<W: Write> ResultWriter<W> {
+    /// Starts output. `names[i]` and `index_labels[i]` describe index `i`; with more than one
+    /// index, TSV gets an `index` column. `verbatim` marks a query given on the command line
+    /// (COBS then prints hits without the `*name` line).
+    pub fn new(
+        mut out: W,
+        format: OutputFormat,
+        names: Vec<DocumentNames>,
+        index_labels: Vec<String>,
+        verbatim: bool,
+    ) -> io::Result<Self> {
+        match format {
+            OutputFormat::Tsv => {
+                if names.len() > 1 {
+                    writeln!(out, "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction")?;
+                } else {
+                    writeln!(out, "query\tdocument\tkmers_found\tkmers_total\tfraction")?;
+                }
+            }
+            OutputFormat::Json => {
+                let indexes: Vec<JsonIndex> = index_labels
+                    .iter()
+                    .zip(&names)
+                    .map(|(path, names)| JsonIndex {
+                        path,
+                        documents: names.len(),
+                    })
+                    .collect();
+                write!(out, "{{\"indexes\":")?;
+                serde_json::to_writer(&mut out, &indexes)?;
+                write!(out, ",\"queries\":[")?;
+            }
+            OutputFormat::Cobs => {}
+        }
+        Ok(ResultWriter {
+            out,
+            format,
+            names,
+            index_labels,
+            queries_written: 0,
+            verbatim,
+        })
+    }
+
+    fn json_separator(&mut self) -> io::Result<()> {
+        if self.queries_written > 0 {
+            writeln!(self.out, ",")?;
+        } else {
+            writeln!(self.out)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the hits of one query.
+    pub fn write_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Tsv => {
+                for hit in &result.hits {
+                    let total = result.kmers_total[hit.index as usize];
+                    let document = self.names[hit.index as usize].get(hit.document as usize);
+                    write!(self.out, "{query}\t")?;
+                    if let Some(label) = label(&self.names, &self.index_labels, hit.index) {
+                        write!(self.out, "{label}\t")?;
+                    }
+                    writeln!(
+                        self.out,
+                        "{document}\t{}\t{total}\t{:.4}",
+                        hit.kmers_found,
+                        fraction(hit.kmers_found, total)
+                    )?;
+                }
+            }
+            OutputFormat::Json => {
+                self.json_separator()?;
+                let (names, labels) = (&self.names, &self.index_labels);
+                let hits = result
+                    .hits
+                    .iter()
+                    .map(|hit| {
+                        let total = result.kmers_total[hit.index as usize];
+                        JsonHit {
+                            document: names[hit.index as usize].get(hit.document as usize),
+                            index: label(names, labels, hit.index),
+                            kmers_found: hit.kmers_found,
+                            kmers_total: total,
+                            fraction: (fraction(hit.kmers_found, total) * 1e4).round() / 1e4,
+                        }
+                    })
+                    .collect();
+                let entry = JsonQuery {
+                    query,
+                    kmers_total: result.kmers_total.iter().copied().max().unwrap_or(0),
+                    hits,
+                    stats: &result.stats,
+                };
+                serde_json::to_writer(&mut self.out, &entry)?;
+            }
+            OutputFormat::Cobs => {
+                if !self.verbatim {
+                    writeln!(self.out, "*{query}\t{}", result.hits.len())?;
+                }
+                for hit in &result.hits {
+                    let document = self.names[hit.index as usize].get(hit.document as usize);
+                    writeln!(self.out, "{document}\t{}", hit.kmers_found)?;
+                }
+            }
+        }
+        self.queries_written += 1;
+        Ok(())
+    }
+
+    /// Records a query that could not be answered (JSON only; other formats report it on
+    /// standard error).
+    pub fn write_error(&mut self, query: &str, error: &str) -> io::Result<()> {
+        if self.format == OutputFormat::Json {
+            self.json_separator()?;
+            serde_json::to_writer(&mut self.out, &JsonError { query, error })?;
+            self.queries_written += 1;
+        }
+        Ok(())
+    }
+
+    /// Ends the output and flushes it.
+    pub fn finish(mut self) -> io::Result<W> {
+        if self.format == OutputFormat::Json {
+            writeln!(self.out, "\n]}}")?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}

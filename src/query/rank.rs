@@ -1,0 +1,124 @@
+//! From counters to the reported documents: COBS's threshold, order and limit.
+
+use super::plan::PlanBlock;
+
+/// A reported document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Hit {
+    /// Which index (position in the searcher's list).
+    pub index: u32,
+    /// Document number in that index's name list.
+    pub document: u64,
+    /// k-mer positions of the query found in the document (Bloom filter: may include false
+    /// positives, never misses a present k-mer).
+    pub kmers_found: u32,
+}
+
+/// How to select and order documents.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RankOptions {
+    /// Fraction of k-mers required; the count threshold is `ceil(threshold · n)` in f64 as in
+    /// COBS, so 0 reports every document.
+    pub threshold: f64,
+    /// At most this many (0 = all).
+    pub limit: usize,
+    /// Keep document order instead of sorting (COBS does this when a query has one lookup).
+    pub unsorted: bool,
+}
+
+/// The count a document needs: `ceil(threshold · kmers)` computed in f64, as COBS does.
+pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
+    (threshold * kmers as f64).ceil() as u64
+}
+
+/// Selects documents whose counter reaches the threshold of their index and orders them by
+/// score descending, then index, then document (COBS's order).
+pub fn rank(
+    blocks: &[PlanBlock],
+    counters: &[u32],
+    kmers_total: &[u64],
+    options: &RankOptions,
+) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for block in blocks {
+        let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
+        let scores = &counters[block.counter_base..block.counter_base + block.document_count as usize];
+        for (offset, &score) in scores.iter().enumerate() {
+            if score as u64 >= needed {
+                hits.push(Hit {
+                    index: block.index,
+                    document: block.first_document + offset as u64,
+                    kmers_found: score,
+                });
+            }
+        }
+    }
+    // Blocks are visited in (index, document) order, so `hits` already is in document order.
+    if !options.unsorted {
+        let order = |a: &Hit, b: &Hit| {
+            b.kmers_found
+                .cmp(&a.kmers_found)
+                .then(a.index.cmp(&b.index))
+                .then(a.document.cmp(&b.document))
+        };
+        if options.limit > 0 && options.limit < hits.len() {
+            hits.select_nth_unstable_by(options.limit - 1, order);
+            hits.truncate(options.limit);
+        }
+        hits.sort_unstable_by(order);
+    }
+    if options.limit > 0 {
+        hits.truncate(options.limit);
+    }
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strength_reduce::StrengthReducedU64;
+
+    fn block(index: u32, base: usize, docs: u64, first: u64) -> PlanBlock {
+        PlanBlock {
+            index,
+            file: index,
+            data_offset: 0,
+            row_count: 1,
+            row_bytes: docs.div_ceil(8),
+            counter_base: base,
+            document_count: docs,
+            first_document: first,
+            row_modulus: StrengthReducedU64::new(1),
+        }
+    }
+
+    #[test]
+    fn threshold_is_ceil_in_f64() {
+        assert_eq!(count_threshold(0.8, 10), 8);
+        assert_eq!(count_threshold(0.8, 11), 9);
+        assert_eq!(count_threshold(0.0, 11), 0);
+        assert_eq!(count_threshold(1.0, 7), 7);
+        // 0.28 · 25 = 7.000000000000001 in f64, so COBS asks for 8 (verified against COBS).
+        assert_eq!(count_threshold(0.28, 25), 8);
+        assert_eq!(count_threshold(0.3, 10), 3);
+    }
+
+    #[test]
+    fn order_is_score_then_index_then_document() {
+        let blocks = vec![block(0, 0, 4, 0), block(1, 8, 3, 0)];
+        let counters = vec![5, 9, 9, 0, 0, 0, 0, 0, 9, 1, 5];
+        let all = RankOptions { threshold: 0.0, limit: 0, unsorted: false };
+        let hits = rank(&blocks, &counters, &[10, 10], &all);
+        let keys: Vec<(u32, u64, u32)> = hits.iter().map(|h| (h.index, h.document, h.kmers_found)).collect();
+        assert_eq!(
+            keys,
+            vec![(0, 1, 9), (0, 2, 9), (1, 0, 9), (0, 0, 5), (1, 2, 5), (1, 1, 1), (0, 3, 0)]
+        );
+        let top = rank(&blocks, &counters, &[10, 10], &RankOptions { threshold: 0.5, limit: 2, unsorted: false });
+        assert_eq!(top.len(), 2);
+        assert_eq!((top[0].document, top[1].document), (1, 2));
+        let unsorted = rank(&blocks, &counters, &[10, 10], &RankOptions { threshold: 0.0, limit: 0, unsorted: true });
+        assert_eq!(unsorted[0].document, 0);
+        assert_eq!(unsorted[0].kmers_found, 5);
+    }
+}
