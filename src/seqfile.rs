@@ -119,7 +119,7 @@ fn describe(path: &Path, error: &needletail::errors::ParseError, records: u64) -
             error.position
         ),
         ParseErrorKind::UnexpectedEnd => format!(
-            "truncated after record {records}: the file ends inside a record (incomplete download?)"
+            "truncated after record {records}: the file ends inside a record or right after a header line (an incomplete download or copy?)"
         ),
     };
     SeqFileError {
@@ -163,9 +163,9 @@ pub fn has_sequence_extension(path: &Path) -> bool {
         return name.contains('.');
     }
     if COMPRESSION_EXTENSIONS.contains(&last) {
-        return parts
-            .next()
-            .is_some_and(|ext| SEQUENCE_EXTENSIONS.contains(&ext) && name.matches('.').count() >= 2);
+        return parts.next().is_some_and(|ext| {
+            SEQUENCE_EXTENSIONS.contains(&ext) && name.matches('.').count() >= 2
+        });
     }
     false
 }
@@ -177,7 +177,10 @@ mod tests {
 
     #[test]
     fn names_drop_compression_and_sequence_extensions() {
-        assert_eq!(document_name(Path::new("a/SAMD001.contigs.fa.gz")), "SAMD001.contigs");
+        assert_eq!(
+            document_name(Path::new("a/SAMD001.contigs.fa.gz")),
+            "SAMD001.contigs"
+        );
         assert_eq!(document_name(Path::new("x.fasta")), "x");
         assert_eq!(document_name(Path::new("x.FNA.ZST")), "x");
         assert_eq!(document_name(Path::new("genome")), "genome");
@@ -197,21 +200,31 @@ mod tests {
 
     fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
         let path = dir.join(name);
-        std::fs::File::create(&path).unwrap().write_all(text).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(text)
+            .unwrap();
         path
     }
 
     #[test]
     fn reads_multiline_fasta_and_names_up_to_whitespace() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), "q.fa", b">g1 some gene\nACGT\nacgt\r\n>g2\nTT\n");
+        let path = write(
+            dir.path(),
+            "q.fa",
+            b">g1 some gene\nACGT\nacgt\r\n>g2\nTT\n",
+        );
         let mut reader = SeqReader::open(&path).unwrap();
         let mut record = SeqRecord::default();
         assert!(reader.next_into(&mut record).unwrap());
         assert_eq!(record.name, "g1");
         assert_eq!(record.sequence, b"ACGTacgt");
         assert!(reader.next_into(&mut record).unwrap());
-        assert_eq!((record.name.as_str(), record.sequence.as_slice()), ("g2", &b"TT"[..]));
+        assert_eq!(
+            (record.name.as_str(), record.sequence.as_slice()),
+            ("g2", &b"TT"[..])
+        );
         assert!(!reader.next_into(&mut record).unwrap());
     }
 
@@ -224,7 +237,10 @@ mod tests {
         let foreign = write(dir.path(), "f.fa", b"hello world\n");
         let error = SeqReader::open(&foreign).err().unwrap().to_string();
         assert!(error.contains("not FASTA or FASTQ"), "{error}");
-        let missing = SeqReader::open(&dir.path().join("none.fa")).err().unwrap().to_string();
+        let missing = SeqReader::open(&dir.path().join("none.fa"))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(missing.contains("none.fa: cannot open"), "{missing}");
         let truncated = write(dir.path(), "t.fq", b"@r1\nACGT\n+\nIIII\n@r2\nACGT\n+\n");
         let mut reader = SeqReader::open(&truncated).unwrap();

@@ -17,7 +17,11 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "M" | "MB" | "MIB" => 1 << 20,
         "G" | "GB" | "GIB" => 1 << 30,
         "T" | "TB" | "TIB" => 1 << 40,
-        other => return Err(format!("{text:?}: unknown size suffix {other:?} (use K, M, G or T)")),
+        other => {
+            return Err(format!(
+                "{text:?}: unknown size suffix {other:?} (use K, M, G or T)"
+            ))
+        }
     };
     let bytes = value * multiplier as f64;
     if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {

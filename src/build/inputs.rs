@@ -112,7 +112,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
-        for name in ["b.fa", "a.fasta.gz", "sub/c.fq", "sub/deeper/d.fna.zst", "notes.txt"] {
+        for name in [
+            "b.fa",
+            "a.fasta.gz",
+            "sub/c.fq",
+            "sub/deeper/d.fna.zst",
+            "notes.txt",
+        ] {
             std::fs::write(root.join(name), b">x\nACGT\n").unwrap();
         }
         let files = discover(&[root.to_path_buf()], &[]).unwrap();
@@ -120,16 +126,26 @@ mod tests {
             .iter()
             .map(|p| p.strip_prefix(root).unwrap().display().to_string())
             .collect();
-        assert_eq!(names, vec!["a.fasta.gz", "b.fa", "sub/c.fq", "sub/deeper/d.fna.zst"]);
+        assert_eq!(
+            names,
+            vec!["a.fasta.gz", "b.fa", "sub/c.fq", "sub/deeper/d.fna.zst"]
+        );
 
         std::fs::write(root.join("inputs.list"), "# genomes\nb.fa\n\nsub/c.fq\n").unwrap();
         let listed = discover(&[], &[root.join("inputs.list")]).unwrap();
         assert_eq!(listed, vec![root.join("b.fa"), root.join("sub/c.fq")]);
 
-        let missing = discover(&[root.join("nope.fa")], &[]).unwrap_err().to_string();
-        assert!(missing.contains("nope.fa: no such file or directory"), "{missing}");
+        let missing = discover(&[root.join("nope.fa")], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("nope.fa: no such file or directory"),
+            "{missing}"
+        );
         std::fs::create_dir(root.join("empty")).unwrap();
-        let empty = discover(&[root.join("empty")], &[]).unwrap_err().to_string();
+        let empty = discover(&[root.join("empty")], &[])
+            .unwrap_err()
+            .to_string();
         assert!(empty.contains("holds no sequence files"), "{empty}");
     }
 }

@@ -95,7 +95,10 @@ mod tests {
             .collect();
         let blocks = plan_blocks(&mut docs, 1, 1, 0.3);
         assert_eq!(blocks.len(), 3);
-        assert_eq!((blocks[0].count, blocks[1].count, blocks[2].count), (8, 8, 4));
+        assert_eq!(
+            (blocks[0].count, blocks[1].count, blocks[2].count),
+            (8, 8, 4)
+        );
         assert_eq!(docs[0].kmers, 1000);
         assert_eq!(blocks[0].rows, rows_for(8000, 1, 0.3));
         assert_eq!(blocks[2].rows, rows_for(20_000, 1, 0.3));

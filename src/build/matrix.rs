@@ -59,8 +59,15 @@ impl BlockFill<'_> {
         matrix: &mut [u8],
         progress: &Progress,
     ) -> Result<(), BuildError> {
-        assert!(columns.len() <= stride, "the columns must fit the row stride");
-        assert_eq!(matrix.len() as u64, self.rows * stride as u64, "matrix size");
+        assert!(
+            columns.len() <= stride,
+            "the columns must fit the row stride"
+        );
+        assert_eq!(
+            matrix.len() as u64,
+            self.rows * stride as u64,
+            "matrix size"
+        );
         let matrix = as_atomic(matrix);
         if self.per_record {
             self.fill_by_file(columns, stride, matrix, progress)
@@ -83,7 +90,13 @@ impl BlockFill<'_> {
         let first_column = columns.start;
         let rows = StrengthReducedU64::new(self.rows);
         columns.into_par_iter().try_for_each_init(
-            || (vec![0u8; self.rows as usize], self.hasher(), SeqRecord::default()),
+            || {
+                (
+                    vec![0u8; self.rows as usize],
+                    self.hasher(),
+                    SeqRecord::default(),
+                )
+            },
             |(column, hasher, record), byte_column| {
                 column.fill(0);
                 let first = byte_column * 8;
@@ -131,8 +144,7 @@ impl BlockFill<'_> {
             ));
         }
         wanted.sort_unstable();
-        let by_file: Vec<&[(u32, u64, usize, u8)]> =
-            wanted.chunk_by(|a, b| a.0 == b.0).collect();
+        let by_file: Vec<&[(u32, u64, usize, u8)]> = wanted.chunk_by(|a, b| a.0 == b.0).collect();
         by_file.into_par_iter().try_for_each_init(
             || (self.hasher(), SeqRecord::default()),
             |(hasher, record), entries| {

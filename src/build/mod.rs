@@ -160,13 +160,18 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         .num_threads(options.threads.max(1))
         .thread_name(|i| format!("bitsift-build-{i}"))
         .build()
-        .map_err(|e| BuildError::Invalid(format!("cannot start {} threads: {e}", options.threads)))?;
+        .map_err(|e| {
+            BuildError::Invalid(format!("cannot start {} threads: {e}", options.threads))
+        })?;
     pool.install(|| build_in_pool(options, &files, started))
 }
 
 fn validate(options: &BuildOptions) -> Result<(), BuildError> {
     if options.k == 0 || options.k > K_MAX {
-        return Err(BuildError::Invalid(format!("-k {} is out of range (1..={K_MAX})", options.k)));
+        return Err(BuildError::Invalid(format!(
+            "-k {} is out of range (1..={K_MAX})",
+            options.k
+        )));
     }
     if !(options.fpr > 0.0 && options.fpr < 1.0) {
         return Err(BuildError::Invalid(format!(
@@ -260,7 +265,16 @@ fn build_in_pool(
     };
     let mut blocks_spilled = 0;
     for (number, block) in blocks.iter().enumerate() {
-        let spilled = write_block(options, files, &documents, number, block, page_size, &mut pending, &progress)?;
+        let spilled = write_block(
+            options,
+            files,
+            &documents,
+            number,
+            block,
+            page_size,
+            &mut pending,
+            &progress,
+        )?;
         blocks_spilled += spilled as u64;
     }
     progress.bar.finish_and_clear();
@@ -403,7 +417,13 @@ fn write_block(
         groups.push((width, file));
         start = end;
     }
-    interleave_groups(groups, rows, page_size as usize, options.memory_bytes, pending)?;
+    interleave_groups(
+        groups,
+        rows,
+        page_size as usize,
+        options.memory_bytes,
+        pending,
+    )?;
     Ok(true)
 }
 

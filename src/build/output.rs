@@ -14,6 +14,7 @@ pub struct PendingFile {
     destination: PathBuf,
     writer: Option<BufWriter<File>>,
     written: u64,
+    committed: bool,
 }
 
 impl PendingFile {
@@ -27,7 +28,8 @@ impl PendingFile {
         if destination.is_dir() {
             return Err(BuildError::Output {
                 path: destination.to_path_buf(),
-                detail: "is a directory; give the index file name, e.g. genomes.cobs_compact".into(),
+                detail: "is a directory; give the index file name, e.g. genomes.cobs_compact"
+                    .into(),
             });
         }
         let directory = parent_directory(destination);
@@ -55,6 +57,7 @@ impl PendingFile {
             destination: destination.to_path_buf(),
             writer: Some(BufWriter::with_capacity(8 << 20, file)),
             written: 0,
+            committed: false,
         })
     }
 
@@ -86,6 +89,7 @@ impl PendingFile {
             path: self.destination.clone(),
             detail: format!("cannot move the finished index into place: {e}"),
         })?;
+        self.committed = true;
         // The rename is durable once the directory is synced.
         if let Ok(directory) = File::open(parent_directory(&self.destination)) {
             let _ = directory.sync_all();
@@ -96,7 +100,8 @@ impl PendingFile {
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
-        if self.writer.is_some() {
+        if !self.committed {
+            // Close first (a failing flush is irrelevant: the file is being discarded).
             self.writer = None;
             let _ = std::fs::remove_file(&self.temporary);
         }
@@ -139,13 +144,20 @@ mod tests {
         assert!(!destination.exists());
         drop(pending);
         assert!(!destination.exists());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "temporary removed");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "temporary removed"
+        );
 
         let mut pending = PendingFile::create(&destination, false).unwrap();
         pending.write_all(b"COBS:").unwrap();
         pending.commit().unwrap();
         assert_eq!(std::fs::read(&destination).unwrap(), b"COBS:");
-        let refused = PendingFile::create(&destination, false).err().unwrap().to_string();
+        let refused = PendingFile::create(&destination, false)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(refused.contains("already exists"), "{refused}");
         assert!(PendingFile::create(&destination, true).is_ok());
     }

@@ -1,7 +1,7 @@
 //! Pass 1 of a build: read every input once to count its k-mer positions, which size the Bloom
 //! filters and order the documents, and to reject malformed files before anything is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -43,7 +43,12 @@ pub fn scan(
     Ok(per_file.into_iter().flatten().collect())
 }
 
-fn scan_file(source: u32, path: &PathBuf, k: u32, per_record: bool) -> Result<Vec<Document>, BuildError> {
+fn scan_file(
+    source: u32,
+    path: &Path,
+    k: u32,
+    per_record: bool,
+) -> Result<Vec<Document>, BuildError> {
     let mut reader = SeqReader::open(path)?;
     let mut record = SeqRecord::default();
     let mut documents = Vec::new();

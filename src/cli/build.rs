@@ -22,7 +22,12 @@ pub struct BuildArgs {
     #[arg(value_name = "INPUT", help_heading = "Input")]
     inputs: Vec<PathBuf>,
     /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(short = 'l', long = "list", value_name = "FILE", help_heading = "Input")]
+    #[arg(
+        short = 'l',
+        long = "list",
+        value_name = "FILE",
+        help_heading = "Input"
+    )]
     lists: Vec<PathBuf>,
     /// One document per FASTA/FASTQ record instead of one per file
     #[arg(long, help_heading = "Input")]

@@ -79,7 +79,11 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     }
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     println!("index            {}", info.path);
-    println!("format           COBS {}, version {}", header.kind.as_str(), info.version);
+    println!(
+        "format           COBS {}, version {}",
+        header.kind.as_str(),
+        info.version
+    );
     println!("k                {}", info.k);
     println!("canonical        {}", yes_no(info.canonical));
     println!("hash functions   {}", info.hashes);

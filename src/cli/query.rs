@@ -16,7 +16,13 @@ use super::{parse_threshold, Outcome, Ui};
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 pub struct QueryArgs {
     /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift); repeat for several
-    #[arg(short, long = "index", value_name = "INDEX", required = true, help_heading = "Input")]
+    #[arg(
+        short,
+        long = "index",
+        value_name = "INDEX",
+        required = true,
+        help_heading = "Input"
+    )]
     indexes: Vec<PathBuf>,
     /// Query sequences: FASTA or FASTQ, plain or compressed
     #[arg(short, long, value_name = "QUERIES", help_heading = "Input")]
@@ -32,7 +38,13 @@ pub struct QueryArgs {
     #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold, help_heading = "Search")]
     threshold: f64,
     /// Report at most N documents per query (0: all)
-    #[arg(short, long, default_value_t = 0, value_name = "N", help_heading = "Search")]
+    #[arg(
+        short,
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Search"
+    )]
     limit: usize,
 
     /// Output format
@@ -76,7 +88,11 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         None => Box::new(std::io::stdout().lock()),
     };
     let names = searcher.headers().map(|h| h.names.clone()).collect();
-    let labels = args.indexes.iter().map(|p| p.display().to_string()).collect();
+    let labels = args
+        .indexes
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let mut writer = ResultWriter::new(
         BufWriter::with_capacity(1 << 16, out),
         args.format,

@@ -219,9 +219,7 @@ impl Parser<'_> {
             )));
         }
         if canonical > 1 {
-            return Err(self.invalid(format!(
-                "canonical flag = {canonical} (expected 0 or 1)"
-            )));
+            return Err(self.invalid(format!("canonical flag = {canonical} (expected 0 or 1)")));
         }
         match kind {
             IndexKind::Compact => self.compact(k, canonical == 1),

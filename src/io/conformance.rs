@@ -15,7 +15,10 @@ fn pattern_byte(file: u32, offset: u64) -> u8 {
 fn write_pattern(dir: &std::path::Path, file: u32, size: u64) -> PathBuf {
     let path = dir.join(format!("data{file}"));
     let bytes: Vec<u8> = (0..size).map(|o| pattern_byte(file, o)).collect();
-    std::fs::File::create(&path).unwrap().write_all(&bytes).unwrap();
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(&bytes)
+        .unwrap();
     path
 }
 
@@ -94,7 +97,11 @@ fn every_engine_returns_the_requested_bytes() {
                 &mut counters,
             )
             .unwrap_or_else(|e| panic!("{:?}: {e}", engine.kind()));
-        assert!(seen.iter().all(|&s| s), "{:?}: a request was never delivered", engine.kind());
+        assert!(
+            seen.iter().all(|&s| s),
+            "{:?}: a request was never delivered",
+            engine.kind()
+        );
         assert!(counters.read_requests >= requests.len() as u64);
         // A second batch on the same engine reuses its buffers and still works.
         let mut again = 0;
@@ -102,7 +109,9 @@ fn every_engine_returns_the_requested_bytes() {
             .read_batch(&requests[..10], &mut |_, _| again += 1, &mut counters)
             .unwrap();
         assert_eq!(again, 10);
-        engine.read_batch(&[], &mut |_, _| panic!("no requests"), &mut counters).unwrap();
+        engine
+            .read_batch(&[], &mut |_, _| panic!("no requests"), &mut counters)
+            .unwrap();
     }
 }
 
@@ -127,17 +136,34 @@ fn every_engine_reports_reads_beyond_the_end() {
             engine.kind()
         );
         // The engine stays usable after an error.
-        let ok = [ReadRequest { file: 0, offset: 0, len: align as u32 }];
-        engine.read_batch(&ok, &mut |_, _| {}, &mut counters).unwrap();
+        let ok = [ReadRequest {
+            file: 0,
+            offset: 0,
+            len: align as u32,
+        }];
+        engine
+            .read_batch(&ok, &mut |_, _| {}, &mut counters)
+            .unwrap();
     }
 }
 
 #[test]
 fn missing_files_name_the_path() {
     let paths = vec![PathBuf::from("no/such/index.cobs_compact")];
-    for choice in [EngineChoice::Auto, EngineChoice::Pread, EngineChoice::Mmap, EngineChoice::Ram] {
-        let options = EngineOptions { choice, ..EngineOptions::default() };
+    for choice in [
+        EngineChoice::Auto,
+        EngineChoice::Pread,
+        EngineChoice::Mmap,
+        EngineChoice::Ram,
+    ] {
+        let options = EngineOptions {
+            choice,
+            ..EngineOptions::default()
+        };
         let error = open_engine(&paths, &options).err().expect("must fail");
-        assert!(error.to_string().contains("no/such/index.cobs_compact"), "{choice:?}: {error}");
+        assert!(
+            error.to_string().contains("no/such/index.cobs_compact"),
+            "{choice:?}: {error}"
+        );
     }
 }

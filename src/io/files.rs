@@ -38,17 +38,12 @@ impl DataFile {
             .open(path)?;
         let size = file.metadata()?.len();
         let (memory_align, offset_align) = match dio_alignment(&file) {
-            Some((0, _)) | Some((_, 0)) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    "the file system does not support direct I/O for this file (statx DIOALIGN is 0)",
-                ))
-            }
+            Some((0, _)) | Some((_, 0)) => return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the file system does not support direct I/O for this file (statx DIOALIGN is 0)",
+            )),
             Some((memory, offset)) => (memory as usize, offset as u64),
-            None => (
-                DIRECT_ALIGN_FALLBACK as usize,
-                DIRECT_ALIGN_FALLBACK,
-            ),
+            None => (DIRECT_ALIGN_FALLBACK as usize, DIRECT_ALIGN_FALLBACK),
         };
         Ok(DataFile {
             path: path.to_path_buf(),

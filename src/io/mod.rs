@@ -240,22 +240,31 @@ pub fn open_engine(
 ) -> Result<(Box<dyn ReadEngine>, Option<String>), IoError> {
     let depth = options.queue_depth.max(1);
     match options.choice {
-        EngineChoice::Uring => Ok((Box::new(UringEngine::open(paths, depth, options.direct)?), None)),
-        EngineChoice::Pread => Ok((Box::new(PreadEngine::open(paths, depth, options.direct)?), None)),
+        EngineChoice::Uring => Ok((
+            Box::new(UringEngine::open(paths, depth, options.direct)?),
+            None,
+        )),
+        EngineChoice::Pread => Ok((
+            Box::new(PreadEngine::open(paths, depth, options.direct)?),
+            None,
+        )),
         EngineChoice::Mmap => Ok((Box::new(MmapEngine::open(paths)?), None)),
         EngineChoice::Ram => Ok((Box::new(RamEngine::open(paths)?), None)),
-        EngineChoice::Auto => match UringEngine::open(paths, depth, options.direct) {
-            Ok(engine) => Ok((Box::new(engine), None)),
-            Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
-            Err(uring_error) => {
-                let engine = PreadEngine::open(paths, depth, options.direct)?;
-                let notice = format!(
+        EngineChoice::Auto => {
+            match UringEngine::open(paths, depth, options.direct) {
+                Ok(engine) => Ok((Box::new(engine), None)),
+                Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
+                Err(uring_error) => {
+                    let engine = PreadEngine::open(paths, depth, options.direct)?;
+                    let notice =
+                        format!(
                     "notice: io_uring unavailable ({uring_error}); using the pread engine{}",
                     if engine.direct() { " with O_DIRECT" } else { " (buffered)" }
                 );
-                Ok((Box::new(engine), Some(notice)))
+                    Ok((Box::new(engine), Some(notice)))
+                }
             }
-        },
+        }
     }
 }
 
@@ -279,8 +288,9 @@ fn open_files(
             DirectIo::Off => open_buffered(path)?,
             DirectIo::Required | DirectIo::Auto => match DataFile::open_direct(path) {
                 Ok(file) => file,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound
-                    || e.kind() == std::io::ErrorKind::PermissionDenied =>
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        || e.kind() == std::io::ErrorKind::PermissionDenied =>
                 {
                     return Err(IoError::Open {
                         path: path.to_path_buf(),
@@ -309,8 +319,18 @@ fn open_files(
 
 /// The strictest alignment over a set of files (offset, memory).
 fn strictest_alignment(files: &[DataFile]) -> (u64, usize) {
-    let offset = files.iter().map(|f| f.offset_align).max().unwrap_or(1).max(1);
-    let memory = files.iter().map(|f| f.memory_align).max().unwrap_or(1).max(1);
+    let offset = files
+        .iter()
+        .map(|f| f.offset_align)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let memory = files
+        .iter()
+        .map(|f| f.memory_align)
+        .max()
+        .unwrap_or(1)
+        .max(1);
     (offset, memory)
 }
 

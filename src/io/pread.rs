@@ -117,25 +117,24 @@ fn worker_loop(
                     size: file.size,
                 })
             } else {
-                file
-                .read_full_at(&mut buffer.as_mut_slice()[..len], request.offset)
-                .map_err(|source| IoError::Read {
-                    path: file.path.clone(),
-                    offset: request.offset,
-                    len: len as u64,
-                    source,
-                })
-                .and_then(|got| {
-                    if got < len && request.offset + (got as u64) < file.size {
-                        Err(IoError::UnexpectedEnd {
-                            path: file.path.clone(),
-                            offset: request.offset + got as u64,
-                            size: file.size,
-                        })
-                    } else {
-                        Ok(got)
-                    }
-                })
+                file.read_full_at(&mut buffer.as_mut_slice()[..len], request.offset)
+                    .map_err(|source| IoError::Read {
+                        path: file.path.clone(),
+                        offset: request.offset,
+                        len: len as u64,
+                        source,
+                    })
+                    .and_then(|got| {
+                        if got < len && request.offset + (got as u64) < file.size {
+                            Err(IoError::UnexpectedEnd {
+                                path: file.path.clone(),
+                                offset: request.offset + got as u64,
+                                size: file.size,
+                            })
+                        } else {
+                            Ok(got)
+                        }
+                    })
             };
             let completion = Completion {
                 request: index,
@@ -186,10 +185,11 @@ impl ReadEngine for PreadEngine {
         });
         let wanted = self.jobs.len().min(requests.len());
         for job in &self.jobs[..wanted] {
-            job.send(Arc::clone(&batch)).map_err(|_| IoError::Unavailable {
-                engine: "pread",
-                detail: "a worker thread has exited".into(),
-            })?;
+            job.send(Arc::clone(&batch))
+                .map_err(|_| IoError::Unavailable {
+                    engine: "pread",
+                    detail: "a worker thread has exited".into(),
+                })?;
         }
         let mut outcome = Ok(());
         for _ in 0..requests.len() {

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::{usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadEngine, ReadRequest};
+use super::{
+    usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadEngine, ReadRequest,
+};
 
 const HUGE_PAGE: usize = 2 << 20;
 

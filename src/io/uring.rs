@@ -159,7 +159,9 @@ impl UringEngine {
         };
         let fd = types::Fd(file.file.as_raw_fd());
         let entry = if self.registered {
-            opcode::ReadFixed::new(fd, buf, len, 0).offset(offset).build()
+            opcode::ReadFixed::new(fd, buf, len, 0)
+                .offset(offset)
+                .build()
         } else {
             opcode::Read::new(fd, buf, len).offset(offset).build()
         }
@@ -236,8 +238,11 @@ impl UringEngine {
     /// [`Self::drain`].
     fn reap(&mut self, inflight: &mut u32, counters: &mut IoCounters) -> Result<(), IoError> {
         self.completions.clear();
-        self.completions
-            .extend(self.ring.completion().map(|cqe| (cqe.user_data(), cqe.result())));
+        self.completions.extend(
+            self.ring
+                .completion()
+                .map(|cqe| (cqe.user_data(), cqe.result())),
+        );
         let mut failure = None;
         for index in 0..self.completions.len() {
             let (user_data, result) = self.completions[index];
@@ -327,8 +332,8 @@ impl UringEngine {
         let start = slot_index as usize * self.slot_bytes + slot.done as usize;
         let end = slot_index as usize * self.slot_bytes + slot.len as usize;
         let buf = &mut self.arena.as_mut_slice()[start..end];
-        let got = super::read_full_at(&file, buf, slot.offset + slot.done as u64)
-            .map_err(read_error)?;
+        let got =
+            super::read_full_at(&file, buf, slot.offset + slot.done as u64).map_err(read_error)?;
         counters.read_requests += 1;
         self.slots[slot_index as usize].done += got as u32;
         Ok(())
@@ -398,7 +403,7 @@ impl ReadEngine for UringEngine {
                     counters.bytes_read += bytes.len() as u64;
                     sink(slot.request, bytes);
                 }
-                self.free.extend(self.ready.drain(..));
+                self.free.append(&mut self.ready);
             }
         })();
         if outcome.is_err() {

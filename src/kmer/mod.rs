@@ -150,8 +150,7 @@ impl KmerHasher {
                 BaseRule::Cobs => seq.windows(k).for_each(visit),
                 BaseRule::FoldCase => {
                     self.forward.clear();
-                    self.forward
-                        .extend(seq.iter().map(|&b| fold(b, true)));
+                    self.forward.extend(seq.iter().map(|&b| fold(b, true)));
                     self.forward.windows(k).for_each(visit);
                 }
             }
@@ -162,7 +161,8 @@ impl KmerHasher {
             BaseRule::FoldCase => (&FORWARD_FOLDED, &COMPLEMENT_FOLDED),
         };
         self.forward.clear();
-        self.forward.extend(seq.iter().map(|&b| fwd_map[b as usize]));
+        self.forward
+            .extend(seq.iter().map(|&b| fwd_map[b as usize]));
         self.reverse.clear();
         self.reverse
             .extend(seq.iter().rev().map(|&b| rc_map[b as usize]));

@@ -88,7 +88,10 @@ impl<W: Write> ResultWriter<W> {
         match format {
             OutputFormat::Tsv => {
                 if names.len() > 1 {
-                    writeln!(out, "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction")?;
+                    writeln!(
+                        out,
+                        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction"
+                    )?;
                 } else {
                     writeln!(out, "query\tdocument\tkmers_found\tkmers_total\tfraction")?;
                 }

@@ -249,7 +249,10 @@ mod tests {
         );
         assert_eq!(plan.rows.len(), 5);
         let spans: Vec<(u64, u32)> = plan.reads.iter().map(|r| (r.offset, r.len)).collect();
-        assert_eq!(spans, vec![(512, 512), (1024, 512), (512 + 999 * 8 / 512 * 512, 512)]);
+        assert_eq!(
+            spans,
+            vec![(512, 512), (1024, 512), (512 + 999 * 8 / 512 * 512, 512)]
+        );
         assert_eq!(plan.rows_of_read(0).len(), 3);
     }
 
@@ -270,7 +273,10 @@ mod tests {
         // Rows 0 and 1 overlap on the aligned grid: one read; row 8 alone.
         assert_eq!(plan.reads.len(), 2);
         assert_eq!(plan.reads[0].offset, 0);
-        assert_eq!(plan.reads[0].len as u64, (47u64 + 10_000).div_ceil(4096) * 4096);
+        assert_eq!(
+            plan.reads[0].len as u64,
+            (47u64 + 10_000).div_ceil(4096) * 4096
+        );
         assert_eq!(plan.reads[1].offset, (47 + 8 * 5000) / 4096 * 4096);
     }
 

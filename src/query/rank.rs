@@ -42,7 +42,8 @@ pub fn rank(
     let mut hits = Vec::new();
     for block in blocks {
         let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
-        let scores = &counters[block.counter_base..block.counter_base + block.document_count as usize];
+        let scores =
+            &counters[block.counter_base..block.counter_base + block.document_count as usize];
         for (offset, &score) in scores.iter().enumerate() {
             if score as u64 >= needed {
                 hits.push(Hit {
@@ -107,17 +108,50 @@ mod tests {
     fn order_is_score_then_index_then_document() {
         let blocks = vec![block(0, 0, 4, 0), block(1, 8, 3, 0)];
         let counters = vec![5, 9, 9, 0, 0, 0, 0, 0, 9, 1, 5];
-        let all = RankOptions { threshold: 0.0, limit: 0, unsorted: false };
+        let all = RankOptions {
+            threshold: 0.0,
+            limit: 0,
+            unsorted: false,
+        };
         let hits = rank(&blocks, &counters, &[10, 10], &all);
-        let keys: Vec<(u32, u64, u32)> = hits.iter().map(|h| (h.index, h.document, h.kmers_found)).collect();
+        let keys: Vec<(u32, u64, u32)> = hits
+            .iter()
+            .map(|h| (h.index, h.document, h.kmers_found))
+            .collect();
         assert_eq!(
             keys,
-            vec![(0, 1, 9), (0, 2, 9), (1, 0, 9), (0, 0, 5), (1, 2, 5), (1, 1, 1), (0, 3, 0)]
+            vec![
+                (0, 1, 9),
+                (0, 2, 9),
+                (1, 0, 9),
+                (0, 0, 5),
+                (1, 2, 5),
+                (1, 1, 1),
+                (0, 3, 0)
+            ]
         );
-        let top = rank(&blocks, &counters, &[10, 10], &RankOptions { threshold: 0.5, limit: 2, unsorted: false });
+        let top = rank(
+            &blocks,
+            &counters,
+            &[10, 10],
+            &RankOptions {
+                threshold: 0.5,
+                limit: 2,
+                unsorted: false,
+            },
+        );
         assert_eq!(top.len(), 2);
         assert_eq!((top[0].document, top[1].document), (1, 2));
-        let unsorted = rank(&blocks, &counters, &[10, 10], &RankOptions { threshold: 0.0, limit: 0, unsorted: true });
+        let unsorted = rank(
+            &blocks,
+            &counters,
+            &[10, 10],
+            &RankOptions {
+                threshold: 0.0,
+                limit: 0,
+                unsorted: true,
+            },
+        );
         assert_eq!(unsorted[0].document, 0);
         assert_eq!(unsorted[0].kmers_found, 5);
     }

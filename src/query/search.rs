@@ -233,13 +233,20 @@ impl Searcher {
         let mut stats = QueryStats::new(self.engine.kind());
         for state in &mut self.indexes {
             state.hash_and_dedupe(sequence);
-            stats.kmers = stats.kmers.max(state.hashes.len() as u64 / state.header.num_hashes as u64);
+            stats.kmers = stats
+                .kmers
+                .max(state.hashes.len() as u64 / state.header.num_hashes as u64);
             stats.unique_kmers = stats.unique_kmers.max(state.weights.len() as u64);
         }
         stats.hashing = started.elapsed();
         self.counters.fill(0);
         let chunk = self.kmers_per_batch();
-        let unique_max = self.indexes.iter().map(|s| s.weights.len()).max().unwrap_or(0);
+        let unique_max = self
+            .indexes
+            .iter()
+            .map(|s| s.weights.len())
+            .max()
+            .unwrap_or(0);
         let mut io = IoCounters::default();
         let mut chunk_start = 0usize;
         while chunk_start < unique_max {
@@ -262,12 +269,7 @@ impl Searcher {
                 threshold: options.threshold,
                 limit: options.limit,
                 unsorted: options.cobs_order
-                    && self
-                        .indexes
-                        .iter()
-                        .map(|s| s.hashes.len())
-                        .sum::<usize>()
-                        <= 1,
+                    && self.indexes.iter().map(|s| s.hashes.len()).sum::<usize>() <= 1,
             },
         );
         stats.ranking = ranked_at.elapsed();
@@ -364,7 +366,8 @@ impl Searcher {
                         for lookup in lookups {
                             let local = lookup.kmer as usize - kmers.start;
                             let hashes = state.header.num_hashes as u16;
-                            if let Some(all) = and.and_row(row.block as usize, local, slice, hashes) {
+                            if let Some(all) = and.and_row(row.block as usize, local, slice, hashes)
+                            {
                                 add_row(block_counters, all, state.weights[lookup.kmer as usize]);
                             }
                         }
@@ -390,11 +393,10 @@ impl IndexState {
         self.order.clear();
         self.order.extend(0..n as u32);
         let hashes = &self.hashes;
-        self.order
-            .sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize * h, b as usize * h);
-                hashes[a..a + h].cmp(&hashes[b..b + h])
-            });
+        self.order.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize * h, b as usize * h);
+            hashes[a..a + h].cmp(&hashes[b..b + h])
+        });
         self.unique_hashes.clear();
         self.weights.clear();
         let mut previous: Option<usize> = None;

@@ -1,0 +1,527 @@
+//! The binary on bad input: every case gets a one-line error that names the file and the
+//! problem, a non-zero exit code, no panic, and nothing half-written left behind. Plus the
+//! output formats and compressed inputs.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+fn assert_fails_with(output: &Output, needles: &[&str]) {
+    let text = stderr(output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "expected failure, got {:?}: {text}",
+        output.status
+    );
+    assert!(!text.contains("panicked"), "must not panic: {text}");
+    for needle in needles {
+        assert!(text.contains(needle), "stderr lacks {needle:?}: {text}");
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("bitsift: ") && !l.contains("warning"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one error line expected: {text}");
+}
+
+fn plasmid(name: &str) -> PathBuf {
+    demo_file(&format!("genomes/{name}"))
+}
+
+/// A small index of two bundled plasmids and phage lambda, built once per test.
+fn small_index(dir: &Path) -> PathBuf {
+    let index = dir.join("small.cobs_compact");
+    let output = run(&[
+        "build",
+        "-q",
+        "-o",
+        index.to_str().unwrap(),
+        plasmid("Kpn_pMCR_1511_KX377410.fa.gz").to_str().unwrap(),
+        plasmid("Eco_pBK32602_KU295134.fa.gz").to_str().unwrap(),
+        plasmid("Phage_lambda_NC_001416.fa.gz").to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    index
+}
+
+fn build_into(dir: &Path, inputs: &[&Path]) -> Output {
+    let index = dir.join("out.cobs_compact");
+    let mut args = vec![
+        "build".to_string(),
+        "-q".into(),
+        "-o".into(),
+        index.display().to_string(),
+    ];
+    args.extend(inputs.iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+}
+
+#[test]
+fn build_rejects_missing_empty_and_malformed_inputs() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let out = d.join("out.cobs_compact");
+
+    let output = build_into(d, &[&d.join("missing.fa")]);
+    assert_fails_with(&output, &["missing.fa: no such file or directory"]);
+
+    std::fs::create_dir(d.join("nothing")).unwrap();
+    std::fs::write(d.join("nothing/readme.txt"), "no sequences here").unwrap();
+    let output = build_into(d, &[&d.join("nothing")]);
+    assert_fails_with(&output, &["nothing: directory holds no sequence files"]);
+
+    std::fs::write(d.join("empty.fa"), "").unwrap();
+    let output = build_into(d, &[&d.join("empty.fa")]);
+    assert_fails_with(&output, &["empty.fa: empty file"]);
+
+    std::fs::write(d.join("text.fa"), "this is not a genome\n").unwrap();
+    let output = build_into(d, &[&d.join("text.fa")]);
+    assert_fails_with(&output, &["text.fa: not FASTA or FASTQ"]);
+
+    std::fs::write(d.join("bad.fq"), "@r1\nACGTACGT\n+\nIIII\n").unwrap();
+    let output = build_into(d, &[&d.join("bad.fq")]);
+    assert_fails_with(
+        &output,
+        &["bad.fq: malformed FASTQ", "quality lengths differ"],
+    );
+
+    std::fs::write(
+        d.join("cut.fa"),
+        ">a\nACGTACGTACGTACGTACGTACGTACGTACGTAAA\n>b\n",
+    )
+    .unwrap();
+    let output = build_into(d, &[&d.join("cut.fa")]);
+    assert_fails_with(&output, &["cut.fa: truncated after record 1"]);
+
+    let output = run(&["build", "-o", out.to_str().unwrap()]);
+    assert_fails_with(&output, &["no input files"]);
+
+    let output = run(&[
+        "build",
+        "-o",
+        out.to_str().unwrap(),
+        "--fpr",
+        "1.5",
+        plasmid("Phage_lambda_NC_001416.fa.gz").to_str().unwrap(),
+    ]);
+    assert_fails_with(&output, &["--fpr 1.5 is out of range"]);
+
+    // None of the failures left an index or a temporary file.
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("cobs_compact"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn build_keeps_genomes_shorter_than_k_listed_with_a_warning() {
+    let dir = temp_dir();
+    let d = dir.path();
+    std::fs::write(d.join("tiny.fa"), ">tiny\nACGTACGTAC\n").unwrap();
+    let index = d.join("x.cobs_compact");
+    let output = run(&[
+        "build",
+        "-o",
+        index.to_str().unwrap(),
+        d.join("tiny.fa").to_str().unwrap(),
+        plasmid("Kpn_pMCR_1511_KX377410.fa.gz").to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("\"tiny\" has 10 bases, fewer than k = 31"),
+        "{}",
+        stderr(&output)
+    );
+    let info = run(&["info", "--documents", index.to_str().unwrap()]);
+    let text = stdout(&info);
+    assert!(text.contains("documents        2"), "{text}");
+    assert!(text.contains("\ttiny"), "{text}");
+    // The short genome matches nothing, even at threshold 0 it scores 0.
+    let query = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-t",
+        "0",
+        "ACGTACGTACGTACGTACGTACGTACGTACGTACGT",
+    ]);
+    let rows = parse_bitsift_tsv(&stdout(&query));
+    assert_eq!(rows.iter().find(|r| r.1 == "tiny").map(|r| r.2), Some(0));
+}
+
+#[test]
+fn build_refuses_to_overwrite_without_force() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let before = std::fs::read(&index).unwrap();
+    let lambda = plasmid("Phage_lambda_NC_001416.fa.gz");
+    let output = run(&[
+        "build",
+        "-o",
+        index.to_str().unwrap(),
+        lambda.to_str().unwrap(),
+    ]);
+    assert_fails_with(
+        &output,
+        &["small.cobs_compact: already exists; pass --force"],
+    );
+    assert_eq!(
+        std::fs::read(&index).unwrap(),
+        before,
+        "the existing index is untouched"
+    );
+    let output = run(&[
+        "build",
+        "-q",
+        "--force",
+        "-o",
+        index.to_str().unwrap(),
+        lambda.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_ne!(std::fs::read(&index).unwrap(), before);
+}
+
+/// A small tmpfs, unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    fn mount(at: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(at).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        ok.then(|| SmallDisk(at.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).output();
+    }
+}
+
+#[test]
+fn a_full_disk_fails_the_build_and_leaves_nothing() {
+    let dir = temp_dir();
+    let Some(disk) = SmallDisk::mount(&dir.path().join("small_disk"), "1m") else {
+        // Mounting needs root (CI runs as root); say so rather than pass silently.
+        eprintln!("SKIPPED a_full_disk_fails_the_build_and_leaves_nothing: cannot mount a tmpfs here (not root?)");
+        return;
+    };
+    let index = disk.0.join("x.cobs_compact");
+    let output = run(&[
+        "build",
+        "-q",
+        "-o",
+        index.to_str().unwrap(),
+        plasmid("Kpn_CAV1453_plasmids_CP018355_CP018354.fa.gz")
+            .to_str()
+            .unwrap(),
+        plasmid("Kpn_pMCR_1511_KX377410.fa.gz").to_str().unwrap(),
+    ]);
+    assert_fails_with(
+        &output,
+        &[
+            "x.cobs_compact: the disk is full",
+            "partial file was removed",
+        ],
+    );
+    let left: Vec<_> = std::fs::read_dir(&disk.0).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "nothing may remain on the full disk: {left:?}"
+    );
+}
+
+fn corrupt_copy(index: &Path, name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let mut bytes = std::fs::read(index).unwrap();
+    edit(&mut bytes);
+    let path = index.with_file_name(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn query_rejects_damaged_and_foreign_indexes() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let size = std::fs::metadata(&index).unwrap().len();
+    let query = |path: &Path| {
+        run(&[
+            "query",
+            "-i",
+            path.to_str().unwrap(),
+            "ACGTACGTACGTACGTACGTACGTACGTACGTACGT",
+        ])
+    };
+
+    let truncated = corrupt_copy(&index, "truncated.cobs_compact", |b| {
+        b.truncate(b.len() - 100)
+    });
+    assert_fails_with(
+        &query(&truncated),
+        &[
+            "truncated.cobs_compact: truncated",
+            &format!("needs {size} bytes but the file has {}", size - 100),
+        ],
+    );
+    let cut_header = corrupt_copy(&index, "cut_header.cobs_compact", |b| b.truncate(40));
+    assert_fails_with(&query(&cut_header), &["cut_header.cobs_compact: truncated"]);
+    let longer = corrupt_copy(&index, "longer.cobs_compact", |b| {
+        b.extend_from_slice(&[0; 7])
+    });
+    assert_fails_with(
+        &query(&longer),
+        &[
+            "longer.cobs_compact: size disagrees with its header",
+            &format!("expected {size} bytes, found {}", size + 7),
+        ],
+    );
+    let version = corrupt_copy(&index, "v2.cobs_compact", |b| b[18] = 2);
+    assert_fails_with(
+        &query(&version),
+        &["v2.cobs_compact: COBS index version 2 is not supported"],
+    );
+    let k_zero = corrupt_copy(&index, "k0.cobs_compact", |b| {
+        b[22..26].copy_from_slice(&0u32.to_le_bytes())
+    });
+    assert_fails_with(
+        &query(&k_zero),
+        &["k0.cobs_compact: invalid header: term size k = 0"],
+    );
+    let foreign = plasmid("Phage_lambda_NC_001416.fa.gz");
+    assert_fails_with(
+        &query(&foreign),
+        &["Phage_lambda_NC_001416.fa.gz: not a COBS index"],
+    );
+    let empty = dir.path().join("empty.cobs_compact");
+    std::fs::write(&empty, b"").unwrap();
+    assert_fails_with(&query(&empty), &["empty.cobs_compact: not a COBS index"]);
+    assert_fails_with(
+        &query(&dir.path().join("nope.cobs_compact")),
+        &["nope.cobs_compact: cannot open index"],
+    );
+    let info = run(&["info", truncated.to_str().unwrap()]);
+    assert_fails_with(&info, &["truncated.cobs_compact: truncated"]);
+}
+
+#[test]
+fn short_query_records_are_reported_and_the_rest_still_runs() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let queries = dir.path().join("q.fa");
+    std::fs::copy(demo_file("queries/amr_genes.fa"), &queries).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&queries)
+        .unwrap();
+    writeln!(file, ">tiny\nACGTAC\n>empty\n\n").unwrap();
+    drop(file);
+    let output = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        queries.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("query \"tiny\": query is 6 bases, shorter than k = 31"),
+        "{text}"
+    );
+    assert!(text.contains("query \"empty\": query is 0 bases"), "{text}");
+    let rows = parse_bitsift_tsv(&stdout(&output));
+    assert!(
+        rows.iter()
+            .any(|r| r.0 == "mcr-1.1_1_KP347127" && r.1 == "Kpn_pMCR_1511_KX377410"),
+        "{rows:?}"
+    );
+
+    let output = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        dir.path().join("none.fa").to_str().unwrap(),
+    ]);
+    assert_fails_with(&output, &["none.fa: cannot open"]);
+    std::fs::write(dir.path().join("e.fa"), "").unwrap();
+    let output = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        dir.path().join("e.fa").to_str().unwrap(),
+    ]);
+    assert_fails_with(&output, &["e.fa: empty file"]);
+    let output = run(&["query", "-i", index.to_str().unwrap(), "-t", "2", "ACGT"]);
+    assert_eq!(output.status.code(), Some(2), "clap rejects the value");
+    assert!(stderr(&output).contains("out of range"));
+}
+
+#[test]
+fn outputs_tsv_json_and_stats() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let genes = demo_file("queries/amr_genes.fa");
+    let tsv = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--stats",
+    ]);
+    assert!(tsv.status.success(), "{}", stderr(&tsv));
+    let text = stdout(&tsv);
+    assert_eq!(
+        text.lines().next(),
+        Some("query\tdocument\tkmers_found\tkmers_total\tfraction")
+    );
+    assert!(
+        text.contains("mcr-1.1_1_KP347127\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000"),
+        "{text}"
+    );
+    assert!(
+        stderr(&tsv).contains("# mcr-1.1_1_KP347127\tengine="),
+        "{}",
+        stderr(&tsv)
+    );
+    assert!(stderr(&tsv).contains("bytes_read="));
+
+    let json = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--format",
+        "json",
+        "--engine",
+        "pread",
+    ]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("valid JSON");
+    let queries = value["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), 30);
+    let mcr = &queries[0];
+    assert_eq!(mcr["query"], "mcr-1.1_1_KP347127");
+    assert_eq!(mcr["hits"][0]["document"], "Kpn_pMCR_1511_KX377410");
+    assert_eq!(mcr["hits"][0]["kmers_found"], 1596);
+    assert_eq!(mcr["hits"][0]["fraction"], 1.0);
+    for field in [
+        "bytes_read",
+        "read_requests",
+        "major_faults",
+        "minor_faults",
+        "unique_rows",
+        "io_wait_ms",
+        "total_ms",
+    ] {
+        assert!(
+            mcr["stats"][field].is_number(),
+            "stats.{field} missing: {}",
+            mcr["stats"]
+        );
+    }
+    assert_eq!(mcr["stats"]["engine"], "pread");
+    assert_eq!(value["indexes"][0]["documents"], 3);
+
+    let limited = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-t",
+        "0",
+        "-l",
+        "1",
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        stdout(&limited).lines().count(),
+        31,
+        "one line per query plus the header"
+    );
+}
+
+#[test]
+fn compressed_inputs_give_the_same_index_as_plain() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(plasmid("Kpn_pMCR_1511_KX377410.fa.gz")).unwrap(),
+    )
+    .read_to_end_checked(&mut plain);
+    let write = |name: &str, bytes: Vec<u8>| {
+        std::fs::create_dir_all(d.join(name)).unwrap();
+        std::fs::write(d.join(name).join("pMCR.fa"), bytes).unwrap();
+        d.join(name)
+    };
+    let gz = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(&plain).unwrap();
+        e.finish().unwrap()
+    };
+    let xz = {
+        let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
+        e.write_all(&plain).unwrap();
+        e.finish().unwrap()
+    };
+    let bz = {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        e.write_all(&plain).unwrap();
+        e.finish().unwrap()
+    };
+    let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
+    let mut indexes = Vec::new();
+    for (name, bytes) in [
+        ("plain", plain.clone()),
+        ("gz", gz),
+        ("xz", xz),
+        ("bz2", bz),
+        ("zst", zst),
+    ] {
+        let input = write(name, bytes);
+        let index = d.join(format!("{name}.cobs_compact"));
+        let output = run(&[
+            "build",
+            "-q",
+            "-o",
+            index.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        indexes.push(std::fs::read(index).unwrap());
+    }
+    for other in &indexes[1..] {
+        assert!(
+            other == &indexes[0],
+            "compressed input built a different index"
+        );
+    }
+}
+
+trait ReadAll {
+    fn read_to_end_checked(self, out: &mut Vec<u8>);
+}
+
+impl<R: std::io::Read> ReadAll for R {
+    fn read_to_end_checked(mut self, out: &mut Vec<u8>) {
+        self.read_to_end(out).unwrap();
+    }
+}

@@ -1,0 +1,276 @@
+//! Shared helpers of the integration tests: random genomes, an independent brute-force k-mer
+//! model, an exact model of the index bits, and drivers for the binary and for COBS.
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use bitsift::format::IndexHeader;
+
+/// The bitsift binary built for these tests.
+pub fn bitsift() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitsift"))
+}
+
+/// Runs the binary with `args`.
+pub fn run(args: &[&str]) -> Output {
+    bitsift().args(args).output().expect("run bitsift")
+}
+
+/// Standard error as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A small deterministic generator (SplitMix64): tests must not depend on a crate's RNG stream.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// Random ACGT.
+    pub fn dna(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| b"ACGT"[self.below(4) as usize]).collect()
+    }
+}
+
+/// Writes a FASTA file of `records`.
+pub fn write_fasta(path: &Path, records: &[(String, Vec<u8>)]) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for (name, sequence) in records {
+        writeln!(file, ">{name}").unwrap();
+        if sequence.is_empty() {
+            // A header with no sequence line at the very end reads as truncation.
+            writeln!(file).unwrap();
+        }
+        for line in sequence.chunks(70) {
+            file.write_all(line).unwrap();
+            writeln!(file).unwrap();
+        }
+    }
+}
+
+/// COBS v0.3.x canonical term, written again from the description in `cobs-format.md` (not
+/// from bitsift's code): maps F (ACGT kept, else A) and Rc (A↔T, C↔G, else T); compare
+/// `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides; ties keep forward.
+/// `fold` reads lowercase acgt as uppercase first (bitsift's build rule).
+pub fn reference_term(window: &[u8], canonical: bool, fold: bool) -> Vec<u8> {
+    let folded: Vec<u8> = window
+        .iter()
+        .map(|&b| match (fold, b) {
+            (true, b'a') => b'A',
+            (true, b'c') => b'C',
+            (true, b'g') => b'G',
+            (true, b't') => b'T',
+            (_, b) => b,
+        })
+        .collect();
+    if !canonical {
+        return folded;
+    }
+    let f = |b: u8| {
+        if matches!(b, b'A' | b'C' | b'G' | b'T') {
+            b
+        } else {
+            b'A'
+        }
+    };
+    let rc = |b: u8| match b {
+        b'A' => b'T',
+        b'C' => b'G',
+        b'G' => b'C',
+        b'T' => b'A',
+        _ => b'T',
+    };
+    let k = folded.len();
+    let forward: Vec<u8> = folded.iter().map(|&b| f(b)).collect();
+    let reverse: Vec<u8> = folded.iter().rev().map(|&b| rc(b)).collect();
+    for i in 0..k / 2 {
+        if forward[i] < reverse[i] {
+            return forward;
+        }
+        if forward[i] > reverse[i] {
+            return reverse;
+        }
+    }
+    forward
+}
+
+/// The set of terms of a document (all records), as bitsift builds them.
+pub fn document_terms(records: &[Vec<u8>], k: usize, canonical: bool) -> HashSet<Vec<u8>> {
+    let mut terms = HashSet::new();
+    for record in records {
+        if record.len() >= k {
+            for window in record.windows(k) {
+                terms.insert(reference_term(window, canonical, true));
+            }
+        }
+    }
+    terms
+}
+
+/// Number of k-mer positions of `query` whose term (COBS query rule) is in `terms`.
+pub fn brute_force_count(query: &[u8], k: usize, canonical: bool, terms: &HashSet<Vec<u8>>) -> u32 {
+    if query.len() < k {
+        return 0;
+    }
+    query
+        .windows(k)
+        .filter(|w| terms.contains(&reference_term(w, canonical, false)))
+        .count() as u32
+}
+
+/// The exact score a correct COBS index gives: for every query position, whether all its
+/// hash rows are set for the document, computing the bits from the document's terms with
+/// xxh64 (seed j, `hash mod rows`). Equal to bitsift's score if and only if the builder set
+/// exactly the right bits and the query read exactly the right ones.
+pub fn model_score(
+    query: &[u8],
+    k: usize,
+    canonical: bool,
+    num_hashes: u64,
+    rows: u64,
+    document_rows: &HashSet<u64>,
+) -> u32 {
+    if query.len() < k {
+        return 0;
+    }
+    query
+        .windows(k)
+        .filter(|w| {
+            let term = reference_term(w, canonical, false);
+            (0..num_hashes).all(|seed| {
+                document_rows.contains(&(xxhash_rust::xxh64::xxh64(&term, seed) % rows))
+            })
+        })
+        .count() as u32
+}
+
+/// Rows set for a document with `terms` in a block of `rows` rows.
+pub fn document_rows(terms: &HashSet<Vec<u8>>, num_hashes: u64, rows: u64) -> HashSet<u64> {
+    let mut set = HashSet::new();
+    for term in terms {
+        for seed in 0..num_hashes {
+            set.insert(xxhash_rust::xxh64::xxh64(term, seed) % rows);
+        }
+    }
+    set
+}
+
+/// Rows of the block holding document `document` of `header`.
+pub fn rows_of_document(header: &IndexHeader, document: usize) -> u64 {
+    header
+        .blocks
+        .iter()
+        .find(|b| {
+            (document as u64) >= b.first_document
+                && (document as u64) < b.first_document + b.document_count
+        })
+        .map(|b| b.row_count)
+        .expect("document in some block")
+}
+
+/// Runs the COBS peer (`tests/peer/cobs_peer.py`, module `cobs_index` from PyPI
+/// `cobs-reloaded`). Panics with installation advice when COBS is missing, unless
+/// `BITSIFT_SKIP_COBS=1` is set, in which case it returns `None`.
+pub fn cobs_peer(args: &[&str]) -> Option<Output> {
+    if !cobs_available() {
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/cobs_peer.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run python3");
+    assert!(
+        output.status.success(),
+        "cobs_peer {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(output)
+}
+
+/// Whether COBS can be driven; panics (the test fails) when it is missing and not explicitly
+/// skipped, so a CI without COBS cannot pass silently.
+pub fn cobs_available() -> bool {
+    let found = Command::new("python3")
+        .args(["-c", "import cobs_index"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return true;
+    }
+    if std::env::var("BITSIFT_SKIP_COBS").as_deref() == Ok("1") {
+        eprintln!(
+            "COBS (python module cobs_index) not installed; skipped because BITSIFT_SKIP_COBS=1"
+        );
+        return false;
+    }
+    panic!("COBS is needed for this test: pip install cobs-reloaded (or set BITSIFT_SKIP_COBS=1 to skip)");
+}
+
+/// Parses `query\tdocument\tscore` lines into a sorted list.
+pub fn parse_scores(text: &str) -> Vec<(String, String, u32)> {
+    let mut rows: Vec<(String, String, u32)> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            (
+                cells[0].to_string(),
+                cells[1].to_string(),
+                cells[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// bitsift TSV output (header, then query document kmers_found ...) as sorted triples.
+pub fn parse_bitsift_tsv(text: &str) -> Vec<(String, String, u32)> {
+    let body: String = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            format!("{}\t{}\t{}\n", cells[0], cells[1], cells[2])
+        })
+        .collect();
+    parse_scores(&body)
+}
+
+/// A temporary directory for one test.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("bitsift-test-")
+        .tempdir()
+        .unwrap()
+}
+
+/// Path of a bundled demo file.
+pub fn demo_file(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/demo")
+        .join(relative)
+}

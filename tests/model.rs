@@ -1,0 +1,336 @@
+//! Search results against independent models, for random and real genomes:
+//! - no false negatives: a document's score is at least its brute-force k-mer count;
+//! - exactness: the score equals what the index bits, computed independently from each
+//!   document's k-mers with xxh64, say;
+//! - a sane false-positive rate: k-mers absent from a document rarely score;
+//! - every engine returns identical results.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use bitsift::build::{build, BuildOptions};
+use bitsift::format::IndexHeader;
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions};
+use bitsift::query::{SearchOptions, Searcher};
+use common::*;
+use proptest::prelude::*;
+
+struct Collection {
+    /// Per document: its records.
+    documents: Vec<Vec<Vec<u8>>>,
+    queries: Vec<Vec<u8>>,
+}
+
+/// Documents with N runs, lowercase stretches and lengths around k; queries taken from
+/// documents (exact and mutated), random, and with N / lowercase.
+fn collection(seed: u64, documents: usize, k: usize) -> Collection {
+    let mut rng = Rng(seed);
+    let mut docs = Vec::new();
+    for d in 0..documents {
+        let records = 1 + rng.below(3) as usize;
+        let mut recs = Vec::new();
+        for _ in 0..records {
+            let len = match rng.below(10) {
+                0 => rng.below(k as u64 + 1) as usize,
+                _ => k + rng.below(1500) as usize,
+            };
+            let mut seq = rng.dna(len);
+            if d % 4 == 1 && len > 20 {
+                let at = rng.below(len as u64 - 10) as usize;
+                seq[at..at + 5].copy_from_slice(b"NNNNN");
+            }
+            if d % 5 == 2 && len > 40 {
+                let at = rng.below(len as u64 - 30) as usize;
+                seq[at..at + 25].make_ascii_lowercase();
+            }
+            recs.push(seq);
+        }
+        docs.push(recs);
+    }
+    let mut queries = Vec::new();
+    for q in 0..24 {
+        let source = &docs[rng.below(docs.len() as u64) as usize];
+        let record = &source[rng.below(source.len() as u64) as usize];
+        let mut query = if record.len() > k + 10 && q % 4 != 3 {
+            let len = (k + rng.below(300) as usize).min(record.len());
+            let at = rng.below((record.len() - len + 1) as u64) as usize;
+            record[at..at + len].to_vec()
+        } else {
+            let len = k + rng.below(200) as usize;
+            rng.dna(len)
+        };
+        match q % 6 {
+            1 => {
+                // point mutations
+                for _ in 0..3 {
+                    let at = rng.below(query.len() as u64) as usize;
+                    query[at] = b"ACGT"[rng.below(4) as usize];
+                }
+            }
+            2 => {
+                let at = rng.below(query.len() as u64) as usize;
+                query[at] = b'N';
+            }
+            3 => query.make_ascii_lowercase(),
+            4 => query.reverse(), // not a reverse complement: mostly absent
+            _ => {}
+        }
+        queries.push(query);
+    }
+    queries.push(b"ACGTACGTAC".iter().cycle().take(k).copied().collect());
+    Collection {
+        documents: docs,
+        queries,
+    }
+}
+
+struct Built {
+    _dir: tempfile::TempDir,
+    index: PathBuf,
+    header: IndexHeader,
+    report: bitsift::build::BuildReport,
+}
+
+fn build_collection(
+    collection: &Collection,
+    k: u32,
+    page_size: Option<u64>,
+    num_hashes: u32,
+    canonical: bool,
+    memory_bytes: u64,
+) -> Built {
+    let dir = temp_dir();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    for (d, records) in collection.documents.iter().enumerate() {
+        let named: Vec<(String, Vec<u8>)> = records
+            .iter()
+            .enumerate()
+            .map(|(r, s)| (format!("d{d}_r{r}"), s.clone()))
+            .collect();
+        write_fasta(&inputs.join(format!("doc{d:03}.fa")), &named);
+    }
+    let index = dir.path().join("x.cobs_compact");
+    let report = build(&BuildOptions {
+        output: index.clone(),
+        inputs: vec![inputs],
+        lists: vec![],
+        per_record: false,
+        k,
+        fpr: 0.3,
+        num_hashes,
+        canonical,
+        threads: 2,
+        page_size,
+        memory_bytes,
+        force: false,
+        progress: false,
+    })
+    .expect("build");
+    let header = IndexHeader::open(&index).expect("open built index");
+    Built {
+        _dir: dir,
+        index,
+        header,
+        report,
+    }
+}
+
+fn engines() -> Vec<EngineOptions> {
+    let mut engines = Vec::new();
+    for choice in [
+        EngineChoice::Uring,
+        EngineChoice::Pread,
+        EngineChoice::Mmap,
+        EngineChoice::Ram,
+    ] {
+        engines.push(EngineOptions {
+            choice,
+            queue_depth: 16,
+            direct: DirectIo::Auto,
+        });
+    }
+    engines.push(EngineOptions {
+        choice: EngineChoice::Pread,
+        queue_depth: 3,
+        direct: DirectIo::Off,
+    });
+    engines
+}
+
+/// Searches every query with every engine; returns per engine the (query, document, score)
+/// triples at threshold 0.
+fn search_all(built: &Built, queries: &[Vec<u8>]) -> Vec<Vec<(usize, u64, u32)>> {
+    let mut per_engine = Vec::new();
+    for options in engines() {
+        let mut searcher = match Searcher::open(std::slice::from_ref(&built.index), &options) {
+            Ok(s) => s,
+            Err(e) if options.choice == EngineChoice::Uring => {
+                eprintln!("io_uring unavailable here, skipping that engine: {e}");
+                continue;
+            }
+            Err(e) => panic!("{options:?}: {e}"),
+        };
+        let mut triples = Vec::new();
+        for (q, query) in queries.iter().enumerate() {
+            match searcher.search(
+                query,
+                &SearchOptions {
+                    threshold: 0.0,
+                    limit: 0,
+                    cobs_order: false,
+                },
+            ) {
+                Ok(result) => {
+                    assert_eq!(
+                        result.hits.len() as u64,
+                        built.header.document_count(),
+                        "t=0 lists every document"
+                    );
+                    for hit in result.hits {
+                        triples.push((q, hit.document, hit.kmers_found));
+                    }
+                }
+                Err(bitsift::query::SearchError::TooShort { .. }) => {
+                    assert!(query.len() < built.header.k as usize);
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        triples.sort();
+        per_engine.push(triples);
+    }
+    assert!(
+        per_engine.len() >= 4,
+        "at least pread, mmap, ram and buffered pread ran"
+    );
+    per_engine
+}
+
+/// Checks one built collection against both models; returns (false-positive lookups, absent
+/// lookups) for the false-positive rate.
+fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) {
+    let header = &built.header;
+    let k = header.k as usize;
+    let h = header.num_hashes as u64;
+    let per_engine = search_all(built, &collection.queries);
+    for other in &per_engine[1..] {
+        assert_eq!(&per_engine[0], other, "engines disagree");
+    }
+    // Map index documents back to the generated ones by name (doc012 -> 12).
+    let generated: Vec<usize> = header
+        .names
+        .iter()
+        .map(|n| n.trim_start_matches("doc").parse().unwrap())
+        .collect();
+    let terms: Vec<HashSet<Vec<u8>>> = collection
+        .documents
+        .iter()
+        .map(|records| document_terms(records, k, canonical))
+        .collect();
+    let (mut false_positive, mut absent) = (0u64, 0u64);
+    for &(q, document, score) in &per_engine[0] {
+        let query = &collection.queries[q];
+        let doc_terms = &terms[generated[document as usize]];
+        let exact = brute_force_count(query, k, canonical, doc_terms);
+        assert!(
+            score >= exact,
+            "false negative: query {q} document {document}: score {score} < brute force {exact}"
+        );
+        let rows = rows_of_document(header, document as usize);
+        let doc_rows = document_rows(doc_terms, h, rows);
+        let model = model_score(query, k, canonical, h, rows, &doc_rows);
+        assert_eq!(
+            score, model,
+            "query {q} document {document}: bits disagree with the model"
+        );
+        let positions = (query.len() + 1 - k) as u64;
+        false_positive += (score - exact) as u64;
+        absent += positions - exact as u64;
+    }
+    (false_positive, absent)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_collections_match_the_models(
+        seed in any::<u64>(),
+        documents in 1usize..140,
+        k in prop::sample::select(vec![3u32, 9, 16, 31]),
+        page_size in prop::sample::select(vec![None, Some(1u64), Some(2), Some(3), Some(8), Some(20)]),
+        num_hashes in 1u32..4,
+        canonical in any::<bool>(),
+    ) {
+        let collection = collection(seed, documents, k as usize);
+        let built = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30);
+        let (false_positive, absent) = check(&collection, &built, canonical);
+        // k = 3 has only 64 distinct terms: everything is "present"; skip the rate there.
+        if k > 3 && absent > 2000 {
+            let rate = false_positive as f64 / absent as f64;
+            prop_assert!(rate < 0.5, "false-positive rate {rate} too high for fpr 0.3: the index is too full");
+        }
+    }
+}
+
+#[test]
+fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
+    // 150 documents at page size 32: one block of 19 byte columns. The budget holds the
+    // builder's per-thread scratch (a column of `rows` bytes, three sequence buffers and 1 MiB
+    // per thread, 2 threads) plus 5 columns, so the block is built in 4 groups.
+    let collection = collection(7, 150, 31);
+    let roomy = build_collection(&collection, 31, Some(32), 2, true, 1 << 30);
+    assert_eq!(roomy.report.blocks_spilled, 0);
+    let rows = roomy.header.blocks[0].row_count;
+    let largest = collection
+        .documents
+        .iter()
+        .map(|records| records.iter().map(|r| r.len() as u64).sum::<u64>())
+        .max()
+        .unwrap();
+    let budget = 2 * (rows + 3 * largest + (1 << 20)) + 5 * rows;
+    let tight = build_collection(&collection, 31, Some(32), 2, true, budget);
+    assert_eq!(
+        tight.report.blocks_spilled, 1,
+        "the block must have been spilled"
+    );
+    assert_eq!(
+        std::fs::read(&roomy.index).unwrap(),
+        std::fs::read(&tight.index).unwrap(),
+        "spilled build must write the same bytes"
+    );
+    check(&collection, &tight, true);
+}
+
+#[test]
+fn real_genomes_have_no_false_negatives() {
+    // Three bundled plasmids and phage lambda; queries: the bundled resistance genes.
+    let names = [
+        "Kpn_pMCR_1511_KX377410.fa.gz",
+        "Eco_pBK32602_KU295134.fa.gz",
+        "Kpn_plasmid12_NC_011385.fa.gz",
+        "Phage_lambda_NC_001416.fa.gz",
+    ];
+    let read_all = |path: PathBuf| -> Vec<Vec<u8>> {
+        let mut reader = bitsift::seqfile::SeqReader::open(&path).unwrap();
+        let mut record = bitsift::seqfile::SeqRecord::default();
+        let mut records = Vec::new();
+        while reader.next_into(&mut record).unwrap() {
+            records.push(record.sequence.clone());
+        }
+        records
+    };
+    let documents: Vec<Vec<Vec<u8>>> = names
+        .iter()
+        .map(|n| read_all(demo_file(&format!("genomes/{n}"))))
+        .collect();
+    let queries: Vec<Vec<u8>> = read_all(demo_file("queries/amr_genes.fa"));
+    let collection = Collection { documents, queries };
+    let built = build_collection(&collection, 31, None, 1, true, 1 << 30);
+    let (false_positive, absent) = check(&collection, &built, true);
+    assert!(absent > 10_000);
+    assert!((false_positive as f64 / absent as f64) < 0.45);
+}
