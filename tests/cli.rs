@@ -525,3 +525,52 @@ impl<R: std::io::Read> ReadAll for R {
         self.read_to_end(out).unwrap();
     }
 }
+
+/// A pre-2019 compact header: the current one without the term size and canonical fields,
+/// with the padding recomputed for the shorter header.
+fn legacy_copy(index: &Path) -> PathBuf {
+    let header = bitsift::format::IndexHeader::open(index).unwrap();
+    let bytes = std::fs::read(index).unwrap();
+    let mut legacy = Vec::new();
+    legacy.extend_from_slice(b"COBS:COMPACT_INDEX");
+    legacy.extend_from_slice(&1u32.to_le_bytes());
+    legacy.extend_from_slice(&(header.blocks.len() as u32).to_le_bytes());
+    legacy.extend_from_slice(&(header.document_count() as u32).to_le_bytes());
+    legacy.extend_from_slice(&header.page_size.to_le_bytes());
+    for block in &header.blocks {
+        legacy.extend_from_slice(&block.row_count.to_le_bytes());
+        legacy.extend_from_slice(&(header.num_hashes as u64).to_le_bytes());
+    }
+    for name in header.names.iter() {
+        legacy.extend_from_slice(name.as_bytes());
+        legacy.push(b'\n');
+    }
+    let p = header.page_size;
+    let padding = (p - ((legacy.len() as u64 + 13) % p)) % p;
+    legacy.resize(legacy.len() + padding as usize, 0);
+    legacy.extend_from_slice(b"COMPACT_INDEX");
+    legacy.extend_from_slice(&bytes[header.data_offset as usize..]);
+    let path = index.with_file_name("legacy.cobs_compact");
+    std::fs::write(&path, legacy).unwrap();
+    path
+}
+
+#[test]
+fn pre_2019_headers_are_recognised_and_opened_with_their_parameters() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let legacy = legacy_copy(&index);
+    let genes = demo_file("queries/amr_genes.fa");
+    let refused = run(&["query", "-i", legacy.to_str().unwrap(), "-f", genes.to_str().unwrap()]);
+    assert_fails_with(&refused, &["legacy.cobs_compact: a pre-2019 COBS compact index", "--legacy-k K and --legacy-canonical yes|no"]);
+    let opened = run(&[
+        "query", "-i", legacy.to_str().unwrap(), "-f", genes.to_str().unwrap(),
+        "--legacy-k", "31", "--legacy-canonical", "yes",
+    ]);
+    assert!(opened.status.success(), "{}", stderr(&opened));
+    let original = run(&["query", "-i", index.to_str().unwrap(), "-f", genes.to_str().unwrap()]);
+    assert_eq!(stdout(&opened), stdout(&original));
+    // A current header ignores the legacy options.
+    let current = run(&["query", "-i", index.to_str().unwrap(), "-f", genes.to_str().unwrap(), "--legacy-k", "15", "--legacy-canonical", "no"]);
+    assert_eq!(stdout(&current), stdout(&original));
+}

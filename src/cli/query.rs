@@ -4,6 +4,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use bitsift::format::HeaderOptions;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::output::{OutputFormat, ResultWriter};
 use bitsift::query::{SearchError, SearchOptions, Searcher};
@@ -15,15 +16,19 @@ use super::{parse_threshold, Outcome, Ui};
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 pub struct QueryArgs {
-    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift); repeat for several
-    #[arg(
-        short,
-        long = "index",
-        value_name = "INDEX",
-        required = true,
-        help_heading = "Input"
-    )]
+    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift) or a directory of
+    /// them; repeat for several. All are searched in one batch and ranked together
+    #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     indexes: Vec<PathBuf>,
+    /// File listing index paths, one per line (e.g. the 305 Phylign batches)
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    index_list: Vec<PathBuf>,
+    /// k of a pre-2019 COBS index, whose header does not record it
+    #[arg(long, value_name = "K", help_heading = "Input")]
+    legacy_k: Option<u32>,
+    /// Whether a pre-2019 COBS index has canonical k-mers (COBS's default then: no)
+    #[arg(long, value_name = "yes|no", value_parser = parse_yes_no, help_heading = "Input")]
+    legacy_canonical: Option<bool>,
     /// Query sequences: FASTA or FASTQ, plain or compressed
     #[arg(short, long, value_name = "QUERIES", help_heading = "Input")]
     file: Option<PathBuf>,
@@ -68,13 +73,27 @@ pub struct QueryArgs {
     direct_io: DirectIo,
 }
 
+fn parse_yes_no(text: &str) -> Result<bool, String> {
+    match text {
+        "yes" | "true" | "1" => Ok(true),
+        "no" | "false" | "0" => Ok(false),
+        other => Err(format!("{other:?}: expected yes or no")),
+    }
+}
+
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let engine = EngineOptions {
         choice: args.engine,
         queue_depth: args.queue_depth,
         direct: args.direct_io,
     };
-    let mut searcher = Searcher::open(&args.indexes, &engine)?;
+    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
+        .map_err(anyhow::Error::msg)?;
+    let header_options = HeaderOptions {
+        legacy_k: args.legacy_k,
+        legacy_canonical: args.legacy_canonical,
+    };
+    let mut searcher = Searcher::open_with(&indexes, &header_options, &engine)?;
     if let Some(notice) = searcher.notice() {
         if !ui.quiet {
             eprintln!("bitsift: {notice}");
@@ -88,10 +107,9 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         None => Box::new(std::io::stdout().lock()),
     };
     let names = searcher.headers().map(|h| h.names.clone()).collect();
-    let labels = args
-        .indexes
-        .iter()
-        .map(|p| p.display().to_string())
+    let labels = searcher
+        .headers()
+        .map(|h| h.path.display().to_string())
         .collect();
     let mut writer = ResultWriter::new(
         BufWriter::with_capacity(1 << 16, out),

@@ -61,6 +61,14 @@ pub enum FormatError {
         /// Bytes the file has.
         found: u64,
     },
+    /// A pre-2019 COBS header without term size and canonical flag.
+    #[error("{path}: a pre-2019 COBS {kind} index: its header does not record k or whether k-mers are canonical; pass --legacy-k K and --legacy-canonical yes|no (COBS then used k = 31, not canonical)", path = path.display())]
+    Legacy {
+        /// The file.
+        path: PathBuf,
+        /// Classic or compact.
+        kind: &'static str,
+    },
     /// A header field holds a value no valid index has.
     #[error("{path}: invalid header: {detail}", path = path.display())]
     Invalid {

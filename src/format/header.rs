@@ -58,26 +58,35 @@ impl IndexHeader {
     /// Opens `path`, parses its header and checks that the file has exactly the size the
     /// header implies.
     pub fn open(path: &Path) -> Result<IndexHeader, FormatError> {
-        let file = File::open(path).map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            action: "cannot open index",
-            source,
-        })?;
-        let file_size = file
-            .metadata()
-            .map_err(|source| FormatError::Io {
-                path: path.to_path_buf(),
-                action: "cannot stat index",
-                source,
-            })?
-            .len();
-        let mut parser = Parser {
-            reader: BufReader::with_capacity(1 << 20, file),
-            path,
-            position: 0,
-            file_size,
+        IndexHeader::open_with(path, &HeaderOptions::default())
+    }
+
+    /// As [`IndexHeader::open`], with the parameters a pre-2019 header lacks.
+    ///
+    /// Before COBS commit `fb48698` (2019-03-29) headers had no term size and canonical flag
+    /// but the same version number. When a file fails to parse as a current header but parses
+    /// exactly (to the byte) as such a legacy header, it is opened with `options.legacy_k` and
+    /// `options.legacy_canonical`, or, without them, refused with [`FormatError::Legacy`]
+    /// saying what to pass.
+    pub fn open_with(path: &Path, options: &HeaderOptions) -> Result<IndexHeader, FormatError> {
+        let current = Parser::open(path)?.parse(None);
+        let error = match current {
+            Ok(header) => return Ok(header),
+            Err(error @ (FormatError::Invalid { .. } | FormatError::SizeMismatch { .. } | FormatError::Truncated { .. })) => error,
+            Err(other) => return Err(other),
         };
-        parser.parse()
+        let legacy_k = options.legacy_k.unwrap_or(31);
+        let legacy_canonical = options.legacy_canonical.unwrap_or(false);
+        match Parser::open(path)?.parse(Some((legacy_k, legacy_canonical))) {
+            Ok(header) => match (options.legacy_k, options.legacy_canonical) {
+                (Some(_), Some(_)) => Ok(header),
+                _ => Err(FormatError::Legacy {
+                    path: path.to_path_buf(),
+                    kind: header.kind.as_str(),
+                }),
+            },
+            Err(_) => Err(error),
+        }
     }
 
     /// Number of documents.
@@ -96,6 +105,15 @@ impl IndexHeader {
     }
 }
 
+/// Parameters for headers that do not record them (pre-2019 COBS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeaderOptions {
+    /// Term size of a legacy index.
+    pub legacy_k: Option<u32>,
+    /// Canonical flag of a legacy index.
+    pub legacy_canonical: Option<bool>,
+}
+
 struct Parser<'a> {
     reader: BufReader<File>,
     path: &'a Path,
@@ -103,7 +121,29 @@ struct Parser<'a> {
     file_size: u64,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn open(path: &'a Path) -> Result<Parser<'a>, FormatError> {
+        let file = File::open(path).map_err(|source| FormatError::Io {
+            path: path.to_path_buf(),
+            action: "cannot open index",
+            source,
+        })?;
+        let file_size = file
+            .metadata()
+            .map_err(|source| FormatError::Io {
+                path: path.to_path_buf(),
+                action: "cannot stat index",
+                source,
+            })?
+            .len();
+        Ok(Parser {
+            reader: BufReader::with_capacity(1 << 20, file),
+            path,
+            position: 0,
+            file_size,
+        })
+    }
+
     fn invalid(&self, detail: String) -> FormatError {
         FormatError::Invalid {
             path: self.path.to_path_buf(),
@@ -192,7 +232,9 @@ impl Parser<'_> {
         Ok(names)
     }
 
-    fn parse(&mut self) -> Result<IndexHeader, FormatError> {
+    /// Parses a current header, or with `legacy = Some((k, canonical))` a pre-2019 one, which
+    /// lacks those two fields.
+    fn parse(&mut self, legacy: Option<(u32, bool)>) -> Result<IndexHeader, FormatError> {
         let prefix = if self.file_size < 5 {
             None
         } else {
@@ -211,8 +253,10 @@ impl Parser<'_> {
                 version,
             });
         }
-        let k = self.u32("the term size")?;
-        let canonical = self.u8("the canonical flag")?;
+        let (k, canonical) = match legacy {
+            Some((k, canonical)) => (k, canonical as u8),
+            None => (self.u32("the term size")?, self.u8("the canonical flag")?),
+        };
         if k == 0 || k > K_MAX {
             return Err(self.invalid(format!(
                 "term size k = {k} (expected 1..={K_MAX}); the file may be damaged or from a pre-2019 COBS without a term size field"

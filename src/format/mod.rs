@@ -13,13 +13,15 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
+mod discover;
 mod error;
 mod header;
 mod names;
 mod writer;
 
+pub use discover::{index_files, INDEX_EXTENSIONS};
 pub use error::FormatError;
-pub use header::{IndexHeader, IndexKind};
+pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::DocumentNames;
 pub use writer::{write_compact_header, CompactLayout};
 

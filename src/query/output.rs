@@ -85,6 +85,7 @@ impl<W: Write> ResultWriter<W> {
         index_labels: Vec<String>,
         verbatim: bool,
     ) -> io::Result<Self> {
+        assert_eq!(names.len(), index_labels.len(), "one label per index");
         match format {
             OutputFormat::Tsv => {
                 if names.len() > 1 {

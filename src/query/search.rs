@@ -9,7 +9,7 @@ use super::accumulate::{add_row, AndAccumulators};
 use super::plan::{Plan, PlanBlock, ReadShape};
 use super::rank::{rank, Hit, RankOptions};
 use super::stats::QueryStats;
-use crate::format::{FormatError, IndexHeader};
+use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
 use crate::io::{open_engine, EngineOptions, IoCounters, IoError, ReadEngine};
 use crate::kmer::{BaseRule, KmerHasher};
@@ -108,12 +108,21 @@ pub struct Searcher {
 impl Searcher {
     /// Opens and validates every index and an engine over them.
     pub fn open(paths: &[PathBuf], options: &EngineOptions) -> Result<Searcher, OpenError> {
+        Searcher::open_with(paths, &HeaderOptions::default(), options)
+    }
+
+    /// As [`Searcher::open`], with parameters for pre-2019 headers.
+    pub fn open_with(
+        paths: &[PathBuf],
+        header_options: &HeaderOptions,
+        options: &EngineOptions,
+    ) -> Result<Searcher, OpenError> {
         if paths.is_empty() {
             return Err(OpenError::NoIndex);
         }
         let headers = paths
             .iter()
-            .map(|path| IndexHeader::open(path))
+            .map(|path| IndexHeader::open_with(path, header_options))
             .collect::<Result<Vec<_>, _>>()?;
         let (engine, notice) = open_engine(paths, options)?;
         let mut searcher = Searcher::with_engine(headers, engine)?;
