@@ -225,6 +225,16 @@ impl Args {
                 self.contigs
             );
         }
+        if self.threads > 1024 {
+            bail!("--threads must be at most 1024 (got {})", self.threads);
+        }
+        let clade_bytes = self.clades as f64 * self.genome_size as f64;
+        if clade_bytes > 1e11 {
+            bail!(
+                "--clades x --genome-size needs about {:.0} GB of memory for the clade sequences; use fewer clades or a smaller genome",
+                clade_bytes / 1e9
+            );
+        }
         if !(self.n_runs.is_finite() && (0.0..=1000.0).contains(&self.n_runs)) {
             bail!("--n-runs must be between 0 and 1000 (got {})", self.n_runs);
         }
@@ -298,6 +308,11 @@ mod tests {
             (&["--freq-skew", "0"][..], "--freq-skew must"),
             (&["--markov-order", "11"][..], "--markov-order must"),
             (&["--n-runs=-1"][..], "--n-runs must"),
+            (&["--threads", "5000"][..], "--threads must"),
+            (
+                &["--clades", "100000", "--genome-size", "100000000"][..],
+                "GB of memory",
+            ),
             (
                 &["--gc", "0.4", "--train", "x.fa"][..],
                 "cannot be used with",
