@@ -561,16 +561,51 @@ fn pre_2019_headers_are_recognised_and_opened_with_their_parameters() {
     let index = small_index(dir.path());
     let legacy = legacy_copy(&index);
     let genes = demo_file("queries/amr_genes.fa");
-    let refused = run(&["query", "-i", legacy.to_str().unwrap(), "-f", genes.to_str().unwrap()]);
-    assert_fails_with(&refused, &["legacy.cobs_compact: a pre-2019 COBS compact index", "--legacy-k K and --legacy-canonical yes|no"]);
+    let refused = run(&[
+        "query",
+        "-i",
+        legacy.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
+    assert_fails_with(
+        &refused,
+        &[
+            "legacy.cobs_compact: a pre-2019 COBS compact index",
+            "--legacy-k K and --legacy-canonical yes|no",
+        ],
+    );
     let opened = run(&[
-        "query", "-i", legacy.to_str().unwrap(), "-f", genes.to_str().unwrap(),
-        "--legacy-k", "31", "--legacy-canonical", "yes",
+        "query",
+        "-i",
+        legacy.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--legacy-k",
+        "31",
+        "--legacy-canonical",
+        "yes",
     ]);
     assert!(opened.status.success(), "{}", stderr(&opened));
-    let original = run(&["query", "-i", index.to_str().unwrap(), "-f", genes.to_str().unwrap()]);
+    let original = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
     assert_eq!(stdout(&opened), stdout(&original));
     // A current header ignores the legacy options.
-    let current = run(&["query", "-i", index.to_str().unwrap(), "-f", genes.to_str().unwrap(), "--legacy-k", "15", "--legacy-canonical", "no"]);
+    let current = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--legacy-k",
+        "15",
+        "--legacy-canonical",
+        "no",
+    ]);
     assert_eq!(stdout(&current), stdout(&original));
 }

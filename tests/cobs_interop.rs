@@ -109,17 +109,34 @@ fn fastq_gz_copy(fasta: &Path) -> PathBuf {
     let mut reader = bitsift::seqfile::SeqReader::open(fasta).unwrap();
     let mut record = bitsift::seqfile::SeqRecord::default();
     let path = fasta.with_extension("fq.gz");
-    let mut out = flate2::write::GzEncoder::new(std::fs::File::create(&path).unwrap(), flate2::Compression::fast());
+    let mut out = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::fast(),
+    );
     while reader.next_into(&mut record).unwrap() {
         use std::io::Write;
         let quality = "I".repeat(record.sequence.len());
-        write!(out, "@{} extra words\n{}\n+\n{quality}\n", record.name, String::from_utf8_lossy(&record.sequence)).unwrap();
+        write!(
+            out,
+            "@{} extra words\n{}\n+\n{quality}\n",
+            record.name,
+            String::from_utf8_lossy(&record.sequence)
+        )
+        .unwrap();
     }
     out.finish().unwrap();
     path
 }
 
-fn cobs_build(index: &Path, kind: &str, k: u32, page_size: Option<u32>, hashes: u32, canonical: bool, inputs: &Path) {
+fn cobs_build(
+    index: &Path,
+    kind: &str,
+    k: u32,
+    page_size: Option<u32>,
+    hashes: u32,
+    canonical: bool,
+    inputs: &Path,
+) {
     let mut args = vec![
         "build".to_string(),
         "--kind".into(),
@@ -194,14 +211,23 @@ fn bitsift_reads_the_cobs_parameter_matrix() {
                             page_size.unwrap_or(0)
                         ));
                         cobs_build(&index, kind, k, page_size, hashes, canonical, inputs);
-                        let label = format!("COBS {kind} P={page_size:?} k={k} H={hashes} canonical={canonical}");
+                        let label = format!(
+                            "COBS {kind} P={page_size:?} k={k} H={hashes} canonical={canonical}"
+                        );
                         let theirs = cobs_scores(&index, queries).unwrap();
                         let ours = bitsift_scores(&index, queries, k);
                         assert_same(&label, &ours, &theirs);
                         // FASTQ.gz query files give the same answers.
-                        let theirs_fq = cobs_scores(&index, &queries_fq).unwrap();
-                        assert_eq!(theirs_fq, theirs, "{label}: COBS differs between FASTA and FASTQ.gz");
-                        assert_eq!(bitsift_scores(&index, &queries_fq, k), ours, "{label}: FASTQ.gz");
+                        let theirs_fq = cobs_scores(&index, queries_fq).unwrap();
+                        assert_eq!(
+                            theirs_fq, theirs,
+                            "{label}: COBS differs between FASTA and FASTQ.gz"
+                        );
+                        assert_eq!(
+                            bitsift_scores(&index, queries_fq, k),
+                            ours,
+                            "{label}: FASTQ.gz"
+                        );
                         cases += 1;
                     }
                 }
@@ -234,11 +260,38 @@ fn cobs_output_format_is_byte_identical() {
         let index = dir.path().join(format!("x{hashes}.cobs_compact"));
         cobs_build(&index, "compact", 31, None, hashes, true, &inputs);
         for (threshold, limit) in [("0.8", "0"), ("0.3", "5"), ("0", "0")] {
-            let peer = cobs_peer(&["query", "-i", index.to_str().unwrap(), "-t", threshold, "-l", limit, "-f", queries.to_str().unwrap()]).unwrap();
+            let peer = cobs_peer(&[
+                "query",
+                "-i",
+                index.to_str().unwrap(),
+                "-t",
+                threshold,
+                "-l",
+                limit,
+                "-f",
+                queries.to_str().unwrap(),
+            ])
+            .unwrap();
             let expected = cobs_cli_text(&stdout(&peer), &names);
-            let ours = run(&["query", "-i", index.to_str().unwrap(), "-t", threshold, "-l", limit, "--format", "cobs", "-f", queries.to_str().unwrap()]);
+            let ours = run(&[
+                "query",
+                "-i",
+                index.to_str().unwrap(),
+                "-t",
+                threshold,
+                "-l",
+                limit,
+                "--format",
+                "cobs",
+                "-f",
+                queries.to_str().unwrap(),
+            ]);
             assert!(ours.status.success(), "{}", stderr(&ours));
-            assert_eq!(stdout(&ours), expected, "H={hashes} t={threshold} l={limit}");
+            assert_eq!(
+                stdout(&ours),
+                expected,
+                "H={hashes} t={threshold} l={limit}"
+            );
         }
     }
     // A single k-mer with one hash function: COBS leaves results in document order.
@@ -253,7 +306,16 @@ fn cobs_output_format_is_byte_identical() {
             format!("{}\t{}\n", cells[1], cells[2])
         })
         .collect();
-    let ours = run(&["query", "-i", index.to_str().unwrap(), "-t", "0", "--format", "cobs", &single]);
+    let ours = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-t",
+        "0",
+        "--format",
+        "cobs",
+        &single,
+    ]);
     assert_eq!(stdout(&ours), expected, "unsorted single-lookup order");
 }
 
@@ -265,8 +327,21 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
     let dir = temp_dir();
     let mut indexes = Vec::new();
     let mut query_files = Vec::new();
-    for (n, (kind, k)) in [("classic", 31u32), ("compact", 31), ("classic", 15), ("compact", 25)].into_iter().enumerate() {
-        let (inputs, queries) = write_inputs(&dir.path().join(format!("part{n}")), 40, 2000, 10 + n as u64);
+    for (n, (kind, k)) in [
+        ("classic", 31u32),
+        ("compact", 31),
+        ("classic", 15),
+        ("compact", 25),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (inputs, queries) = write_inputs(
+            &dir.path().join(format!("part{n}")),
+            40,
+            2000,
+            10 + n as u64,
+        );
         let index = dir.path().join(format!("batch_{n:03}.cobs_{kind}"));
         cobs_build(&index, kind, k, None, 1 + (n as u32 % 2) * 2, true, &inputs);
         indexes.push(index);
@@ -286,41 +361,92 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
     let queries = dir.path().join("all.fa");
     write_fasta(&queries, &records);
     let list = dir.path().join("indexes.txt");
-    let names: Vec<String> = indexes.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = indexes
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
     std::fs::write(&list, names.join("\n")).unwrap();
 
     for threshold in ["0", "0.5"] {
         // All at once, three ways of naming them.
-        let mut all_args = vec!["query".to_string(), "-t".into(), threshold.into(), "-f".into(), queries.display().to_string()];
+        let mut all_args = vec![
+            "query".to_string(),
+            "-t".into(),
+            threshold.into(),
+            "-f".into(),
+            queries.display().to_string(),
+        ];
         for index in &indexes {
             all_args.extend(["-i".into(), index.display().to_string()]);
         }
         let refs: Vec<&str> = all_args.iter().map(String::as_str).collect();
         let together = run(&refs);
         assert!(together.status.success(), "{}", stderr(&together));
-        let by_list = run(&["query", "-t", threshold, "-f", queries.to_str().unwrap(), "--index-list", list.to_str().unwrap()]);
-        let by_dir = run(&["query", "-t", threshold, "-f", queries.to_str().unwrap(), "-i", dir.path().to_str().unwrap()]);
+        let by_list = run(&[
+            "query",
+            "-t",
+            threshold,
+            "-f",
+            queries.to_str().unwrap(),
+            "--index-list",
+            list.to_str().unwrap(),
+        ]);
+        let by_dir = run(&[
+            "query",
+            "-t",
+            threshold,
+            "-f",
+            queries.to_str().unwrap(),
+            "-i",
+            dir.path().to_str().unwrap(),
+        ]);
         // Labels differ (paths as given), so compare rows without the index column.
         let strip = |text: &str| -> Vec<String> {
-            text.lines().skip(1).map(|l| {
-                let c: Vec<&str> = l.split('\t').collect();
-                let label = Path::new(c[1]).file_name().unwrap_or_else(|| panic!("no index column in {l:?} of {text}"));
-                format!("{}\t{}\t{}\t{}", c[0], label.to_string_lossy(), c[2], c[3])
-            }).collect()
+            text.lines()
+                .skip(1)
+                .map(|l| {
+                    let c: Vec<&str> = l.split('\t').collect();
+                    let label = Path::new(c[1])
+                        .file_name()
+                        .unwrap_or_else(|| panic!("no index column in {l:?} of {text}"));
+                    format!("{}\t{}\t{}\t{}", c[0], label.to_string_lossy(), c[2], c[3])
+                })
+                .collect()
         };
-        assert_eq!(strip(&stdout(&together)), strip(&stdout(&by_list)), "--index-list");
-        assert_eq!(strip(&stdout(&together)), strip(&stdout(&by_dir)), "a directory of indexes");
+        assert_eq!(
+            strip(&stdout(&together)),
+            strip(&stdout(&by_list)),
+            "--index-list"
+        );
+        assert_eq!(
+            strip(&stdout(&together)),
+            strip(&stdout(&by_dir)),
+            "a directory of indexes"
+        );
 
         // The merge of single-index runs, ordered as COBS orders merged results:
         // score descending, then index order, then document order.
         let mut merged: Vec<(String, u32, usize, String)> = Vec::new();
         for (i, index) in indexes.iter().enumerate() {
-            let single = run(&["query", "-t", threshold, "-f", queries.to_str().unwrap(), "-i", index.to_str().unwrap()]);
+            let single = run(&[
+                "query",
+                "-t",
+                threshold,
+                "-f",
+                queries.to_str().unwrap(),
+                "-i",
+                index.to_str().unwrap(),
+            ]);
             let header = bitsift::format::IndexHeader::open(index).unwrap();
             for line in stdout(&single).lines().skip(1) {
                 let c: Vec<&str> = line.split('\t').collect();
                 let position = header.names.iter().position(|n| n == c[1]).unwrap();
-                merged.push((c[0].to_string(), c[2].parse().unwrap(), i * 100_000 + position, format!("{}\t{}\t{}\t{}", c[0], names[i], c[1], c[2])));
+                merged.push((
+                    c[0].to_string(),
+                    c[2].parse().unwrap(),
+                    i * 100_000 + position,
+                    format!("{}\t{}\t{}\t{}", c[0], names[i], c[1], c[2]),
+                ));
             }
         }
         let order: Vec<&str> = records.iter().map(|r| r.0.as_str()).collect();

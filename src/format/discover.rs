@@ -24,14 +24,24 @@ pub fn index_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>,
                 continue;
             }
             let entry = Path::new(line);
-            add(&if entry.is_absolute() { entry.to_path_buf() } else { base.join(entry) }, &mut files)?;
+            add(
+                &if entry.is_absolute() {
+                    entry.to_path_buf()
+                } else {
+                    base.join(entry)
+                },
+                &mut files,
+            )?;
         }
         if files.len() == before {
             return Err(format!("{}: the index list names no index", list.display()));
         }
     }
     if files.is_empty() {
-        return Err("no index given: pass -i INDEX (a file or a directory of indexes) or --index-list FILE".into());
+        return Err(
+            "no index given: pass -i INDEX (a file or a directory of indexes) or --index-list FILE"
+                .into(),
+        );
     }
     Ok(files)
 }
@@ -54,9 +64,12 @@ fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?;
     for entry in entries {
-        let path = entry.map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?.path();
+        let path = entry
+            .map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?
+            .path();
         if path.is_dir() {
             walk(&path, files)?;
         } else if path
@@ -78,16 +91,40 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir(root.join("batches")).unwrap();
-        for name in ["batch_002.cobs_classic", "batch_001.cobs_classic", "notes.txt"] {
+        for name in [
+            "batch_002.cobs_classic",
+            "batch_001.cobs_classic",
+            "notes.txt",
+        ] {
             std::fs::write(root.join("batches").join(name), b"").unwrap();
         }
         let found = index_files(&[root.join("batches")], &[]).unwrap();
-        assert_eq!(found, vec![root.join("batches/batch_001.cobs_classic"), root.join("batches/batch_002.cobs_classic")]);
-        std::fs::write(root.join("list.txt"), "# two\nbatches/batch_002.cobs_classic\n\nbatches/batch_001.cobs_classic\n").unwrap();
+        assert_eq!(
+            found,
+            vec![
+                root.join("batches/batch_001.cobs_classic"),
+                root.join("batches/batch_002.cobs_classic")
+            ]
+        );
+        std::fs::write(
+            root.join("list.txt"),
+            "# two\nbatches/batch_002.cobs_classic\n\nbatches/batch_001.cobs_classic\n",
+        )
+        .unwrap();
         let listed = index_files(&[], &[root.join("list.txt")]).unwrap();
-        assert_eq!(listed, vec![root.join("batches/batch_002.cobs_classic"), root.join("batches/batch_001.cobs_classic")]);
-        assert!(index_files(&[], &[]).unwrap_err().contains("no index given"));
+        assert_eq!(
+            listed,
+            vec![
+                root.join("batches/batch_002.cobs_classic"),
+                root.join("batches/batch_001.cobs_classic")
+            ]
+        );
+        assert!(index_files(&[], &[])
+            .unwrap_err()
+            .contains("no index given"));
         std::fs::create_dir(root.join("empty")).unwrap();
-        assert!(index_files(&[root.join("empty")], &[]).unwrap_err().contains("holds no .cobs_compact"));
+        assert!(index_files(&[root.join("empty")], &[])
+            .unwrap_err()
+            .contains("holds no .cobs_compact"));
     }
 }

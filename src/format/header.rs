@@ -72,7 +72,11 @@ impl IndexHeader {
         let current = Parser::open(path)?.parse(None);
         let error = match current {
             Ok(header) => return Ok(header),
-            Err(error @ (FormatError::Invalid { .. } | FormatError::SizeMismatch { .. } | FormatError::Truncated { .. })) => error,
+            Err(
+                error @ (FormatError::Invalid { .. }
+                | FormatError::SizeMismatch { .. }
+                | FormatError::Truncated { .. }),
+            ) => error,
             Err(other) => return Err(other),
         };
         let legacy_k = options.legacy_k.unwrap_or(31);
