@@ -609,3 +609,61 @@ fn pre_2019_headers_are_recognised_and_opened_with_their_parameters() {
     ]);
     assert_eq!(stdout(&current), stdout(&original));
 }
+
+#[test]
+fn auto_engine_falls_back_to_pread_with_a_notice() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let genes = demo_file("queries/amr_genes.fa");
+    let normal = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
+    let fallback = bitsift()
+        .env("BITSIFT_IO_URING", "off")
+        .args([
+            "query",
+            "--stats",
+            "-i",
+            index.to_str().unwrap(),
+            "-f",
+            genes.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(fallback.status.success(), "{}", stderr(&fallback));
+    let text = stderr(&fallback);
+    let notices: Vec<&str> = text.lines().filter(|l| l.contains("notice")).collect();
+    assert_eq!(notices.len(), 1, "{text}");
+    assert!(
+        notices[0].contains(
+            "io_uring unavailable: turned off by BITSIFT_IO_URING=off; using the pread engine"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("engine=pread"));
+    assert_eq!(
+        stdout(&fallback),
+        stdout(&normal),
+        "same results through the fallback"
+    );
+    let forced = bitsift()
+        .env("BITSIFT_IO_URING", "off")
+        .args([
+            "query",
+            "--engine",
+            "uring",
+            "-i",
+            index.to_str().unwrap(),
+            "ACGTACGTACGTACGTACGTACGTACGTACGTAAAA",
+        ])
+        .output()
+        .unwrap();
+    assert_fails_with(
+        &forced,
+        &["uring engine unavailable: turned off by BITSIFT_IO_URING=off"],
+    );
+}

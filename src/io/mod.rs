@@ -250,21 +250,25 @@ pub fn open_engine(
         )),
         EngineChoice::Mmap => Ok((Box::new(MmapEngine::open(paths)?), None)),
         EngineChoice::Ram => Ok((Box::new(RamEngine::open(paths)?), None)),
-        EngineChoice::Auto => {
-            match UringEngine::open(paths, depth, options.direct) {
-                Ok(engine) => Ok((Box::new(engine), None)),
-                Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
-                Err(uring_error) => {
-                    let engine = PreadEngine::open(paths, depth, options.direct)?;
-                    let notice =
-                        format!(
-                    "notice: io_uring unavailable ({uring_error}); using the pread engine{}",
-                    if engine.direct() { " with O_DIRECT" } else { " (buffered)" }
-                );
-                    Ok((Box::new(engine), Some(notice)))
-                }
+        EngineChoice::Auto => match UringEngine::open(paths, depth, options.direct) {
+            Ok(engine) => Ok((Box::new(engine), None)),
+            Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
+            Err(uring_error) => {
+                let engine = PreadEngine::open(paths, depth, options.direct)?;
+                let cause = match uring_error {
+                    IoError::Unavailable { detail, .. } => detail,
+                    other => other.to_string(),
+                };
+                let how = if engine.direct() {
+                    " with O_DIRECT"
+                } else {
+                    " (buffered)"
+                };
+                let notice =
+                    format!("notice: io_uring unavailable: {cause}; using the pread engine{how}");
+                Ok((Box::new(engine), Some(notice)))
             }
-        }
+        },
     }
 }
 

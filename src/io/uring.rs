@@ -61,6 +61,12 @@ impl UringEngine {
     /// read of the first block of every file.
     pub fn open(paths: &[PathBuf], queue_depth: u32, direct: DirectIo) -> Result<Self, IoError> {
         let queue_depth = queue_depth.clamp(1, 4096);
+        if std::env::var("BITSIFT_IO_URING").as_deref() == Ok("off") {
+            return Err(IoError::Unavailable {
+                engine: "uring",
+                detail: "turned off by BITSIFT_IO_URING=off".into(),
+            });
+        }
         let ring = IoUring::new(queue_depth).map_err(|e| IoError::Unavailable {
             engine: "uring",
             detail: format!(
