@@ -18,7 +18,9 @@
 pub mod build;
 pub mod format;
 pub mod io;
+pub mod iobench;
 pub mod kmer;
 pub mod query;
 pub mod seqfile;
+pub mod synth;
 pub mod units;

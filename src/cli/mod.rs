@@ -4,8 +4,10 @@
 mod build;
 mod demo;
 mod info;
+mod iobench;
 mod logging;
 mod query;
+mod synth;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -45,6 +47,10 @@ enum Command {
     Info(info::InfoArgs),
     /// Build an index of the bundled genomes and search bundled genes
     Demo(demo::DemoArgs),
+    /// Measure a storage device for random row reads (before deploying)
+    Iobench(iobench::IobenchArgs),
+    /// Write an index with the geometry of a real collection and random rows
+    Synth(synth::SynthArgs),
 }
 
 /// Exit status: 0 success, 1 failure, 2 finished with some inputs reported and skipped.
@@ -78,6 +84,8 @@ pub fn main() -> ExitCode {
         Command::Query(args) => query::run(args, ui),
         Command::Info(args) => info::run(args),
         Command::Demo(args) => demo::run(args, ui),
+        Command::Iobench(args) => iobench::run(args, ui),
+        Command::Synth(args) => synth::run(args, ui),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

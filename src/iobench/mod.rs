@@ -1,0 +1,2 @@
+//! `bitsift iobench`: characterises a storage device for this workload (random reads of
+//! index rows). Being written; see issue 4.
