@@ -79,7 +79,7 @@ fn every_engine_returns_the_requested_bytes() {
         engine
             .read_batch(
                 &requests,
-                &mut |index, bytes| {
+                &mut |index: usize, bytes: &[u8]| {
                     let request = requests[index];
                     let size = [1_000_123u64, 65_543][request.file as usize];
                     let expected_len = (request.len as u64).min(size - request.offset);
@@ -106,11 +106,19 @@ fn every_engine_returns_the_requested_bytes() {
         // A second batch on the same engine reuses its buffers and still works.
         let mut again = 0;
         engine
-            .read_batch(&requests[..10], &mut |_, _| again += 1, &mut counters)
+            .read_batch(
+                &requests[..10],
+                &mut |_: usize, _: &[u8]| again += 1,
+                &mut counters,
+            )
             .unwrap();
         assert_eq!(again, 10);
         engine
-            .read_batch(&[], &mut |_, _| panic!("no requests"), &mut counters)
+            .read_batch(
+                &[],
+                &mut |_: usize, _: &[u8]| panic!("no requests"),
+                &mut counters,
+            )
             .unwrap();
     }
 }
@@ -128,7 +136,7 @@ fn every_engine_reports_reads_beyond_the_end() {
         }];
         let mut counters = IoCounters::default();
         let error = engine
-            .read_batch(&requests, &mut |_, _| {}, &mut counters)
+            .read_batch(&requests, &mut |_: usize, _: &[u8]| {}, &mut counters)
             .expect_err("a read past the end must fail");
         assert!(
             error.to_string().contains("ended at 10000 bytes"),
@@ -142,7 +150,7 @@ fn every_engine_reports_reads_beyond_the_end() {
             len: align as u32,
         }];
         engine
-            .read_batch(&ok, &mut |_, _| {}, &mut counters)
+            .read_batch(&ok, &mut |_: usize, _: &[u8]| {}, &mut counters)
             .unwrap();
     }
 }
@@ -165,5 +173,57 @@ fn missing_files_name_the_path() {
             error.to_string().contains("no/such/index.cobs_compact"),
             "{choice:?}: {error}"
         );
+    }
+}
+
+/// Declines every third request, and checks it is asked before each one exactly once.
+struct EveryThirdDeclined {
+    asked: Vec<u32>,
+    completed: Vec<u32>,
+}
+
+impl ReadConsumer for EveryThirdDeclined {
+    fn wanted(&mut self, request: usize) -> bool {
+        self.asked[request] += 1;
+        request % 3 != 1
+    }
+
+    fn complete(&mut self, request: usize, bytes: &[u8]) {
+        assert_eq!(self.asked[request], 1, "complete before wanted");
+        assert!(!bytes.is_empty());
+        self.completed[request] += 1;
+    }
+}
+
+#[test]
+fn every_engine_skips_requests_the_consumer_no_longer_wants() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = vec![write_pattern(dir.path(), 0, 1 << 20)];
+    for mut engine in engines(&paths) {
+        let align = engine.alignment().max(1).max(512);
+        let requests: Vec<ReadRequest> = (0..100u64)
+            .map(|i| ReadRequest {
+                file: 0,
+                offset: (i * 7 % 200) * align,
+                len: align as u32,
+            })
+            .collect();
+        let mut consumer = EveryThirdDeclined {
+            asked: vec![0; 100],
+            completed: vec![0; 100],
+        };
+        let mut counters = IoCounters::default();
+        engine
+            .read_batch(&requests, &mut consumer, &mut counters)
+            .unwrap();
+        assert!(
+            consumer.asked.iter().all(|&a| a == 1),
+            "{:?}: asked once each",
+            engine.kind()
+        );
+        for (i, &c) in consumer.completed.iter().enumerate() {
+            assert_eq!(c, u32::from(i % 3 != 1), "{:?}: request {i}", engine.kind());
+        }
+        assert_eq!(counters.skipped, 33);
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use memmap2::{Advice, Mmap, MmapOptions};
 
-use super::{EngineKind, IoCounters, IoError, ReadEngine, ReadRequest};
+use super::{EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
 
 /// Memory-mapped files; see the module documentation.
 pub struct MmapEngine {
@@ -55,10 +55,14 @@ impl ReadEngine for MmapEngine {
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
-        sink: &mut dyn FnMut(usize, &[u8]),
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
         for (index, request) in requests.iter().enumerate() {
+            if !consumer.wanted(index) {
+                counters.skipped += 1;
+                continue;
+            }
             let (path, map) = &self.maps[request.file as usize];
             let size = map.len() as u64;
             if request.offset >= size {
@@ -72,7 +76,7 @@ impl ReadEngine for MmapEngine {
             let bytes = &map[request.offset as usize..end as usize];
             counters.read_requests += 1;
             counters.bytes_read += bytes.len() as u64;
-            sink(index, bytes);
+            consumer.complete(index, bytes);
         }
         Ok(())
     }

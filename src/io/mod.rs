@@ -3,7 +3,8 @@
 //!
 //! The principal type is the [`ReadEngine`] trait. Its one core call,
 //! [`ReadEngine::read_batch`], takes every read of a query at once, keeps as many in flight as
-//! the engine can, and hands each completed read to a sink in completion order. Four engines
+//! the engine can, and hands each completed read to a [`ReadConsumer`] in completion order;
+//! the consumer may drop reads it no longer needs right before they are issued. Four engines
 //! meet that contract:
 //!
 //! | engine | how | chosen when |
@@ -67,6 +68,8 @@ pub struct IoCounters {
     pub bytes_read: u64,
     /// Resubmissions after short reads, `EINTR` or `EAGAIN`.
     pub retries: u64,
+    /// Requests the consumer no longer wanted when their turn came, so never issued.
+    pub skipped: u64,
     /// Time blocked waiting for completions.
     #[serde(skip)]
     pub io_wait: Duration,
@@ -78,6 +81,7 @@ impl IoCounters {
         self.read_requests += other.read_requests;
         self.bytes_read += other.bytes_read;
         self.retries += other.retries;
+        self.skipped += other.skipped;
         self.io_wait += other.io_wait;
     }
 }
@@ -206,6 +210,31 @@ impl Default for EngineOptions {
 /// and 64 costs nothing where the device is slower.
 pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
 
+/// Receives the reads of a batch.
+///
+/// The engine asks [`ReadConsumer::wanted`] right before it submits each request, in request
+/// order, so a caller that learns mid-batch that a read is no longer needed (its block was
+/// pruned, its rows were found in a cache) drops it without a round trip and without a
+/// barrier. Every submitted request's bytes go to [`ReadConsumer::complete`], in completion
+/// order. A closure `FnMut(usize, &[u8])` is a consumer that wants every read.
+pub trait ReadConsumer {
+    /// Whether request `request` should still be read. Called at most once per request.
+    fn wanted(&mut self, request: usize) -> bool {
+        let _ = request;
+        true
+    }
+
+    /// The bytes of request `request`: `len` bytes, fewer only where the request extends
+    /// past the end of the file. Valid only during the call.
+    fn complete(&mut self, request: usize, bytes: &[u8]);
+}
+
+impl<F: FnMut(usize, &[u8])> ReadConsumer for F {
+    fn complete(&mut self, request: usize, bytes: &[u8]) {
+        self(request, bytes)
+    }
+}
+
 /// Reads byte ranges of a fixed set of files in batches.
 pub trait ReadEngine: Send {
     /// Which engine this is.
@@ -220,13 +249,13 @@ pub trait ReadEngine: Send {
     /// Size of file `file` at open.
     fn file_size(&self, file: u32) -> u64;
 
-    /// Reads every request and calls `sink(request_index, bytes)` once per request, in
-    /// completion order. `bytes` has `len` bytes, fewer only where the request extends past
-    /// the end of the file. Returns when all are done or at the first error.
+    /// Reads every request the consumer still wants and hands each one's bytes to it (see
+    /// [`ReadConsumer`]). Returns when all are done or at the first error; after an error no
+    /// buffer is written any more.
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
-        sink: &mut dyn FnMut(usize, &[u8]),
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError>;
 }

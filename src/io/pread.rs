@@ -2,14 +2,13 @@
 //! are in flight at once. Used where io_uring is unavailable (seccomp, sysctl, old kernels)
 //! and as the reference semantics of [`ReadEngine::read_batch`].
 //!
-//! Workers live as long as the engine. A batch is published to all of them; each takes the
-//! next request index from a shared counter, reads into a buffer from a shared pool, and sends
-//! the filled buffer to the calling thread, which runs the sink and returns the buffer to the
-//! pool. Every batch has its own completion channel, so a batch abandoned after an error can
-//! never leak completions into the next one.
+//! The calling thread dispatches: it keeps up to `threads` requests queued for the workers,
+//! asking the consumer before each one whether it is still wanted, and runs the consumer on
+//! every completion. Workers live as long as the engine; each reads into a buffer from a
+//! shared pool and sends it back with the result. Every batch has its own completion
+//! channel, so a batch abandoned after an error can never leak completions into the next.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -18,13 +17,12 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadEngine, ReadRequest,
+    IoError, ReadConsumer, ReadEngine, ReadRequest,
 };
 
-struct Batch {
-    requests: Vec<ReadRequest>,
-    next: AtomicUsize,
-    cancelled: AtomicBool,
+struct Job {
+    request: usize,
+    read: ReadRequest,
     done: Sender<Completion>,
 }
 
@@ -38,11 +36,10 @@ struct Completion {
 pub struct PreadEngine {
     files: Arc<Vec<DataFile>>,
     offset_align: u64,
-    jobs: Vec<Sender<Arc<Batch>>>,
+    threads: usize,
+    jobs: Option<Sender<Job>>,
     workers: Vec<JoinHandle<()>>,
-    free_buffers: Receiver<AlignedBuf>,
     return_buffers: Sender<AlignedBuf>,
-    batch: Vec<ReadRequest>,
     fallback: Option<String>,
 }
 
@@ -55,30 +52,28 @@ impl PreadEngine {
         let memory_align = memory_align.max(4096);
         let files = Arc::new(files);
         let (return_buffers, free_buffers) = bounded(2 * threads);
-        let mut jobs = Vec::with_capacity(threads);
+        let (jobs, job_queue) = bounded::<Job>(threads);
         let mut workers = Vec::with_capacity(threads);
         for index in 0..threads {
-            let (job_sender, job_receiver) = unbounded::<Arc<Batch>>();
             let files = Arc::clone(&files);
             let pool = free_buffers.clone();
+            let queue = job_queue.clone();
             let worker = std::thread::Builder::new()
                 .name(format!("bitsift-pread-{index}"))
-                .spawn(move || worker_loop(&files, &job_receiver, &pool, memory_align))
+                .spawn(move || worker_loop(&files, &queue, &pool, memory_align))
                 .map_err(|e| IoError::Unavailable {
                     engine: "pread",
                     detail: format!("cannot start worker threads: {e}"),
                 })?;
-            jobs.push(job_sender);
             workers.push(worker);
         }
         Ok(PreadEngine {
             files,
             offset_align,
-            jobs,
+            threads,
+            jobs: Some(jobs),
             workers,
-            free_buffers,
             return_buffers,
-            batch: Vec::new(),
             fallback,
         })
     }
@@ -91,60 +86,48 @@ impl PreadEngine {
 
 fn worker_loop(
     files: &[DataFile],
-    jobs: &Receiver<Arc<Batch>>,
+    jobs: &Receiver<Job>,
     pool: &Receiver<AlignedBuf>,
     memory_align: usize,
 ) {
-    while let Ok(batch) = jobs.recv() {
-        loop {
-            if batch.cancelled.load(Ordering::Relaxed) {
-                break;
-            }
-            let index = batch.next.fetch_add(1, Ordering::Relaxed);
-            let Some(&request) = batch.requests.get(index) else {
-                break;
-            };
-            let len = request.len as usize;
-            let mut buffer = match pool.try_recv() {
-                Ok(buffer) if buffer.len() >= len => buffer,
-                _ => AlignedBuf::zeroed(len.next_multiple_of(memory_align), memory_align),
-            };
-            let file = &files[request.file as usize];
-            let result = if request.offset >= file.size {
-                Err(IoError::UnexpectedEnd {
+    while let Ok(job) = jobs.recv() {
+        let len = job.read.len as usize;
+        let mut buffer = match pool.try_recv() {
+            Ok(buffer) if buffer.len() >= len => buffer,
+            _ => AlignedBuf::zeroed(len.next_multiple_of(memory_align), memory_align),
+        };
+        let file = &files[job.read.file as usize];
+        let offset = job.read.offset;
+        let result = if offset >= file.size {
+            Err(IoError::UnexpectedEnd {
+                path: file.path.clone(),
+                offset,
+                size: file.size,
+            })
+        } else {
+            match file.read_full_at(&mut buffer.as_mut_slice()[..len], offset) {
+                Err(source) => Err(IoError::Read {
                     path: file.path.clone(),
-                    offset: request.offset,
-                    size: file.size,
-                })
-            } else {
-                file.read_full_at(&mut buffer.as_mut_slice()[..len], request.offset)
-                    .map_err(|source| IoError::Read {
+                    offset,
+                    len: len as u64,
+                    source,
+                }),
+                Ok(got) if got < len && offset + (got as u64) < file.size => {
+                    Err(IoError::UnexpectedEnd {
                         path: file.path.clone(),
-                        offset: request.offset,
-                        len: len as u64,
-                        source,
+                        offset: offset + got as u64,
+                        size: file.size,
                     })
-                    .and_then(|got| {
-                        if got < len && request.offset + (got as u64) < file.size {
-                            Err(IoError::UnexpectedEnd {
-                                path: file.path.clone(),
-                                offset: request.offset + got as u64,
-                                size: file.size,
-                            })
-                        } else {
-                            Ok(got)
-                        }
-                    })
-            };
-            let completion = Completion {
-                request: index,
-                buffer,
-                result,
-            };
-            if batch.done.send(completion).is_err() {
-                break;
+                }
+                Ok(got) => Ok(got),
             }
-        }
+        };
+        // A closed channel means the batch was abandoned after an error: drop the result.
+        let _ = job.done.send(Completion {
+            request: job.request,
+            buffer,
+            result,
+        });
     }
 }
 
@@ -168,70 +151,56 @@ impl ReadEngine for PreadEngine {
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
-        sink: &mut dyn FnMut(usize, &[u8]),
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
-        if requests.is_empty() {
-            return Ok(());
-        }
-        self.batch.clear();
-        self.batch.extend_from_slice(requests);
+        let jobs = self.jobs.as_ref().expect("engine in use");
         let (done, completions) = unbounded();
-        let batch = Arc::new(Batch {
-            requests: std::mem::take(&mut self.batch),
-            next: AtomicUsize::new(0),
-            cancelled: AtomicBool::new(false),
-            done,
-        });
-        let wanted = self.jobs.len().min(requests.len());
-        for job in &self.jobs[..wanted] {
-            job.send(Arc::clone(&batch))
-                .map_err(|_| IoError::Unavailable {
-                    engine: "pread",
-                    detail: "a worker thread has exited".into(),
-                })?;
-        }
-        let mut outcome = Ok(());
-        for _ in 0..requests.len() {
+        let mut next = 0;
+        let mut inflight = 0usize;
+        loop {
+            while inflight < self.threads && next < requests.len() {
+                if consumer.wanted(next) {
+                    let job = Job {
+                        request: next,
+                        read: requests[next],
+                        done: done.clone(),
+                    };
+                    jobs.send(job).map_err(|_| IoError::Unavailable {
+                        engine: "pread",
+                        detail: "the worker threads have exited".into(),
+                    })?;
+                    inflight += 1;
+                } else {
+                    counters.skipped += 1;
+                }
+                next += 1;
+            }
+            if inflight == 0 {
+                return Ok(());
+            }
             let waited = Instant::now();
-            let Ok(completion) = completions.recv() else {
-                outcome = Err(IoError::Unavailable {
-                    engine: "pread",
-                    detail: "worker threads stopped before the batch was done".into(),
-                });
-                break;
-            };
+            let completion = completions.recv().map_err(|_| IoError::Unavailable {
+                engine: "pread",
+                detail: "the worker threads stopped before the batch was done".into(),
+            })?;
             counters.io_wait += waited.elapsed();
             counters.read_requests += 1;
-            match completion.result {
-                Ok(got) => {
-                    counters.bytes_read += got as u64;
-                    sink(completion.request, &completion.buffer.as_slice()[..got]);
-                    let _ = self.return_buffers.try_send(completion.buffer);
-                }
-                Err(e) => {
-                    batch.cancelled.store(true, Ordering::Relaxed);
-                    outcome = Err(e);
-                    break;
-                }
-            }
+            inflight -= 1;
+            let got = completion.result?;
+            counters.bytes_read += got as u64;
+            consumer.complete(completion.request, &completion.buffer.as_slice()[..got]);
+            let _ = self.return_buffers.try_send(completion.buffer);
         }
-        drop(completions);
-        // Reuse the request vector's allocation once every worker has let go of the batch.
-        if let Ok(batch) = Arc::try_unwrap(batch) {
-            self.batch = batch.requests;
-        }
-        outcome
     }
 }
 
 impl Drop for PreadEngine {
     fn drop(&mut self) {
-        self.jobs.clear();
+        // Closing the job queue ends the workers.
+        self.jobs = None;
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-        // Buffers left in the pool are freed with the channel.
-        while self.free_buffers.try_recv().is_ok() {}
     }
 }

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use super::{
-    usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadEngine, ReadRequest,
+    usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
+    ReadRequest,
 };
 
 const HUGE_PAGE: usize = 2 << 20;
@@ -104,10 +105,14 @@ impl ReadEngine for RamEngine {
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
-        sink: &mut dyn FnMut(usize, &[u8]),
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
         for (index, request) in requests.iter().enumerate() {
+            if !consumer.wanted(index) {
+                counters.skipped += 1;
+                continue;
+            }
             let (path, buffer, size) = &self.files[request.file as usize];
             if request.offset >= *size {
                 return Err(IoError::UnexpectedEnd {
@@ -120,7 +125,7 @@ impl ReadEngine for RamEngine {
             let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
             counters.read_requests += 1;
             counters.bytes_read += bytes.len() as u64;
-            sink(index, bytes);
+            consumer.complete(index, bytes);
         }
         Ok(())
     }

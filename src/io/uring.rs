@@ -10,11 +10,11 @@
 //!    inside the file is resubmitted for the rest; a short read at the end of the file is a
 //!    complete read; any other error ends the batch (after the reads still in flight have
 //!    landed, so no buffer is written after we return);
-//! 4. refill and submit again *before* handing completed buffers to the sink, so the device
+//! 4. refill and submit again *before* handing completed buffers to the consumer, so the device
 //!    stays busy while the caller accumulates.
 //!
 //! There are `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many waiting
-//! for the sink. All slots live in one aligned arena allocated at open (grown only when a
+//! for the consumer. All slots live in one aligned arena allocated at open (grown only when a
 //! batch has a longer read than any before) and registered with the ring, so the kernel does
 //! not pin pages per read.
 
@@ -27,7 +27,7 @@ use io_uring::{opcode, types, IoUring};
 
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadEngine, ReadRequest,
+    IoError, ReadConsumer, ReadEngine, ReadRequest,
 };
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -143,7 +143,7 @@ impl UringEngine {
             })
             .collect();
         let mut counters = IoCounters::default();
-        self.read_batch(&requests, &mut |_, _| {}, &mut counters)
+        self.read_batch(&requests, &mut |_: usize, _: &[u8]| {}, &mut counters)
             .map_err(|e| IoError::Unavailable {
                 engine: "uring",
                 detail: format!("probe read failed: {e}"),
@@ -174,7 +174,7 @@ impl UringEngine {
         .user_data(slot_index as u64);
         loop {
             // SAFETY: the buffer stays valid and untouched until the completion is reaped:
-            // a slot is neither reused nor handed to the sink while in flight, and the arena
+            // a slot is neither reused nor handed to the consumer while in flight, and the arena
             // is not replaced during a batch.
             let pushed = unsafe { self.ring.submission().push(&entry) };
             if pushed.is_ok() {
@@ -203,15 +203,25 @@ impl UringEngine {
         }
     }
 
-    /// Queues requests from `next` while depth and slots allow; returns the new `next`.
+    /// Queues requests from `next` while depth and slots allow, skipping those the consumer
+    /// no longer wants; returns the new `next`.
     fn fill(
         &mut self,
         requests: &[ReadRequest],
         mut next: usize,
         inflight: &mut u32,
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<usize, IoError> {
         while *inflight < self.queue_depth && next < requests.len() {
+            if self.free.is_empty() {
+                break;
+            }
+            if !consumer.wanted(next) {
+                counters.skipped += 1;
+                next += 1;
+                continue;
+            }
             let Some(slot_index) = self.free.pop() else {
                 break;
             };
@@ -378,7 +388,7 @@ impl ReadEngine for UringEngine {
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
-        sink: &mut dyn FnMut(usize, &[u8]),
+        consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
         let longest = requests.iter().map(|r| r.len as usize).max().unwrap_or(0);
@@ -390,7 +400,7 @@ impl ReadEngine for UringEngine {
         let mut inflight = 0u32;
         let outcome = (|| -> Result<(), IoError> {
             loop {
-                next = self.fill(requests, next, &mut inflight, counters)?;
+                next = self.fill(requests, next, &mut inflight, consumer, counters)?;
                 if inflight == 0 {
                     debug_assert_eq!(next, requests.len());
                     return Ok(());
@@ -399,7 +409,7 @@ impl ReadEngine for UringEngine {
                 self.submit(1)?;
                 counters.io_wait += waited.elapsed();
                 self.reap(&mut inflight, counters)?;
-                next = self.fill(requests, next, &mut inflight, counters)?;
+                next = self.fill(requests, next, &mut inflight, consumer, counters)?;
                 self.submit(0)?;
                 for index in 0..self.ready.len() {
                     let slot_index = self.ready[index];
@@ -407,7 +417,7 @@ impl ReadEngine for UringEngine {
                     let start = slot_index as usize * self.slot_bytes;
                     let bytes = &self.arena.as_slice()[start..start + slot.done as usize];
                     counters.bytes_read += bytes.len() as u64;
-                    sink(slot.request, bytes);
+                    consumer.complete(slot.request, bytes);
                 }
                 self.free.append(&mut self.ready);
             }
