@@ -358,7 +358,7 @@ impl Searcher {
         let plan = &*plan;
         let result = engine.read_batch(
             &plan.reads,
-            &mut |read, bytes| {
+            &mut |read: usize, bytes: &[u8]| {
                 let began = Instant::now();
                 let read_offset = plan.reads[read].offset;
                 for row in plan.rows_of_read(read) {
