@@ -175,14 +175,11 @@ fn search_all(built: &Built, queries: &[Vec<u8>]) -> Vec<Vec<(usize, u64, u32)>>
         };
         let mut triples = Vec::new();
         for (q, query) in queries.iter().enumerate() {
-            match searcher.search(
-                query,
-                &SearchOptions {
-                    threshold: 0.0,
-                    limit: 0,
-                    cobs_order: false,
-                },
-            ) {
+            let everything = SearchOptions {
+                threshold: 0.0,
+                ..SearchOptions::default()
+            };
+            match searcher.search(query, &everything) {
                 Ok(result) => {
                     assert_eq!(
                         result.hits.len() as u64,
@@ -207,6 +204,67 @@ fn search_all(built: &Built, queries: &[Vec<u8>]) -> Vec<Vec<(usize, u64, u32)>>
         "at least pread, mmap, ram and buffered pread ran"
     );
     per_engine
+}
+
+/// Batches, pruning and the page cache must not change any answer: one batch of all queries
+/// equals the queries one by one; pruned results at thresholds 0.5 and 0.8 equal unpruned
+/// ones (same documents, same exact scores); a small cache (forced to evict) changes nothing
+/// and serves repeated queries.
+fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
+    let options = EngineOptions {
+        choice: EngineChoice::Pread,
+        queue_depth: 8,
+        direct: DirectIo::Auto,
+    };
+    let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+    let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
+    let key = |answers: Vec<bitsift::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
+        answers
+            .into_iter()
+            .map(|a| {
+                a.ok()
+                    .map(|r| r.hits.iter().map(|h| (h.document, h.kmers_found)).collect())
+            })
+            .collect()
+    };
+    for threshold in [0.0, 0.5, 0.8] {
+        let exact = SearchOptions {
+            threshold,
+            prune: false,
+            ..SearchOptions::default()
+        };
+        let pruned = SearchOptions {
+            threshold,
+            prune: true,
+            ..SearchOptions::default()
+        };
+        let one_by_one: Vec<_> = refs.iter().map(|q| searcher.search(q, &exact)).collect();
+        let one_by_one = key(one_by_one);
+        let batched = key(searcher.search_batch(&refs, &exact).unwrap());
+        assert_eq!(batched, one_by_one, "batch vs one by one, t={threshold}");
+        let batched_pruned = key(searcher.search_batch(&refs, &pruned).unwrap());
+        assert_eq!(batched_pruned, one_by_one, "pruned batch, t={threshold}");
+        let single_pruned: Vec<_> = refs.iter().map(|q| searcher.search(q, &pruned)).collect();
+        assert_eq!(
+            key(single_pruned),
+            one_by_one,
+            "pruned single, t={threshold}"
+        );
+    }
+    let reference = key(searcher
+        .search_batch(&refs, &SearchOptions::default())
+        .unwrap());
+    let cache = std::sync::Arc::new(bitsift::io::PageCache::new(64 * 4160 * 16, 4096));
+    searcher.set_cache(Some(cache.clone()));
+    for _ in 0..2 {
+        let cached: Vec<_> = refs
+            .iter()
+            .map(|q| searcher.search(q, &SearchOptions::default()))
+            .collect();
+        assert_eq!(key(cached), reference, "through the cache");
+    }
+    let stats = cache.stats();
+    assert!(stats.hits > 0, "repeated queries hit the cache: {stats:?}");
 }
 
 /// Checks one built collection against both models; returns (false-positive lookups, absent
@@ -268,6 +326,7 @@ proptest! {
         let collection = collection(seed, documents, k as usize);
         let built = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30);
         let (false_positive, absent) = check(&collection, &built, canonical);
+        check_batches_pruning_and_cache(&built, &collection.queries);
         // k = 3 has only 64 distinct terms: everything is "present"; skip the rate there.
         if k > 3 && absent > 2000 {
             let rate = false_positive as f64 / absent as f64;

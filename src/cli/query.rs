@@ -2,16 +2,17 @@
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::output::{OutputFormat, ResultWriter};
 use bitsift::query::{SearchError, SearchOptions, Searcher};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use clap::Args;
 
-use super::{parse_threshold, Outcome, Ui};
+use super::{parse_size, parse_threshold, Outcome, Ui};
 
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
@@ -62,15 +63,101 @@ pub struct QueryArgs {
     #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     output: Option<PathBuf>,
 
+    /// Queries planned and read together (0: as many as memory bounds allow; 1: one at a
+    /// time)
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Search")]
+    batch: usize,
+    /// Read every row even when a block can no longer reach the threshold
+    #[arg(long, help_heading = "Search")]
+    no_prune: bool,
+
     /// I/O engine
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
     engine: EngineChoice,
+    /// Merge reads separated by at most this many bytes (e.g. 16K)
+    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    merge_gap: Option<u64>,
+    /// Largest merged read
+    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    read_max: Option<u64>,
+    /// Keep up to this much of the index in a page cache for the queries of this run
+    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    cache_size: Option<u64>,
     /// Reads in flight (uring) or reader threads (pread)
     #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
     queue_depth: u32,
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
     direct_io: DirectIo,
+}
+
+/// Query bases collected before a batch is searched: bounds the memory of a huge query file.
+const BATCH_BYTES_MAX: usize = 64 << 20;
+
+/// Query records waiting to be searched together.
+struct Batch {
+    origin: String,
+    names: Vec<String>,
+    sequences: Vec<Vec<u8>>,
+    bytes: usize,
+    failures: u64,
+    lowercase_warned: bool,
+}
+
+impl Batch {
+    fn push(&mut self, name: &str, sequence: &[u8], fold_case: bool) {
+        let mut sequence = sequence.to_vec();
+        if fold_case {
+            sequence.make_ascii_uppercase();
+        } else if !self.lowercase_warned && sequence.iter().any(|b| b.is_ascii_lowercase()) {
+            self.lowercase_warned = true;
+            tracing::warn!(
+                "{}query {name:?} has lowercase bases, which COBS v0.3.x reads as A (so they rarely match); pass --fold-case to read them as ACGT",
+                self.origin
+            );
+        }
+        self.bytes += sequence.len();
+        self.names.push(name.to_string());
+        self.sequences.push(sequence);
+    }
+
+    /// Searches the collected queries together and writes their results in order.
+    fn run<W: Write>(
+        &mut self,
+        searcher: &mut Searcher,
+        options: &SearchOptions,
+        writer: &mut ResultWriter<W>,
+        stats: bool,
+    ) -> Result<()> {
+        if self.names.is_empty() {
+            return Ok(());
+        }
+        let queries: Vec<&[u8]> = self.sequences.iter().map(Vec::as_slice).collect();
+        let answers = searcher.search_batch(&queries, options)?;
+        for (name, answer) in self.names.iter().zip(answers) {
+            match answer {
+                Ok(result) => {
+                    writer.write_result(name, &result)?;
+                    if stats {
+                        eprintln!("# {name}\t{}", result.stats.summary());
+                    }
+                }
+                Err(SearchError::TooShort { length, k }) => {
+                    self.failures += 1;
+                    let message = format!(
+                        "query is {length} bases, shorter than k = {k}; it has no k-mer to look up and was skipped"
+                    );
+                    tracing::warn!("{}query {name:?}: {message}", self.origin);
+                    writer.write_error(name, &message)?;
+                }
+                Err(SearchError::Io(e)) => return Err(e.into()),
+            }
+        }
+        self.names.clear();
+        self.sequences.clear();
+        self.bytes = 0;
+        Ok(())
+    }
 }
 
 fn parse_yes_no(text: &str) -> Result<bool, String> {
@@ -118,52 +205,49 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         labels,
         args.sequence.is_some(),
     )?;
+    if let Some(bytes) = args.cache_size {
+        searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
+    }
+    let shape = searcher.read_shape();
+    searcher.set_coalescing(
+        args.merge_gap.unwrap_or(shape.gap_bytes),
+        args.read_max.unwrap_or(shape.read_bytes_max),
+    );
     let options = SearchOptions {
         threshold: args.threshold,
         limit: args.limit,
         cobs_order: args.format == OutputFormat::Cobs,
+        prune: !args.no_prune,
     };
-    let mut failures = 0u64;
-    let mut lowercase_warned = false;
-    let mut answer = |name: &str, sequence: &mut Vec<u8>, origin: &str| -> Result<()> {
-        if args.fold_case {
-            sequence.make_ascii_uppercase();
-        } else if !lowercase_warned && sequence.iter().any(|b| b.is_ascii_lowercase()) {
-            lowercase_warned = true;
-            tracing::warn!(
-                "{origin}query {name:?} has lowercase bases, which COBS v0.3.x reads as A (so they rarely match); pass --fold-case to read them as ACGT"
-            );
-        }
-        match searcher.search(sequence, &options) {
-            Ok(result) => {
-                writer.write_result(name, &result)?;
-                if args.stats {
-                    eprintln!("# {name}\t{}", result.stats.summary());
-                }
-            }
-            Err(SearchError::TooShort { length, k }) => {
-                failures += 1;
-                let message = format!(
-                    "query is {length} bases, shorter than k = {k}; it has no k-mer to look up and was skipped"
-                );
-                tracing::warn!("{origin}query {name:?}: {message}");
-                writer.write_error(name, &message)?;
-            }
-            Err(SearchError::Io(e)) => return Err(e.into()),
-        }
-        Ok(())
+    let mut batch = Batch {
+        origin: String::new(),
+        names: Vec::new(),
+        sequences: Vec::new(),
+        bytes: 0,
+        failures: 0,
+        lowercase_warned: false,
+    };
+    let batch_max = if args.batch == 0 {
+        usize::MAX
+    } else {
+        args.batch
     };
     if let Some(sequence) = &args.sequence {
-        let mut sequence = sequence.trim().as_bytes().to_vec();
-        answer("query", &mut sequence, "")?;
+        batch.push("query", sequence.trim().as_bytes(), args.fold_case);
+        batch.run(&mut searcher, &options, &mut writer, args.stats)?;
     } else if let Some(path) = &args.file {
         let mut reader = SeqReader::open(path)?;
-        let origin = format!("{}: ", path.display());
+        batch.origin = format!("{}: ", path.display());
         let mut record = SeqRecord::default();
         while reader.next_into(&mut record)? {
-            answer(&record.name, &mut record.sequence, &origin)?;
+            batch.push(&record.name, &record.sequence, args.fold_case);
+            if batch.names.len() >= batch_max || batch.bytes >= BATCH_BYTES_MAX {
+                batch.run(&mut searcher, &options, &mut writer, args.stats)?;
+            }
         }
+        batch.run(&mut searcher, &options, &mut writer, args.stats)?;
     }
+    let failures = batch.failures;
     writer.finish()?;
     Ok(if failures > 0 {
         Outcome::Partial

@@ -24,11 +24,13 @@
 //! let align = engine.alignment();
 //! let requests = [ReadRequest { file: 0, offset: 0, len: align as u32 }];
 //! let mut counters = bitsift::io::IoCounters::default();
-//! engine.read_batch(&requests, &mut |index, bytes| println!("read {index}: {} bytes", bytes.len()), &mut counters)?;
+//! let mut report = |index: usize, bytes: &[u8]| println!("read {index}: {} bytes", bytes.len());
+//! engine.read_batch(&requests, &mut report, &mut counters)?;
 //! # Ok::<(), bitsift::io::IoError>(())
 //! ```
 
 mod aligned;
+mod cache;
 mod files;
 mod mmap;
 mod pread;
@@ -40,6 +42,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use aligned::AlignedBuf;
+pub use cache::{CacheStats, PageCache};
 pub use files::{dio_alignment, drop_file_cache, read_full_at, DataFile};
 pub use mmap::MmapEngine;
 pub use pread::PreadEngine;

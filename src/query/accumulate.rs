@@ -46,14 +46,14 @@ pub fn add_row(counters: &mut [u32], row: &[u8], weight: u32) {
     }
 }
 
-/// AND accumulators for `H > 1`: one state per (block, unique k-mer), buffers from a pool.
+/// AND accumulators for `H > 1`: one state per (block, query, k-mer) pair (numbered by the
+/// planner), buffers from a pool.
 #[derive(Debug, Default)]
 pub struct AndAccumulators {
-    /// Per (block, k-mer): pool slot + 1 (0 = none yet).
+    /// Per pair: pool slot + 1 (0 = none yet).
     slot: Vec<u32>,
-    /// Per (block, k-mer): rows ANDed so far.
+    /// Per pair: rows ANDed so far.
     hits: Vec<u16>,
-    kmers: usize,
     row_bytes: usize,
     pool: Vec<u8>,
     free: Vec<u32>,
@@ -61,13 +61,12 @@ pub struct AndAccumulators {
 }
 
 impl AndAccumulators {
-    /// Resets for a batch of `blocks × kmers` pairs with rows of at most `row_bytes`.
-    pub fn reset(&mut self, blocks: usize, kmers: usize, row_bytes: usize) {
+    /// Resets for a batch of `pairs` pairs with rows of at most `row_bytes`.
+    pub fn reset(&mut self, pairs: usize, row_bytes: usize) {
         self.slot.clear();
-        self.slot.resize(blocks * kmers, 0);
+        self.slot.resize(pairs, 0);
         self.hits.clear();
-        self.hits.resize(blocks * kmers, 0);
-        self.kmers = kmers;
+        self.hits.resize(pairs, 0);
         if row_bytes != self.row_bytes {
             self.pool.clear();
             self.slots_allocated = 0;
@@ -77,16 +76,9 @@ impl AndAccumulators {
         self.free.extend(0..self.slots_allocated);
     }
 
-    /// ANDs `row` into the accumulator of (`block`, `kmer`); when it is the `num_hashes`-th
-    /// row, returns the finished AND (valid until the next call) and frees the accumulator.
-    pub fn and_row(
-        &mut self,
-        block: usize,
-        kmer: usize,
-        row: &[u8],
-        num_hashes: u16,
-    ) -> Option<&[u8]> {
-        let pair = block * self.kmers + kmer;
+    /// ANDs `row` into the accumulator of `pair`; when it is the `num_hashes`-th row,
+    /// returns the finished AND (valid until the next call) and frees the accumulator.
+    pub fn and_row(&mut self, pair: usize, row: &[u8], num_hashes: u16) -> Option<&[u8]> {
         let row_bytes = self.row_bytes;
         debug_assert!(row.len() <= row_bytes);
         let slot = if self.slot[pair] == 0 {
@@ -145,14 +137,14 @@ mod tests {
     #[test]
     fn and_accumulators_and_then_release() {
         let mut acc = AndAccumulators::default();
-        acc.reset(2, 3, 2);
-        assert!(acc.and_row(1, 2, &[0b1111, 0xff], 3).is_none());
-        assert!(acc.and_row(1, 2, &[0b0110, 0x0f], 3).is_none());
-        let done = acc.and_row(1, 2, &[0b0011, 0xf1], 3).unwrap().to_vec();
+        acc.reset(6, 2);
+        assert!(acc.and_row(5, &[0b1111, 0xff], 3).is_none());
+        assert!(acc.and_row(5, &[0b0110, 0x0f], 3).is_none());
+        let done = acc.and_row(5, &[0b0011, 0xf1], 3).unwrap().to_vec();
         assert_eq!(done, vec![0b0010, 0x01]);
         // The slot is reused for the next pair.
-        assert!(acc.and_row(0, 0, &[1, 1], 2).is_none());
+        assert!(acc.and_row(0, &[1, 1], 2).is_none());
         assert_eq!(acc.pool_bytes(), 2);
-        assert_eq!(acc.and_row(0, 0, &[1, 0], 2).unwrap(), &[1, 0]);
+        assert_eq!(acc.and_row(0, &[1, 0], 2).unwrap(), &[1, 0]);
     }
 }

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod accumulate;
+pub mod execute;
 pub mod output;
 pub mod plan;
 pub mod rank;
@@ -26,7 +27,7 @@ mod stats;
 
 pub use rank::{count_threshold, Hit};
 pub use search::{
-    OpenError, QueryResult, SearchError, SearchOptions, Searcher, AND_BYTES_MAX,
-    LOOKUPS_PER_BATCH_MAX, READ_BYTES_MAX_DEFAULT,
+    Answer, OpenError, QueryResult, SearchError, SearchOptions, Searcher, AND_BYTES_MAX,
+    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
 };
 pub use stats::QueryStats;

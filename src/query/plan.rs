@@ -1,11 +1,14 @@
 //! The planner: from k-mer hashes to a sorted, deduplicated, aligned and coalesced batch of
 //! reads, plus the map from every read back to the rows and k-mers it serves.
 //!
-//! A *lookup* is one (block, unique k-mer, hash function) triple: the row `hash mod rows` of
-//! that block. Lookups are sorted by file position; equal positions become one *row*; the
-//! aligned spans of neighbouring rows merge into one *read* when they overlap, touch, or lie
-//! within `gap_bytes` of each other (up to `read_bytes_max`). All vectors are kept between
-//! queries, so planning allocates only when a query is larger than every one before it.
+//! A *lookup* is one (block, query, unique k-mer, hash function): the row `hash mod rows` of
+//! that block, needed by that query. Lookups of every query of a batch are sorted by file
+//! position; equal positions become one *row*, read once and added into every query that
+//! needs it; the aligned spans of neighbouring rows merge into one *read* when they overlap,
+//! touch, or lie within `gap_bytes` of each other (up to `read_bytes_max`). A row's span
+//! covers only the bytes of documents that exist, so the zero padding of a partly filled last
+//! block is never read. All vectors are kept between batches, so planning allocates only when
+//! a batch is larger than every one before it.
 
 use strength_reduce::StrengthReducedU64;
 
@@ -24,6 +27,10 @@ pub struct PlanBlock {
     pub row_count: u64,
     /// Bytes per row.
     pub row_bytes: u64,
+    /// Bytes of a row that hold documents (`ceil(document_count / 8)`); the rest is padding.
+    pub used_bytes: u64,
+    /// Hash functions of the block's index.
+    pub num_hashes: u32,
     /// First counter of this block's documents in the searcher's counter array.
     pub counter_base: usize,
     /// Documents in the block.
@@ -37,15 +44,20 @@ pub struct PlanBlock {
 /// Bits of a lookup key that hold the byte offset; the file number sits above them.
 const OFFSET_BITS: u32 = 48;
 
-/// One lookup: a row of a block needed by a unique k-mer.
+/// One lookup: a row of a block needed by a unique k-mer of a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lookup {
     /// `file << 48 | byte offset of the row`: sorting by key sorts by file position.
     pub key: u64,
     /// Block (position in the flattened block list).
     pub block: u32,
-    /// Unique k-mer (position in the query's unique k-mer list of that block's index).
+    /// Query (position in the batch).
+    pub query: u32,
+    /// Unique k-mer (position in the k-mer arena of the block's index).
     pub kmer: u32,
+    /// For blocks with several hash functions: the (block, query, k-mer) pair whose rows are
+    /// ANDed, numbered densely from 0 (see [`Plan::pair_count`]); 0 otherwise.
+    pub pair: u32,
 }
 
 /// A distinct row to read, with the lookups it answers.
@@ -85,6 +97,9 @@ pub struct Plan {
     pub reads: Vec<ReadRequest>,
     /// `rows[read_rows[i]..read_rows[i + 1]]` lie in read `i`.
     pub read_rows: Vec<u32>,
+    /// Distinct (block, query, k-mer) pairs of blocks with several hash functions.
+    pub pair_count: u32,
+    order: Vec<u32>,
 }
 
 impl Plan {
@@ -94,18 +109,20 @@ impl Plan {
         self.rows.clear();
         self.reads.clear();
         self.read_rows.clear();
+        self.pair_count = 0;
     }
 
-    /// Adds the lookups of unique k-mers `kmers` (hashes `hashes[u·H .. u·H + H]` for k-mer `u`)
-    /// in block `block_number`.
+    /// Adds the lookups of query `query`'s unique k-mers `kmers` (hashes
+    /// `hashes[u·H .. u·H + H]` for k-mer `u`) in block `block_number`.
     pub fn add_block_lookups(
         &mut self,
         block_number: u32,
         block: &PlanBlock,
+        query: u32,
         hashes: &[u64],
-        num_hashes: usize,
         kmers: std::ops::Range<u32>,
     ) {
+        let num_hashes = block.num_hashes as usize;
         debug_assert!(block.file < (1 << (64 - OFFSET_BITS)));
         debug_assert!(block.data_offset + block.row_count * block.row_bytes < (1 << OFFSET_BITS));
         let file_key = (block.file as u64) << OFFSET_BITS;
@@ -116,7 +133,9 @@ impl Plan {
                 self.lookups.push(Lookup {
                     key: file_key | (block.data_offset + row * block.row_bytes),
                     block: block_number,
+                    query,
                     kmer,
+                    pair: 0,
                 });
             }
         }
@@ -125,7 +144,8 @@ impl Plan {
     /// Sorts the lookups, merges them into rows and the rows into reads.
     pub fn finish(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
         self.lookups
-            .sort_unstable_by_key(|l| (l.key, l.block, l.kmer));
+            .sort_unstable_by_key(|l| (l.key, l.block, l.query, l.kmer));
+        self.number_pairs(blocks);
         self.rows.clear();
         let mut start = 0usize;
         while start < self.lookups.len() {
@@ -146,15 +166,44 @@ impl Plan {
         self.coalesce(blocks, shape);
     }
 
+    /// Numbers the distinct (block, query, k-mer) pairs of multi-hash blocks densely.
+    fn number_pairs(&mut self, blocks: &[PlanBlock]) {
+        self.order.clear();
+        self.order.extend(
+            (0..self.lookups.len() as u32)
+                .filter(|&i| blocks[self.lookups[i as usize].block as usize].num_hashes > 1),
+        );
+        if self.order.is_empty() {
+            return;
+        }
+        let lookups = &self.lookups;
+        self.order.sort_unstable_by_key(|&i| {
+            let l = &lookups[i as usize];
+            (l.block, l.query, l.kmer)
+        });
+        let mut pair = 0u32;
+        let mut previous = None;
+        for &i in &self.order {
+            let l = &mut self.lookups[i as usize];
+            let triple = (l.block, l.query, l.kmer);
+            if previous.is_some_and(|p| p != triple) {
+                pair += 1;
+            }
+            previous = Some(triple);
+            l.pair = pair;
+        }
+        self.pair_count = pair + 1;
+    }
+
     fn coalesce(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
         let align = shape.alignment.max(1);
         self.reads.clear();
         self.read_rows.clear();
         let mut current: Option<(u32, u64, u64)> = None; // (file, start, end)
         for (row_number, row) in self.rows.iter().enumerate() {
-            let row_bytes = blocks[row.block as usize].row_bytes;
+            let used_bytes = blocks[row.block as usize].used_bytes;
             let start = row.offset / align * align;
-            let end = (row.offset + row_bytes).div_ceil(align) * align;
+            let end = (row.offset + used_bytes).div_ceil(align) * align;
             if let Some((file, span_start, span_end)) = current.as_mut() {
                 let mergeable = *file == row.file
                     && start <= *span_end + shape.gap_bytes
@@ -205,6 +254,8 @@ mod tests {
             data_offset,
             row_count: rows,
             row_bytes,
+            used_bytes: row_bytes,
+            num_hashes: 1,
             counter_base: 0,
             document_count: row_bytes * 8,
             first_document: 0,
@@ -217,7 +268,7 @@ mod tests {
         let blocks = vec![block(0, 4096, 100, 4096)];
         let mut plan = Plan::default();
         // k-mers 0 and 2 share row 5; k-mer 1 has row 7.
-        plan.add_block_lookups(0, &blocks[0], &[5, 7, 105], 1, 0..3);
+        plan.add_block_lookups(0, &blocks[0], 0, &[5, 7, 105], 0..3);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -238,7 +289,7 @@ mod tests {
         // 8-byte rows: rows 0..64 share one 512-byte sector.
         let blocks = vec![block(0, 512, 1000, 8)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], &[3, 9, 63, 64, 999], 1, 0..5);
+        plan.add_block_lookups(0, &blocks[0], 0, &[3, 9, 63, 64, 999], 0..5);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -261,7 +312,7 @@ mod tests {
         // Classic-style rows of 5000 bytes starting at offset 47.
         let blocks = vec![block(0, 47, 10, 5000)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], &[0, 1, 8], 1, 0..3);
+        plan.add_block_lookups(0, &blocks[0], 0, &[0, 1, 8], 0..3);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -284,8 +335,8 @@ mod tests {
     fn files_never_merge() {
         let blocks = vec![block(0, 0, 10, 4096), block(1, 0, 10, 4096)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], &[1], 1, 0..1);
-        plan.add_block_lookups(1, &blocks[1], &[1], 1, 0..1);
+        plan.add_block_lookups(0, &blocks[0], 0, &[1], 0..1);
+        plan.add_block_lookups(1, &blocks[1], 0, &[1], 0..1);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -296,5 +347,94 @@ mod tests {
         );
         assert_eq!(plan.reads.len(), 2);
         assert_eq!((plan.reads[0].file, plan.reads[1].file), (0, 1));
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+
+    fn block(num_hashes: u32, documents: u64) -> PlanBlock {
+        PlanBlock {
+            index: 0,
+            file: 0,
+            data_offset: 4096,
+            row_count: 1000,
+            row_bytes: 4096,
+            used_bytes: documents.div_ceil(8),
+            num_hashes,
+            counter_base: 0,
+            document_count: documents,
+            first_document: 0,
+            row_modulus: StrengthReducedU64::new(1000),
+        }
+    }
+
+    #[test]
+    fn rows_shared_by_queries_are_read_once() {
+        let blocks = vec![block(1, 32768)];
+        let mut plan = Plan::default();
+        plan.add_block_lookups(0, &blocks[0], 0, &[5, 6], 0..2);
+        plan.add_block_lookups(0, &blocks[0], 1, &[6, 7], 0..2);
+        let shape = ReadShape {
+            alignment: 512,
+            gap_bytes: 0,
+            read_bytes_max: 1 << 20,
+        };
+        plan.finish(&blocks, &shape);
+        assert_eq!(plan.rows.len(), 3, "row 6 is shared");
+        let shared = plan
+            .rows
+            .iter()
+            .find(|r| r.offset == 4096 + 6 * 4096)
+            .unwrap();
+        let queries: Vec<u32> = plan
+            .lookups_of_row(shared)
+            .iter()
+            .map(|l| l.query)
+            .collect();
+        assert_eq!(queries, vec![0, 1]);
+        // Rows 5, 6, 7 touch: one read of three rows.
+        assert_eq!(plan.reads.len(), 1);
+        assert_eq!(plan.reads[0].len, 3 * 4096);
+    }
+
+    #[test]
+    fn padding_of_a_partial_block_is_not_read() {
+        // 6301 documents use 788 bytes of each 4096-byte row: two 512-byte sectors.
+        let blocks = vec![block(1, 6301)];
+        let mut plan = Plan::default();
+        plan.add_block_lookups(0, &blocks[0], 0, &[5], 0..1);
+        let shape = ReadShape {
+            alignment: 512,
+            gap_bytes: 0,
+            read_bytes_max: 1 << 20,
+        };
+        plan.finish(&blocks, &shape);
+        assert_eq!(plan.reads[0].len, 1024);
+    }
+
+    #[test]
+    fn pairs_number_block_query_kmer_triples() {
+        let blocks = vec![block(3, 32768)];
+        let mut plan = Plan::default();
+        // Two k-mers of query 0, one of query 1, three hashes each.
+        plan.add_block_lookups(0, &blocks[0], 0, &[1, 2, 3, 4, 5, 6], 0..2);
+        plan.add_block_lookups(0, &blocks[0], 1, &[7, 8, 9], 0..1);
+        let shape = ReadShape {
+            alignment: 512,
+            gap_bytes: 0,
+            read_bytes_max: 1 << 20,
+        };
+        plan.finish(&blocks, &shape);
+        assert_eq!(plan.pair_count, 3);
+        for lookup in &plan.lookups {
+            let expected = match (lookup.query, lookup.kmer) {
+                (0, 0) => 0,
+                (0, 1) => 1,
+                _ => 2,
+            };
+            assert_eq!(lookup.pair, expected);
+        }
     }
 }

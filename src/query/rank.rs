@@ -86,6 +86,8 @@ mod tests {
             data_offset: 0,
             row_count: 1,
             row_bytes: docs.div_ceil(8),
+            used_bytes: docs.div_ceil(8),
+            num_hashes: 1,
             counter_base: base,
             document_count: docs,
             first_document: first,

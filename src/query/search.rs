@@ -1,26 +1,41 @@
-//! [`Searcher`]: one or more open indexes, one engine, and the reusable state of a query.
+//! [`Searcher`]: one or more open indexes, one engine, an optional shared page cache, and the
+//! reusable state of query batches.
+//!
+//! [`Searcher::search_batch`] answers many queries with one sweep: their k-mers are hashed
+//! and deduplicated per query, the lookups of all of them are planned together (rows shared
+//! by several queries are read once), and the batch is executed by an [`Executor`] that adds
+//! rows into per-query counters as reads complete and prunes (query, block) pairs that can no
+//! longer reach their threshold. Memory is bounded: a batch whose counters or lookups would
+//! exceed fixed budgets is split into chunks of queries, and a single huge query (a genome)
+//! into parts of its k-mers.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strength_reduce::StrengthReducedU64;
 
-use super::accumulate::{add_row, AndAccumulators};
+use super::accumulate::AndAccumulators;
+use super::execute::{ExecuteCounters, Executor, Unit};
 use super::plan::{Plan, PlanBlock, ReadShape};
-use super::rank::{rank, Hit, RankOptions};
+use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::stats::QueryStats;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
-use crate::io::{open_engine, EngineOptions, IoCounters, IoError, ReadEngine};
+use crate::io::{open_engine, EngineOptions, IoCounters, IoError, PageCache, ReadEngine};
 use crate::kmer::{BaseRule, KmerHasher};
 
-/// Upper bound on lookups planned at once (16 bytes each): a query with more k-mers × blocks
-/// × hashes than this is read in several batches so planning memory stays bounded.
+/// Upper bound on lookups planned at once (24 bytes each).
 pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
+/// Upper bound on the counters of the queries of one chunk (4 bytes per document per query).
+pub const COUNTER_BYTES_MAX: usize = 256 << 20;
 /// Upper bound on AND-accumulator memory when indexes use several hash functions.
 pub const AND_BYTES_MAX: usize = 256 << 20;
 /// Default cap on one coalesced read.
 pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
+/// Default gap up to which neighbouring reads merge. Reading a few KiB more costs far less
+/// than another request on the SSDs and virtual disks measured (see BENCHMARKS.md).
+pub const MERGE_GAP_DEFAULT: u64 = 0;
 
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +67,7 @@ pub enum OpenError {
     NoIndex,
 }
 
-/// Options of one search.
+/// Options of a search.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchOptions {
     /// Fraction of a query's k-mers a document must contain to be reported (COBS: `ceil(t·n)`).
@@ -61,6 +76,8 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Reproduce COBS's quirk of leaving results unsorted when a query has a single lookup.
     pub cobs_order: bool,
+    /// Stop reading blocks in which no document can reach the threshold any more.
+    pub prune: bool,
 }
 
 impl Default for SearchOptions {
@@ -69,6 +86,7 @@ impl Default for SearchOptions {
             threshold: 0.8,
             limit: 0,
             cobs_order: false,
+            prune: true,
         }
     }
 }
@@ -84,25 +102,44 @@ pub struct QueryResult {
     pub stats: QueryStats,
 }
 
+/// The answer to one query of a batch: its result, or why it was skipped.
+pub type Answer = Result<QueryResult, SearchError>;
+
+/// One query's k-mers in one index: entries `start..start + count` of the index's arenas,
+/// `positions` in all.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueryKmers {
+    start: u32,
+    count: u32,
+    positions: u64,
+}
+
 struct IndexState {
     header: IndexHeader,
     hasher: KmerHasher,
-    hashes: Vec<u64>,
-    unique_hashes: Vec<u64>,
-    weights: Vec<u32>,
-    order: Vec<u32>,
 }
 
-/// Searches a fixed set of indexes through one engine, reusing its buffers across queries.
+/// Searches a fixed set of indexes through one engine, reusing its buffers across batches.
 pub struct Searcher {
     indexes: Vec<IndexState>,
     engine: Box<dyn ReadEngine>,
     blocks: Vec<PlanBlock>,
-    counters: Vec<u32>,
+    counter_slots: usize,
     shape: ReadShape,
-    plan: Plan,
-    and: AndAccumulators,
+    cache: Option<Arc<PageCache>>,
     notice: Option<String>,
+    // Scratch kept between batches. Per index, the unique k-mers of every query of the
+    // current chunk, back to back: their hashes (H each) and weights (positions each).
+    arena_hashes: Vec<Vec<u64>>,
+    arena_weights: Vec<Vec<u32>>,
+    query_kmers: Vec<QueryKmers>,
+    hashes: Vec<u64>,
+    order: Vec<u32>,
+    plan: Plan,
+    counters: Vec<u32>,
+    units: Vec<Unit>,
+    and: AndAccumulators,
+    scratch: Vec<u8>,
 }
 
 impl Searcher {
@@ -157,6 +194,8 @@ impl Searcher {
                     data_offset: block.data_offset,
                     row_count: block.row_count,
                     row_bytes: block.row_bytes,
+                    used_bytes: block.document_count.div_ceil(8).min(block.row_bytes),
+                    num_hashes: header.num_hashes,
                     counter_base,
                     document_count: block.document_count,
                     first_document: block.first_document,
@@ -167,10 +206,10 @@ impl Searcher {
         }
         let shape = ReadShape {
             alignment: engine.alignment(),
-            gap_bytes: 0,
+            gap_bytes: MERGE_GAP_DEFAULT,
             read_bytes_max: READ_BYTES_MAX_DEFAULT,
         };
-        let indexes = headers
+        let indexes: Vec<IndexState> = headers
             .into_iter()
             .map(|header| IndexState {
                 hasher: KmerHasher::new(
@@ -180,21 +219,28 @@ impl Searcher {
                     BaseRule::Cobs,
                 ),
                 header,
-                hashes: Vec::new(),
-                unique_hashes: Vec::new(),
-                weights: Vec::new(),
-                order: Vec::new(),
             })
             .collect();
+        let arena_hashes = indexes.iter().map(|_| Vec::new()).collect();
+        let arena_weights = indexes.iter().map(|_| Vec::new()).collect();
         Ok(Searcher {
             indexes,
             engine,
             blocks,
-            counters: vec![0; counter_base],
+            counter_slots: counter_base,
             shape,
-            plan: Plan::default(),
-            and: AndAccumulators::default(),
+            cache: None,
             notice: None,
+            arena_hashes,
+            arena_weights,
+            query_kmers: Vec::new(),
+            hashes: Vec::new(),
+            order: Vec::new(),
+            plan: Plan::default(),
+            counters: Vec::new(),
+            units: Vec::new(),
+            and: AndAccumulators::default(),
+            scratch: Vec::new(),
         })
     }
 
@@ -218,209 +264,315 @@ impl Searcher {
         self.indexes.iter().map(|s| s.header.k).max().unwrap_or(0)
     }
 
-    /// Sets how neighbouring reads merge (see [`ReadShape`]); alignment stays the engine's.
+    /// Sets how neighbouring reads merge (see [`ReadShape`]); alignment stays the engine's
+    /// (or the cache page's, with a cache).
     pub fn set_coalescing(&mut self, gap_bytes: u64, read_bytes_max: u64) {
         self.shape.gap_bytes = gap_bytes;
         self.shape.read_bytes_max = read_bytes_max.max(self.shape.alignment);
     }
 
-    /// Scores every document of every index against `sequence`.
-    pub fn search(
-        &mut self,
-        sequence: &[u8],
-        options: &SearchOptions,
-    ) -> Result<QueryResult, SearchError> {
-        let started = Instant::now();
-        let usage_before = Usage::now();
-        let k_max = self.k_max();
-        if sequence.len() < k_max as usize {
-            return Err(SearchError::TooShort {
-                length: sequence.len(),
-                k: k_max,
-            });
-        }
-        let mut stats = QueryStats::new(self.engine.kind());
-        for state in &mut self.indexes {
-            state.hash_and_dedupe(sequence);
-            stats.kmers = stats
-                .kmers
-                .max(state.hashes.len() as u64 / state.header.num_hashes as u64);
-            stats.unique_kmers = stats.unique_kmers.max(state.weights.len() as u64);
-        }
-        stats.hashing = started.elapsed();
-        self.counters.fill(0);
-        let chunk = self.kmers_per_batch();
-        let unique_max = self
-            .indexes
-            .iter()
-            .map(|s| s.weights.len())
-            .max()
-            .unwrap_or(0);
-        let mut io = IoCounters::default();
-        let mut chunk_start = 0usize;
-        while chunk_start < unique_max {
-            let chunk_end = (chunk_start + chunk).min(unique_max);
-            self.read_chunk(chunk_start..chunk_end, &mut stats, &mut io)?;
-            stats.batches += 1;
-            chunk_start = chunk_end;
-        }
-        let ranked_at = Instant::now();
-        let kmers_total: Vec<u64> = self
-            .indexes
-            .iter()
-            .map(|s| s.hashes.len() as u64 / s.header.num_hashes as u64)
-            .collect();
-        let hits = rank(
-            &self.blocks,
-            &self.counters,
-            &kmers_total,
-            &RankOptions {
-                threshold: options.threshold,
-                limit: options.limit,
-                unsorted: options.cobs_order
-                    && self.indexes.iter().map(|s| s.hashes.len()).sum::<usize>() <= 1,
-            },
-        );
-        stats.ranking = ranked_at.elapsed();
-        stats.read_requests = io.read_requests;
-        stats.bytes_read = io.bytes_read;
-        stats.retries = io.retries;
-        stats.io_wait = io.io_wait;
-        let usage = Usage::now().since(&usage_before);
-        stats.major_faults = usage.major_faults;
-        stats.minor_faults = usage.minor_faults;
-        stats.device_read_bytes = usage.device_read_bytes;
-        stats.total = started.elapsed();
-        Ok(QueryResult {
-            kmers_total,
-            hits,
-            stats,
-        })
+    /// How reads are currently shaped.
+    pub fn read_shape(&self) -> ReadShape {
+        self.shape
     }
 
-    /// Unique k-mers planned per batch, bounding planning and AND-accumulator memory.
-    fn kmers_per_batch(&self) -> usize {
+    /// Shares `cache` with this searcher: reads are then whole cache pages, served from the
+    /// cache when all their pages are there, and stored in it when read.
+    pub fn set_cache(&mut self, cache: Option<Arc<PageCache>>) {
+        let alignment = self.engine.alignment();
+        self.shape.alignment = match &cache {
+            Some(cache) => alignment.max(cache.page_size() as u64),
+            None => alignment,
+        };
+        self.shape.read_bytes_max = self.shape.read_bytes_max.max(self.shape.alignment);
+        self.cache = cache;
+    }
+
+    /// The shared cache, if any.
+    pub fn cache(&self) -> Option<&Arc<PageCache>> {
+        self.cache.as_ref()
+    }
+
+    /// Scores every document of every index against `sequence`.
+    pub fn search(&mut self, sequence: &[u8], options: &SearchOptions) -> Answer {
+        let mut answers = self.search_batch(&[sequence], options)?;
+        answers.pop().expect("one answer per query")
+    }
+
+    /// Answers `queries` with shared reads; one answer per query, in order. A query shorter
+    /// than k gets its own error and does not stop the others; an I/O error fails the batch.
+    pub fn search_batch(
+        &mut self,
+        queries: &[&[u8]],
+        options: &SearchOptions,
+    ) -> Result<Vec<Answer>, SearchError> {
+        let mut answers: Vec<Option<Answer>> = (0..queries.len()).map(|_| None).collect();
+        let k_max = self.k_max();
+        let mut runnable = Vec::with_capacity(queries.len());
+        for (q, sequence) in queries.iter().enumerate() {
+            if sequence.len() < k_max as usize {
+                answers[q] = Some(Err(SearchError::TooShort {
+                    length: sequence.len(),
+                    k: k_max,
+                }));
+            } else {
+                runnable.push(q);
+            }
+        }
+        let queries_per_chunk = (COUNTER_BYTES_MAX / (4 * self.counter_slots.max(1))).max(1);
+        let mut next = 0;
+        while next < runnable.len() {
+            // Hash queries until a budget is reached.
+            let chunk_start = next;
+            self.clear_arenas();
+            let mut lookups = 0usize;
+            let mut hashing = Vec::new();
+            while next < runnable.len() && next - chunk_start < queries_per_chunk {
+                let started = Instant::now();
+                let query_lookups = self.prepare_query(queries[runnable[next]]);
+                hashing.push(started.elapsed());
+                lookups += query_lookups;
+                next += 1;
+                if lookups >= LOOKUPS_PER_BATCH_MAX {
+                    break;
+                }
+            }
+            let chunk = &runnable[chunk_start..next];
+            let results = self.run_chunk(chunk.len(), &hashing, options)?;
+            for (&q, result) in chunk.iter().zip(results) {
+                answers[q] = Some(Ok(result));
+            }
+        }
+        Ok(answers
+            .into_iter()
+            .map(|a| a.expect("every query answered"))
+            .collect())
+    }
+
+    fn clear_arenas(&mut self) {
+        self.arena_hashes.iter_mut().for_each(Vec::clear);
+        self.arena_weights.iter_mut().for_each(Vec::clear);
+        self.query_kmers.clear();
+    }
+
+    /// Hashes a query into the arenas (one entry per index in `query_kmers`) and returns its
+    /// number of lookups.
+    fn prepare_query(&mut self, sequence: &[u8]) -> usize {
+        let mut lookups = 0;
+        for (x, state) in self.indexes.iter_mut().enumerate() {
+            let h = state.header.num_hashes as usize;
+            self.hashes.clear();
+            state.hasher.hashes_into(sequence, &mut self.hashes);
+            let positions = self.hashes.len() / h;
+            // Group equal k-mers: each distinct k-mer is looked up once, weighted by its count.
+            self.order.clear();
+            self.order.extend(0..positions as u32);
+            let hashes = &self.hashes;
+            self.order.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize * h, b as usize * h);
+                hashes[a..a + h].cmp(&hashes[b..b + h])
+            });
+            let (arena_hashes, weights) = (&mut self.arena_hashes[x], &mut self.arena_weights[x]);
+            let start = weights.len();
+            let mut previous: Option<usize> = None;
+            for &position in &self.order {
+                let at = position as usize * h;
+                let current = &hashes[at..at + h];
+                if let Some(p) = previous {
+                    if &hashes[p..p + h] == current {
+                        *weights.last_mut().expect("a previous k-mer") += 1;
+                        continue;
+                    }
+                }
+                arena_hashes.extend_from_slice(current);
+                weights.push(1);
+                previous = Some(at);
+            }
+            let count = weights.len() - start;
+            let blocks = state.header.blocks.len();
+            lookups += count * h * blocks;
+            self.query_kmers.push(QueryKmers {
+                start: start as u32,
+                count: count as u32,
+                positions: positions as u64,
+            });
+        }
+        lookups
+    }
+
+    /// Unique k-mers planned per part of a single query too large for one batch.
+    fn kmers_per_part(&self) -> usize {
         let lookups_per_kmer: usize = self
             .blocks
             .iter()
-            .map(|b| self.indexes[b.index as usize].header.num_hashes as usize)
+            .map(|b| b.num_hashes as usize)
             .sum::<usize>()
             .max(1);
-        let mut chunk = (LOOKUPS_PER_BATCH_MAX / lookups_per_kmer).max(1);
-        if self.indexes.iter().any(|s| s.header.num_hashes > 1) {
+        let mut part = (LOOKUPS_PER_BATCH_MAX / lookups_per_kmer).max(1);
+        if self.blocks.iter().any(|b| b.num_hashes > 1) {
             let row_bytes_max = self.blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1) as usize;
-            chunk = chunk.min((AND_BYTES_MAX / (2 * row_bytes_max)).max(1));
+            part = part.min((AND_BYTES_MAX / (2 * row_bytes_max)).max(1));
         }
-        chunk
+        part
     }
 
-    fn read_chunk(
+    /// Reads and scores the queries in the arenas (`chunk_len` of them).
+    fn run_chunk(
         &mut self,
-        kmers: std::ops::Range<usize>,
-        stats: &mut QueryStats,
-        io: &mut IoCounters,
-    ) -> Result<(), SearchError> {
-        let planned_at = Instant::now();
-        let Searcher {
-            indexes,
-            engine,
-            blocks,
-            counters,
-            shape,
-            plan,
-            and,
-            ..
-        } = self;
-        plan.clear();
-        for (number, block) in blocks.iter().enumerate() {
-            let state = &indexes[block.index as usize];
-            let end = kmers.end.min(state.weights.len());
-            if kmers.start >= end {
-                continue;
+        chunk_len: usize,
+        hashing: &[Duration],
+        options: &SearchOptions,
+    ) -> Result<Vec<QueryResult>, SearchError> {
+        let started = Instant::now();
+        let usage_before = Usage::now();
+        let cache_before = self.cache.as_ref().map(|c| c.stats());
+        let index_count = self.indexes.len();
+        self.counters.clear();
+        self.counters.resize(chunk_len * self.counter_slots, 0);
+        self.units.clear();
+        for q in 0..chunk_len {
+            for block in &self.blocks {
+                let kmers = self.query_kmers[q * index_count + block.index as usize];
+                let needed = count_threshold(options.threshold, kmers.positions);
+                self.units
+                    .push(Unit::new(kmers.positions, needed, options.prune));
             }
-            plan.add_block_lookups(
-                number as u32,
-                block,
-                &state.unique_hashes,
-                state.header.num_hashes as usize,
-                kmers.start as u32..end as u32,
-            );
         }
-        plan.finish(blocks, shape);
-        stats.row_reads_requested += plan.lookups.len() as u64;
-        stats.unique_rows += plan.rows.len() as u64;
-        stats.planning += planned_at.elapsed();
-        if indexes.iter().any(|s| s.header.num_hashes > 1) {
-            let row_bytes_max = blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1) as usize;
-            and.reset(blocks.len(), kmers.len(), row_bytes_max);
-        }
-        let mut accumulate = Duration::ZERO;
-        let plan = &*plan;
-        let result = engine.read_batch(
-            &plan.reads,
-            &mut |read: usize, bytes: &[u8]| {
-                let began = Instant::now();
-                let read_offset = plan.reads[read].offset;
-                for row in plan.rows_of_read(read) {
-                    let block = &blocks[row.block as usize];
-                    let state = &indexes[block.index as usize];
-                    let start = (row.offset - read_offset) as usize;
-                    let slice = &bytes[start..start + block.row_bytes as usize];
-                    let block_counters = &mut counters[block.counter_base..];
-                    let lookups = plan.lookups_of_row(row);
-                    if state.header.num_hashes == 1 {
-                        let weight = lookups.iter().map(|l| state.weights[l.kmer as usize]).sum();
-                        add_row(block_counters, slice, weight);
-                    } else {
-                        for lookup in lookups {
-                            let local = lookup.kmer as usize - kmers.start;
-                            let hashes = state.header.num_hashes as u16;
-                            if let Some(all) = and.and_row(row.block as usize, local, slice, hashes)
-                            {
-                                add_row(block_counters, all, state.weights[lookup.kmer as usize]);
-                            }
-                        }
+        // A single query too large to plan at once is read in parts of its k-mers.
+        let largest = (0..chunk_len * index_count)
+            .map(|i| self.query_kmers[i].count as usize)
+            .max()
+            .unwrap_or(0);
+        let part = if chunk_len == 1 {
+            self.kmers_per_part()
+        } else {
+            usize::MAX
+        };
+        let mut io = IoCounters::default();
+        let mut executed = ExecuteCounters::default();
+        let mut planning = Duration::ZERO;
+        let (mut lookups_total, mut rows_total, mut batches) = (0u64, 0u64, 0u32);
+        let mut per_query_lookups = vec![0u64; chunk_len];
+        let mut part_start = 0usize;
+        while part_start < largest.max(1) {
+            let part_end = part_start.saturating_add(part).min(largest.max(1));
+            let planned_at = Instant::now();
+            self.plan.clear();
+            for (number, block) in self.blocks.iter().enumerate() {
+                let hashes = &self.arena_hashes[block.index as usize];
+                let h = block.num_hashes as usize;
+                for (q, lookups) in per_query_lookups.iter_mut().enumerate() {
+                    let kmers = self.query_kmers[q * index_count + block.index as usize];
+                    let from = kmers.start as usize + part_start.min(kmers.count as usize);
+                    let to = kmers.start as usize + part_end.min(kmers.count as usize);
+                    if from >= to {
+                        continue;
                     }
-                }
-                accumulate += began.elapsed();
-            },
-            io,
-        );
-        stats.accumulate += accumulate;
-        result.map_err(SearchError::from)
-    }
-}
-
-impl IndexState {
-    /// Hashes `sequence` and groups equal k-mers: `unique_hashes` holds each distinct k-mer's
-    /// hashes once and `weights` how many positions it occupies.
-    fn hash_and_dedupe(&mut self, sequence: &[u8]) {
-        let h = self.header.num_hashes as usize;
-        self.hashes.clear();
-        self.hasher.hashes_into(sequence, &mut self.hashes);
-        let n = self.hashes.len() / h;
-        self.order.clear();
-        self.order.extend(0..n as u32);
-        let hashes = &self.hashes;
-        self.order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (a as usize * h, b as usize * h);
-            hashes[a..a + h].cmp(&hashes[b..b + h])
-        });
-        self.unique_hashes.clear();
-        self.weights.clear();
-        let mut previous: Option<usize> = None;
-        for &position in &self.order {
-            let start = position as usize * h;
-            let current = &hashes[start..start + h];
-            if let Some(prev) = previous {
-                if &hashes[prev..prev + h] == current {
-                    *self.weights.last_mut().expect("a previous k-mer exists") += 1;
-                    continue;
+                    *lookups += ((to - from) * h) as u64;
+                    self.plan.add_block_lookups(
+                        number as u32,
+                        block,
+                        q as u32,
+                        &hashes[..to * h],
+                        from as u32..to as u32,
+                    );
                 }
             }
-            self.unique_hashes.extend_from_slice(current);
-            self.weights.push(1);
-            previous = Some(start);
+            self.plan.finish(&self.blocks, &self.shape);
+            planning += planned_at.elapsed();
+            lookups_total += self.plan.lookups.len() as u64;
+            rows_total += self.plan.rows.len() as u64;
+            if self.plan.pair_count > 0 {
+                let row_bytes_max = self.blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1);
+                self.and
+                    .reset(self.plan.pair_count as usize, row_bytes_max as usize);
+            }
+            let mut executor = Executor {
+                plan: &self.plan,
+                blocks: &self.blocks,
+                weights: &self.arena_weights,
+                counters: &mut self.counters,
+                counter_slots: self.counter_slots,
+                units: &mut self.units,
+                and: &mut self.and,
+                cache: self.cache.as_deref(),
+                scratch: &mut self.scratch,
+                counters_out: ExecuteCounters::default(),
+            };
+            self.engine
+                .read_batch(&self.plan.reads, &mut executor, &mut io)?;
+            let done = executor.counters_out;
+            executed.reads_pruned += done.reads_pruned;
+            executed.reads_cached += done.reads_cached;
+            executed.units_pruned += done.units_pruned;
+            executed.accumulate += done.accumulate;
+            batches += 1;
+            part_start = part_end;
         }
+        let usage = Usage::now().since(&usage_before);
+        let cache_after = self.cache.as_ref().map(|c| c.stats());
+        let elapsed = started.elapsed();
+        let mut results = Vec::with_capacity(chunk_len);
+        for (q, &hashed) in hashing.iter().enumerate().take(chunk_len) {
+            let ranked_at = Instant::now();
+            let kmers_total: Vec<u64> = (0..index_count)
+                .map(|x| self.query_kmers[q * index_count + x].positions)
+                .collect();
+            let counters = &self.counters[q * self.counter_slots..(q + 1) * self.counter_slots];
+            let lookups_single: u64 = (0..index_count)
+                .map(|x| {
+                    let kmers = self.query_kmers[q * index_count + x];
+                    kmers.positions * self.indexes[x].header.num_hashes as u64
+                })
+                .sum();
+            let hits = rank(
+                &self.blocks,
+                counters,
+                &kmers_total,
+                &RankOptions {
+                    threshold: options.threshold,
+                    limit: options.limit,
+                    unsorted: options.cobs_order && lookups_single <= 1,
+                },
+            );
+            let mut stats = QueryStats::new(self.engine.kind());
+            stats.kmers = kmers_total.iter().copied().max().unwrap_or(0);
+            stats.unique_kmers = (0..index_count)
+                .map(|x| self.query_kmers[q * index_count + x].count as u64)
+                .max()
+                .unwrap_or(0);
+            stats.row_reads_requested = per_query_lookups[q];
+            stats.batch_queries = chunk_len as u32;
+            stats.batch_row_reads_requested = lookups_total;
+            stats.unique_rows = rows_total;
+            stats.read_requests = io.read_requests;
+            stats.bytes_read = io.bytes_read;
+            stats.retries = io.retries;
+            stats.reads_pruned = executed.reads_pruned;
+            stats.reads_from_cache = executed.reads_cached;
+            stats.blocks_pruned = (0..self.blocks.len())
+                .filter(|&b| self.units[q * self.blocks.len() + b].dead)
+                .count() as u64;
+            if let (Some(before), Some(after)) = (cache_before, cache_after) {
+                stats.cache_hits = after.hits - before.hits;
+                stats.cache_misses = after.misses - before.misses;
+            }
+            stats.batches = batches;
+            stats.major_faults = usage.major_faults;
+            stats.minor_faults = usage.minor_faults;
+            stats.device_read_bytes = usage.device_read_bytes;
+            stats.hashing = hashed;
+            stats.planning = planning;
+            stats.io_wait = io.io_wait;
+            stats.accumulate = executed.accumulate;
+            stats.ranking = ranked_at.elapsed();
+            stats.total = hashed + elapsed + stats.ranking;
+            results.push(QueryResult {
+                kmers_total,
+                hits,
+                stats,
+            });
+        }
+        Ok(results)
     }
 }

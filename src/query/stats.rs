@@ -2,12 +2,17 @@
 
 use std::time::Duration;
 
-use serde::ser::SerializeStruct;
-
 use crate::io::EngineKind;
 
-/// What one query cost. Serialised with times in milliseconds (`*_ms`).
-#[derive(Clone, Debug, PartialEq)]
+fn milliseconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1e6).round() / 1e3)
+}
+
+/// What one query cost. Queries answered in one batch share its reads: the I/O fields then
+/// describe the whole batch (`batch_queries` says how many shared it), while `kmers`,
+/// `unique_kmers`, `row_reads_requested` and `hashing_ms` are the query's own. Serialised
+/// with times in milliseconds (`*_ms`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QueryStats {
     /// Engine that served the reads.
     pub engine: EngineKind,
@@ -15,17 +20,31 @@ pub struct QueryStats {
     pub kmers: u64,
     /// Distinct k-mers among them.
     pub unique_kmers: u64,
-    /// Row lookups: unique k-mers × hash functions × blocks.
+    /// This query's row lookups: distinct k-mers × hash functions × blocks.
     pub row_reads_requested: u64,
-    /// Distinct rows among them.
+    /// Queries whose reads were planned and shared together with this one (1 when alone).
+    pub batch_queries: u32,
+    /// Row lookups of the whole batch.
+    pub batch_row_reads_requested: u64,
+    /// Distinct rows among the batch's lookups.
     pub unique_rows: u64,
-    /// Read operations issued (after coalescing; including retries).
+    /// Read operations issued (after merging neighbours; including retries).
     pub read_requests: u64,
     /// Bytes delivered by the engine.
     pub bytes_read: u64,
     /// Reads resubmitted after short reads or interruptions.
     pub retries: u64,
-    /// Batches the query was split into (large queries are planned in parts).
+    /// Reads never issued because every query needing them had stopped reading that block.
+    pub reads_pruned: u64,
+    /// Reads served from the page cache.
+    pub reads_from_cache: u64,
+    /// Blocks this query stopped reading early (no document could reach the threshold).
+    pub blocks_pruned: u64,
+    /// Page-cache lookups that hit.
+    pub cache_hits: u64,
+    /// Page-cache lookups that missed.
+    pub cache_misses: u64,
+    /// Planning passes (a very large query is read in parts).
     pub batches: u32,
     /// Page faults that waited for the device (mmap engine).
     pub major_faults: u64,
@@ -33,17 +52,23 @@ pub struct QueryStats {
     pub minor_faults: u64,
     /// Bytes the process fetched from storage, per the kernel (`/proc/self/io`).
     pub device_read_bytes: u64,
-    /// Canonicalising and hashing k-mers.
+    /// Canonicalising and hashing the query's k-mers.
+    #[serde(rename = "hashing_ms", serialize_with = "milliseconds")]
     pub hashing: Duration,
     /// Building the read plan.
+    #[serde(rename = "planning_ms", serialize_with = "milliseconds")]
     pub planning: Duration,
     /// Blocked waiting for reads.
+    #[serde(rename = "io_wait_ms", serialize_with = "milliseconds")]
     pub io_wait: Duration,
     /// Adding rows into counters.
+    #[serde(rename = "accumulate_ms", serialize_with = "milliseconds")]
     pub accumulate: Duration,
     /// Threshold, sort, limit.
+    #[serde(rename = "ranking_ms", serialize_with = "milliseconds")]
     pub ranking: Duration,
-    /// Wall time of the whole query.
+    /// Wall time of the query (for a batch: hashing this query plus the whole batch).
+    #[serde(rename = "total_ms", serialize_with = "milliseconds")]
     pub total: Duration,
 }
 
@@ -55,10 +80,17 @@ impl QueryStats {
             kmers: 0,
             unique_kmers: 0,
             row_reads_requested: 0,
+            batch_queries: 1,
+            batch_row_reads_requested: 0,
             unique_rows: 0,
             read_requests: 0,
             bytes_read: 0,
             retries: 0,
+            reads_pruned: 0,
+            reads_from_cache: 0,
+            blocks_pruned: 0,
+            cache_hits: 0,
+            cache_misses: 0,
             batches: 0,
             major_faults: 0,
             minor_faults: 0,
@@ -72,54 +104,19 @@ impl QueryStats {
         }
     }
 
-    /// One human-readable line for `--stats`.
+    /// One line of `key=value` pairs for `--stats`, the same names as the JSON.
     pub fn summary(&self) -> String {
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        format!(
-            "engine={} kmers={} unique_kmers={} row_reads_requested={} unique_rows={} read_requests={} bytes_read={} retries={} major_faults={} minor_faults={} device_read_bytes={} hashing_ms={:.3} planning_ms={:.3} io_wait_ms={:.3} accumulate_ms={:.3} ranking_ms={:.3} total_ms={:.3}",
-            self.engine.as_str(),
-            self.kmers,
-            self.unique_kmers,
-            self.row_reads_requested,
-            self.unique_rows,
-            self.read_requests,
-            self.bytes_read,
-            self.retries,
-            self.major_faults,
-            self.minor_faults,
-            self.device_read_bytes,
-            ms(self.hashing),
-            ms(self.planning),
-            ms(self.io_wait),
-            ms(self.accumulate),
-            ms(self.ranking),
-            ms(self.total),
-        )
-    }
-}
-
-impl serde::Serialize for QueryStats {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let ms = |d: Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
-        let mut s = serializer.serialize_struct("QueryStats", 18)?;
-        s.serialize_field("engine", &self.engine)?;
-        s.serialize_field("kmers", &self.kmers)?;
-        s.serialize_field("unique_kmers", &self.unique_kmers)?;
-        s.serialize_field("row_reads_requested", &self.row_reads_requested)?;
-        s.serialize_field("unique_rows", &self.unique_rows)?;
-        s.serialize_field("read_requests", &self.read_requests)?;
-        s.serialize_field("bytes_read", &self.bytes_read)?;
-        s.serialize_field("retries", &self.retries)?;
-        s.serialize_field("batches", &self.batches)?;
-        s.serialize_field("major_faults", &self.major_faults)?;
-        s.serialize_field("minor_faults", &self.minor_faults)?;
-        s.serialize_field("device_read_bytes", &self.device_read_bytes)?;
-        s.serialize_field("hashing_ms", &ms(self.hashing))?;
-        s.serialize_field("planning_ms", &ms(self.planning))?;
-        s.serialize_field("io_wait_ms", &ms(self.io_wait))?;
-        s.serialize_field("accumulate_ms", &ms(self.accumulate))?;
-        s.serialize_field("ranking_ms", &ms(self.ranking))?;
-        s.serialize_field("total_ms", &ms(self.total))?;
-        s.end()
+        let value = serde_json::to_value(self).unwrap_or_default();
+        let Some(fields) = value.as_object() else {
+            return String::new();
+        };
+        fields
+            .iter()
+            .map(|(key, value)| match value {
+                serde_json::Value::String(s) => format!("{key}={s}"),
+                other => format!("{key}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
