@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::output::{OutputFormat, ResultWriter};
 use bitsift::query::{SearchError, SearchOptions, Searcher};
 use bitsift::seqfile::{SeqReader, SeqRecord};
@@ -83,6 +83,9 @@ pub struct QueryArgs {
     /// Keep up to this much of the index in a page cache for the queries of this run
     #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
     cache_size: Option<u64>,
+    /// Stream the index into the cache in the background (needs --cache-size)
+    #[arg(long, requires = "cache_size", help_heading = "I/O")]
+    warm: bool,
     /// Reads in flight (uring) or reader threads (pread)
     #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
     queue_depth: u32,
@@ -208,6 +211,10 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     if let Some(bytes) = args.cache_size {
         searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
     }
+    let warmup = match (args.warm, searcher.cache()) {
+        (true, Some(cache)) => Some(Warmup::start(searcher.warm_ranges(), cache.clone())),
+        _ => None,
+    };
     let shape = searcher.read_shape();
     searcher.set_coalescing(
         args.merge_gap.unwrap_or(shape.gap_bytes),
@@ -248,6 +255,14 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         batch.run(&mut searcher, &options, &mut writer, args.stats)?;
     }
     let failures = batch.failures;
+    if let Some(warmup) = warmup {
+        let report = warmup.stop();
+        tracing::info!(
+            "warm-up read {} into the cache ({} pages)",
+            bitsift::units::format_bytes(report.bytes_read),
+            report.pages_inserted
+        );
+    }
     writer.finish()?;
     Ok(if failures > 0 {
         Outcome::Partial

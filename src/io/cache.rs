@@ -270,14 +270,17 @@ impl PageCache {
         }
     }
 
-    /// Bytes allocated for pages and bookkeeping (never more than the capacity).
-    pub fn allocated_bytes(&self) -> u64 {
-        let slots: u64 = self
-            .shards
+    /// Page slots (the most pages the cache can hold).
+    pub fn slots(&self) -> u64 {
+        self.shards
             .iter()
             .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).slots() as u64)
-            .sum();
-        slots * (self.page_size as u64 + SLOT_OVERHEAD_BYTES)
+            .sum()
+    }
+
+    /// Bytes allocated for pages and bookkeeping (never more than the capacity).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.slots() * (self.page_size as u64 + SLOT_OVERHEAD_BYTES)
     }
 }
 

@@ -142,3 +142,38 @@ mod tests {
         assert_eq!(file.size, 100);
     }
 }
+
+/// What kind of storage a file lives on, as far as read shaping is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageKind {
+    /// A local file system (ext4, xfs, btrfs, tmpfs, ...).
+    Local,
+    /// A network or parallel file system, named: every request is a round trip, and mmap
+    /// degrades to 4 KiB requests, so fewer, larger reads win.
+    Network(&'static str),
+}
+
+/// The storage kind of the file system holding `path`, from `statfs`'s magic number.
+pub fn storage_kind(path: &Path) -> StorageKind {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return StorageKind::Local;
+    };
+    // SAFETY: statfs is plain data; the path is a valid NUL-terminated string.
+    let mut info: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointers as above.
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut info) } != 0 {
+        return StorageKind::Local;
+    }
+    match info.f_type as u64 {
+        0x6969 => StorageKind::Network("NFS"),
+        0x4750_4653 => StorageKind::Network("GPFS"),
+        0x0BD0_0BD0 => StorageKind::Network("Lustre"),
+        0xFF53_4D42 => StorageKind::Network("CIFS"),
+        0xFE53_4D42 => StorageKind::Network("SMB2"),
+        0x00C3_6400 => StorageKind::Network("CephFS"),
+        0x1983_0326 => StorageKind::Network("BeeGFS"),
+        0x0102_1997 => StorageKind::Network("9p"),
+        _ => StorageKind::Local,
+    }
+}

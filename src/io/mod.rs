@@ -37,17 +37,21 @@ mod pread;
 mod ram;
 mod uring;
 pub mod usage;
+mod warm;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use aligned::AlignedBuf;
 pub use cache::{CacheStats, PageCache};
-pub use files::{dio_alignment, drop_file_cache, read_full_at, DataFile};
+pub use files::{
+    dio_alignment, drop_file_cache, read_full_at, storage_kind, DataFile, StorageKind,
+};
 pub use mmap::MmapEngine;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use uring::UringEngine;
+pub use warm::{WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
 /// One read: `len` bytes at `offset` of file number `file` (its position in the list the
 /// engine was opened with).

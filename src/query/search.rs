@@ -22,7 +22,10 @@ use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::stats::QueryStats;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
-use crate::io::{open_engine, EngineOptions, IoCounters, IoError, PageCache, ReadEngine};
+use crate::io::{
+    open_engine, storage_kind, EngineOptions, IoCounters, IoError, PageCache, ReadEngine,
+    StorageKind, WarmRange,
+};
 use crate::kmer::{BaseRule, KmerHasher};
 
 /// Upper bound on lookups planned at once (24 bytes each).
@@ -33,9 +36,13 @@ pub const COUNTER_BYTES_MAX: usize = 256 << 20;
 pub const AND_BYTES_MAX: usize = 256 << 20;
 /// Default cap on one coalesced read.
 pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
-/// Default gap up to which neighbouring reads merge. Reading a few KiB more costs far less
-/// than another request on the SSDs and virtual disks measured (see BENCHMARKS.md).
+/// Default gap up to which neighbouring reads merge on local storage (see BENCHMARKS.md for
+/// the measurement that chose it).
 pub const MERGE_GAP_DEFAULT: u64 = 0;
+/// Merge gap on network and parallel file systems, where every request is a round trip.
+pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
+/// Largest merged read on network and parallel file systems.
+pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
 
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
@@ -204,10 +211,26 @@ impl Searcher {
                 counter_base += 8 * block.row_bytes as usize;
             }
         }
-        let shape = ReadShape {
-            alignment: engine.alignment(),
-            gap_bytes: MERGE_GAP_DEFAULT,
-            read_bytes_max: READ_BYTES_MAX_DEFAULT,
+        let network = headers.iter().find_map(|h| match storage_kind(&h.path) {
+            StorageKind::Network(name) => Some(name),
+            StorageKind::Local => None,
+        });
+        let shape = match network {
+            Some(name) => {
+                tracing::info!(
+                    "{name} detected: merging reads up to {MERGE_GAP_NETWORK} bytes apart"
+                );
+                ReadShape {
+                    alignment: engine.alignment(),
+                    gap_bytes: MERGE_GAP_NETWORK,
+                    read_bytes_max: READ_BYTES_MAX_NETWORK,
+                }
+            }
+            None => ReadShape {
+                alignment: engine.alignment(),
+                gap_bytes: MERGE_GAP_DEFAULT,
+                read_bytes_max: READ_BYTES_MAX_DEFAULT,
+            },
         };
         let indexes: Vec<IndexState> = headers
             .into_iter()
@@ -291,6 +314,21 @@ impl Searcher {
     /// The shared cache, if any.
     pub fn cache(&self) -> Option<&Arc<PageCache>> {
         self.cache.as_ref()
+    }
+
+    /// The data sections of the open indexes, as ranges for a cache warm-up
+    /// ([`crate::io::Warmup`]), in file order.
+    pub fn warm_ranges(&self) -> Vec<WarmRange> {
+        self.indexes
+            .iter()
+            .enumerate()
+            .map(|(file, state)| WarmRange {
+                path: state.header.path.clone(),
+                file: file as u32,
+                start: state.header.data_offset,
+                end: state.header.file_size,
+            })
+            .collect()
     }
 
     /// Scores every document of every index against `sequence`.
