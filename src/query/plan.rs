@@ -99,6 +99,9 @@ pub struct Plan {
     pub read_rows: Vec<u32>,
     /// Distinct (block, query, k-mer) pairs of blocks with several hash functions.
     pub pair_count: u32,
+    /// Distinct 4 KiB pages the rows lie in: what a page-granular reader (mmap, COBS) must
+    /// fetch, and the basis of the device-limit estimate.
+    pub pages_4k: u64,
     order: Vec<u32>,
 }
 
@@ -110,6 +113,7 @@ impl Plan {
         self.reads.clear();
         self.read_rows.clear();
         self.pair_count = 0;
+        self.pages_4k = 0;
     }
 
     /// Adds the lookups of query `query`'s unique k-mers `kmers` (hashes
@@ -163,6 +167,7 @@ impl Plan {
             });
             start = end;
         }
+        self.count_pages(blocks);
         self.coalesce(blocks, shape);
     }
 
@@ -193,6 +198,26 @@ impl Plan {
             l.pair = pair;
         }
         self.pair_count = pair + 1;
+    }
+
+    /// Counts the distinct 4 KiB pages holding the rows (rows are sorted by position).
+    fn count_pages(&mut self, blocks: &[PlanBlock]) {
+        let mut last: Option<(u32, u64)> = None;
+        let mut pages = 0;
+        for row in &self.rows {
+            let used = blocks[row.block as usize].used_bytes.max(1);
+            let first = row.offset / 4096;
+            let end = (row.offset + used - 1) / 4096;
+            let start = match last {
+                Some((file, page)) if file == row.file => first.max(page + 1),
+                _ => first,
+            };
+            if end >= start {
+                pages += end - start + 1;
+                last = Some((row.file, end));
+            }
+        }
+        self.pages_4k = pages;
     }
 
     fn coalesce(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
@@ -299,6 +324,8 @@ mod tests {
             },
         );
         assert_eq!(plan.rows.len(), 5);
+        // Rows 3, 9, 63 and 64 share page 0 (offsets 536..1032); row 999 is in page 2.
+        assert_eq!(plan.pages_4k, 2);
         let spans: Vec<(u64, u32)> = plan.reads.iter().map(|r| (r.offset, r.len)).collect();
         assert_eq!(
             spans,

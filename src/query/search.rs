@@ -494,6 +494,7 @@ impl Searcher {
         let mut executed = ExecuteCounters::default();
         let mut planning = Duration::ZERO;
         let (mut lookups_total, mut rows_total, mut batches) = (0u64, 0u64, 0u32);
+        let mut pages_total = 0u64;
         let mut per_query_lookups = vec![0u64; chunk_len];
         let mut part_start = 0usize;
         while part_start < largest.max(1) {
@@ -524,6 +525,7 @@ impl Searcher {
             planning += planned_at.elapsed();
             lookups_total += self.plan.lookups.len() as u64;
             rows_total += self.plan.rows.len() as u64;
+            pages_total += self.plan.pages_4k;
             if self.plan.pair_count > 0 {
                 let row_bytes_max = self.blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1);
                 self.and
@@ -587,6 +589,7 @@ impl Searcher {
             stats.batch_queries = chunk_len as u32;
             stats.batch_row_reads_requested = lookups_total;
             stats.unique_rows = rows_total;
+            stats.unique_pages_4k = pages_total;
             stats.read_requests = io.read_requests;
             stats.bytes_read = io.bytes_read;
             stats.retries = io.retries;

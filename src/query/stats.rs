@@ -28,6 +28,8 @@ pub struct QueryStats {
     pub batch_row_reads_requested: u64,
     /// Distinct rows among the batch's lookups.
     pub unique_rows: u64,
+    /// Distinct 4 KiB pages holding those rows (what mmap or COBS would fault in).
+    pub unique_pages_4k: u64,
     /// Read operations issued (after merging neighbours; including retries).
     pub read_requests: u64,
     /// Bytes delivered by the engine.
@@ -83,6 +85,7 @@ impl QueryStats {
             batch_queries: 1,
             batch_row_reads_requested: 0,
             unique_rows: 0,
+            unique_pages_4k: 0,
             read_requests: 0,
             bytes_read: 0,
             retries: 0,
