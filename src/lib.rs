@@ -11,6 +11,7 @@
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`build`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`seqfile`], [`units`]: sequence files and byte sizes.
 
 #![warn(missing_docs)]
@@ -22,5 +23,6 @@ pub mod iobench;
 pub mod kmer;
 pub mod query;
 pub mod seqfile;
+pub mod server;
 pub mod synth;
 pub mod units;

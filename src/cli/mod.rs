@@ -7,6 +7,7 @@ mod info;
 mod iobench;
 mod logging;
 mod query;
+mod serve;
 mod synth;
 
 use std::io::IsTerminal;
@@ -45,6 +46,8 @@ enum Command {
     Query(query::QueryArgs),
     /// Describe an index: parameters, geometry, alignment
     Info(info::InfoArgs),
+    /// Serve searches over HTTP: JSON API, web page, metrics
+    Serve(serve::ServeArgs),
     /// Build an index of the bundled genomes and search bundled genes
     Demo(demo::DemoArgs),
     /// Measure a storage device for random row reads (before deploying)
@@ -83,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(args, ui),
         Command::Query(args) => query::run(args, ui),
         Command::Info(args) => info::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args, ui),
         Command::Iobench(args) => iobench::run(args, ui),
         Command::Synth(args) => synth::run(args, ui),

@@ -238,6 +238,12 @@ impl PageCache {
             .contains_key(&key)
     }
 
+    /// Counts `pages` lookups that will be read from the device (a caller that checked with
+    /// [`PageCache::contains`] first).
+    pub fn record_misses(&self, pages: u64) {
+        self.misses.fetch_add(pages, Ordering::Relaxed);
+    }
+
     /// Stores a page (`page.len()` at most one page; shorter at the end of a file).
     pub fn insert(&self, file: u32, offset: u64, page: &[u8]) {
         debug_assert!(page.len() <= self.page_size);

@@ -119,6 +119,7 @@ impl Executor<'_> {
         let pages = (request.len as u64).div_ceil(page) as usize;
         // Check first without touching the recency of pages we may not use.
         if !(0..pages as u64).all(|p| cache.contains(request.file, request.offset + p * page)) {
+            cache.record_misses(pages as u64);
             return false;
         }
         self.scratch.resize(pages * page as usize, 0);

@@ -31,16 +31,18 @@ pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
     (threshold * kmers as f64).ceil() as u64
 }
 
-/// Selects documents whose counter reaches the threshold of their index and orders them by
-/// score descending, then index, then document (COBS's order).
+/// Selects documents of the indexes `include` accepts whose counter reaches the threshold of
+/// their index, and orders them by score descending, then index, then document (COBS's
+/// order).
 pub fn rank(
     blocks: &[PlanBlock],
     counters: &[u32],
     kmers_total: &[u64],
     options: &RankOptions,
+    include: impl Fn(u32) -> bool,
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
-    for block in blocks {
+    for block in blocks.iter().filter(|b| include(b.index)) {
         let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
         let scores =
             &counters[block.counter_base..block.counter_base + block.document_count as usize];
@@ -115,7 +117,10 @@ mod tests {
             limit: 0,
             unsorted: false,
         };
-        let hits = rank(&blocks, &counters, &[10, 10], &all);
+        let hits = rank(&blocks, &counters, &[10, 10], &all, |_| true);
+        let only_second = rank(&blocks, &counters, &[10, 10], &all, |index| index == 1);
+        assert!(only_second.iter().all(|h| h.index == 1));
+        assert_eq!(only_second.len(), 3);
         let keys: Vec<(u32, u64, u32)> = hits
             .iter()
             .map(|h| (h.index, h.document, h.kmers_found))
@@ -141,6 +146,7 @@ mod tests {
                 limit: 2,
                 unsorted: false,
             },
+            |_| true,
         );
         assert_eq!(top.len(), 2);
         assert_eq!((top[0].document, top[1].document), (1, 2));
@@ -153,6 +159,7 @@ mod tests {
                 limit: 0,
                 unsorted: true,
             },
+            |_| true,
         );
         assert_eq!(unsorted[0].document, 0);
         assert_eq!(unsorted[0].kmers_found, 5);

@@ -149,6 +149,8 @@ pub struct Searcher {
     plan: Plan,
     counters: Vec<u32>,
     units: Vec<Unit>,
+    /// Per (chunk query, index): whether the query searches that index.
+    selected: Vec<bool>,
     and: AndAccumulators,
     scratch: Vec<u8>,
 }
@@ -266,6 +268,7 @@ impl Searcher {
             plan: Plan::default(),
             counters: Vec::new(),
             units: Vec::new(),
+            selected: Vec::new(),
             and: AndAccumulators::default(),
             scratch: Vec::new(),
         })
@@ -348,10 +351,33 @@ impl Searcher {
         queries: &[&[u8]],
         options: &SearchOptions,
     ) -> Result<Vec<Answer>, SearchError> {
+        self.search_selected(queries, &[], options)
+    }
+
+    /// As [`Searcher::search_batch`], each query searching only the indexes its selection
+    /// marks (`selections[q][index]`; a missing or `None` selection means all). Blocks of
+    /// unselected indexes are never read for that query.
+    pub fn search_selected(
+        &mut self,
+        queries: &[&[u8]],
+        selections: &[Option<Vec<bool>>],
+        options: &SearchOptions,
+    ) -> Result<Vec<Answer>, SearchError> {
         let mut answers: Vec<Option<Answer>> = (0..queries.len()).map(|_| None).collect();
-        let k_max = self.k_max();
+        let index_count = self.indexes.len();
+        let selected = |q: usize, index: usize| -> bool {
+            selections
+                .get(q)
+                .and_then(Option::as_ref)
+                .is_none_or(|mask| mask.get(index).copied().unwrap_or(false))
+        };
         let mut runnable = Vec::with_capacity(queries.len());
         for (q, sequence) in queries.iter().enumerate() {
+            let k_max = (0..index_count)
+                .filter(|&x| selected(q, x))
+                .map(|x| self.indexes[x].header.k)
+                .max()
+                .unwrap_or(0);
             if sequence.len() < k_max as usize {
                 answers[q] = Some(Err(SearchError::TooShort {
                     length: sequence.len(),
@@ -367,11 +393,15 @@ impl Searcher {
             // Hash queries until a budget is reached.
             let chunk_start = next;
             self.clear_arenas();
+            self.selected.clear();
             let mut lookups = 0usize;
             let mut hashing = Vec::new();
             while next < runnable.len() && next - chunk_start < queries_per_chunk {
                 let started = Instant::now();
-                let query_lookups = self.prepare_query(queries[runnable[next]]);
+                let q = runnable[next];
+                self.selected
+                    .extend((0..index_count).map(|x| selected(q, x)));
+                let query_lookups = self.prepare_query(queries[q]);
                 hashing.push(started.elapsed());
                 lookups += query_lookups;
                 next += 1;
@@ -474,10 +504,12 @@ impl Searcher {
         self.units.clear();
         for q in 0..chunk_len {
             for block in &self.blocks {
-                let kmers = self.query_kmers[q * index_count + block.index as usize];
+                let at = q * index_count + block.index as usize;
+                let kmers = self.query_kmers[at];
                 let needed = count_threshold(options.threshold, kmers.positions);
-                self.units
-                    .push(Unit::new(kmers.positions, needed, options.prune));
+                let mut unit = Unit::new(kmers.positions, needed, options.prune);
+                unit.dead = !self.selected[at];
+                self.units.push(unit);
             }
         }
         // A single query too large to plan at once is read in parts of its k-mers.
@@ -505,7 +537,11 @@ impl Searcher {
                 let hashes = &self.arena_hashes[block.index as usize];
                 let h = block.num_hashes as usize;
                 for (q, lookups) in per_query_lookups.iter_mut().enumerate() {
-                    let kmers = self.query_kmers[q * index_count + block.index as usize];
+                    let at = q * index_count + block.index as usize;
+                    if !self.selected[at] {
+                        continue;
+                    }
+                    let kmers = self.query_kmers[at];
                     let from = kmers.start as usize + part_start.min(kmers.count as usize);
                     let to = kmers.start as usize + part_end.min(kmers.count as usize);
                     if from >= to {
@@ -569,6 +605,7 @@ impl Searcher {
                     kmers.positions * self.indexes[x].header.num_hashes as u64
                 })
                 .sum();
+            let selected = &self.selected[q * index_count..(q + 1) * index_count];
             let hits = rank(
                 &self.blocks,
                 counters,
@@ -578,6 +615,7 @@ impl Searcher {
                     limit: options.limit,
                     unsorted: options.cobs_order && lookups_single <= 1,
                 },
+                |index| selected[index as usize],
             );
             let mut stats = QueryStats::new(self.engine.kind());
             stats.kmers = kmers_total.iter().copied().max().unwrap_or(0);
@@ -596,7 +634,10 @@ impl Searcher {
             stats.reads_pruned = executed.reads_pruned;
             stats.reads_from_cache = executed.reads_cached;
             stats.blocks_pruned = (0..self.blocks.len())
-                .filter(|&b| self.units[q * self.blocks.len() + b].dead)
+                .filter(|&b| {
+                    self.units[q * self.blocks.len() + b].dead
+                        && selected[self.blocks[b].index as usize]
+                })
                 .count() as u64;
             if let (Some(before), Some(after)) = (cache_before, cache_after) {
                 stats.cache_hits = after.hits - before.hits;

@@ -1,0 +1,615 @@
+//! The JSON API: request parsing and validation, admission control, responses.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use super::dispatch::{JobOutcome, SearchJob};
+use super::metrics::Rejection;
+use super::AppState;
+use crate::query::output::fraction;
+use crate::query::{SearchError, SearchOptions};
+use crate::seqfile::SeqRecord;
+
+/// Queries one request may carry.
+pub const QUERIES_PER_REQUEST_MAX: usize = 1000;
+
+/// An error answer: status and a message naming the problem.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+    retry_after_seconds: Option<u64>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+            retry_after_seconds: None,
+        }
+    }
+
+    fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn rejection(&self) -> Option<Rejection> {
+        match self.status {
+            StatusCode::BAD_REQUEST => Some(Rejection::BadRequest),
+            StatusCode::PAYLOAD_TOO_LARGE => Some(Rejection::TooLarge),
+            StatusCode::SERVICE_UNAVAILABLE => Some(Rejection::Overload),
+            StatusCode::GATEWAY_TIMEOUT => Some(Rejection::Timeout),
+            _ => None,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message, "status": self.status.as_u16() });
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if let Some(seconds) = self.retry_after_seconds {
+            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+        }
+        response
+    }
+}
+
+/// One named sequence of a request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedSequence {
+    /// Name shown in the results (default `query_N`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Bases.
+    pub sequence: String,
+}
+
+/// `POST /api/search` body. Exactly one of `sequence`, `sequences` and `fasta`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// One raw sequence.
+    #[serde(default)]
+    pub sequence: Option<String>,
+    /// Several named sequences.
+    #[serde(default)]
+    pub sequences: Option<Vec<NamedSequence>>,
+    /// FASTA text (or a raw sequence without header).
+    #[serde(default)]
+    pub fasta: Option<String>,
+    /// Fraction of a query's k-mers a document must contain (0..=1, default 0.8).
+    #[serde(default)]
+    pub threshold: Option<f64>,
+    /// Documents per query at most (0: all; default 100).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Names of the indexes to search (default: all; see `GET /api/indexes`).
+    #[serde(default)]
+    pub indexes: Option<Vec<String>>,
+    /// Read lowercase acgt as ACGT (COBS reads them as A).
+    #[serde(default)]
+    pub fold_case: bool,
+}
+
+#[derive(Serialize)]
+struct Hit {
+    document: String,
+    index: String,
+    kmers_found: u32,
+    kmers_total: u64,
+    fraction: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Serialize)]
+struct QueryAnswer {
+    query: String,
+    bases: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kmers_total: Option<u64>,
+    hits: Vec<Hit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(Serialize, Default)]
+struct ResponseStats {
+    queries: usize,
+    time_ms: f64,
+    queue_ms: f64,
+    requests_in_batch: usize,
+    queries_in_batch: u32,
+    engine: String,
+    bytes_read: u64,
+    read_requests: u64,
+    reads_pruned: u64,
+    reads_from_cache: u64,
+    cache_hits: u64,
+    cache_misses: u64,
+}
+
+#[derive(Serialize)]
+struct SearchResponse {
+    results: Vec<QueryAnswer>,
+    stats: ResponseStats,
+}
+
+/// Validated queries: names and upper-or-as-given bases.
+fn queries_of(request: &SearchRequest, max_bases: usize) -> Result<Vec<SeqRecord>, ApiError> {
+    let given = [
+        request.sequence.is_some(),
+        request.sequences.is_some(),
+        request.fasta.is_some(),
+    ]
+    .iter()
+    .filter(|&&b| b)
+    .count();
+    if given != 1 {
+        return Err(ApiError::bad_request(
+            "give exactly one of \"sequence\" (one sequence), \"sequences\" ([{\"name\", \"sequence\"}]) or \"fasta\" (FASTA text)",
+        ));
+    }
+    let mut records = Vec::new();
+    if let Some(sequence) = &request.sequence {
+        records.push(SeqRecord {
+            name: "query".into(),
+            sequence: sequence.clone().into_bytes(),
+        });
+    } else if let Some(sequences) = &request.sequences {
+        for (i, item) in sequences.iter().enumerate() {
+            let name = item
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("query_{}", i + 1));
+            records.push(SeqRecord {
+                name,
+                sequence: item.sequence.clone().into_bytes(),
+            });
+        }
+    } else if let Some(fasta) = &request.fasta {
+        records = parse_fasta(fasta);
+    }
+    if records.is_empty() {
+        return Err(ApiError::bad_request("no sequence given"));
+    }
+    if records.len() > QUERIES_PER_REQUEST_MAX {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("{} sequences in one request; at most {QUERIES_PER_REQUEST_MAX} are accepted, split the request", records.len()),
+        ));
+    }
+    for record in &mut records {
+        record.sequence.retain(|b| !b.is_ascii_whitespace());
+        if record.sequence.is_empty() {
+            return Err(ApiError::bad_request(format!(
+                "query {:?} is empty",
+                record.name
+            )));
+        }
+        if let Some(at) = record.sequence.iter().position(|&b| !is_sequence_byte(b)) {
+            let shown = String::from_utf8_lossy(&record.sequence[at..at + 1]).into_owned();
+            return Err(ApiError::bad_request(format!(
+                "query {:?} has {shown:?} at position {}, which is not a nucleotide; send DNA (A, C, G, T, N or IUPAC codes) or FASTA text",
+                record.name,
+                at + 1
+            )));
+        }
+        if record.sequence.len() > max_bases {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "query {:?} is {} bases; this server accepts at most {max_bases} per query (--max-query-bases)",
+                    record.name,
+                    record.sequence.len()
+                ),
+            ));
+        }
+        if request.fold_case {
+            record.sequence.make_ascii_uppercase();
+        }
+    }
+    Ok(records)
+}
+
+/// Letters (IUPAC codes, any case) and the gap/stop symbols some tools write.
+fn is_sequence_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'-' || b == b'*' || b == b'.'
+}
+
+/// FASTA text, or one raw sequence without a header line.
+fn parse_fasta(text: &str) -> Vec<SeqRecord> {
+    let mut records: Vec<SeqRecord> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(header) = line.strip_prefix('>') {
+            let name = header.split_whitespace().next().unwrap_or("").to_string();
+            let name = if name.is_empty() {
+                format!("query_{}", records.len() + 1)
+            } else {
+                name
+            };
+            records.push(SeqRecord {
+                name,
+                sequence: Vec::new(),
+            });
+        } else if line.starts_with(';') || line.trim().is_empty() {
+            continue;
+        } else {
+            if records.is_empty() {
+                records.push(SeqRecord {
+                    name: "query".into(),
+                    sequence: Vec::new(),
+                });
+            }
+            let current = records.last_mut().expect("a record exists");
+            current.sequence.extend_from_slice(line.trim().as_bytes());
+        }
+    }
+    records
+}
+
+/// `POST /api/search`.
+pub async fn search(
+    State(state): State<Arc<AppState>>,
+    request: axum::extract::Request,
+) -> Response {
+    let started = Instant::now();
+    let _in_flight = state.metrics.enter();
+    let limit = state.config.body_bytes_max();
+    let outcome = match axum::body::to_bytes(request.into_body(), limit).await {
+        Ok(body) => search_inner(&state, body, started).await,
+        Err(_) => Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request body is larger than {limit} bytes; send fewer or shorter sequences"
+            ),
+        )),
+    };
+    match outcome {
+        Ok(response) => response,
+        Err(error) => {
+            if let Some(why) = error.rejection() {
+                state.metrics.reject(why);
+            }
+            error.into_response()
+        }
+    }
+}
+
+async fn search_inner(
+    state: &AppState,
+    body: Bytes,
+    started: Instant,
+) -> Result<Response, ApiError> {
+    let request: SearchRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
+    let threshold = request.threshold.unwrap_or(0.8);
+    if !(0.0..=1.0).contains(&threshold) || threshold.is_nan() {
+        return Err(ApiError::bad_request(format!(
+            "threshold {threshold} is out of range: it is the fraction of a query's k-mers a document must contain, from 0 to 1"
+        )));
+    }
+    let limit = request.limit.unwrap_or(100);
+    let selection = match &request.indexes {
+        None => None,
+        Some(names) => Some(state.select(names).map_err(ApiError::bad_request)?),
+    };
+    let records = queries_of(&request, state.config.max_query_bases)?;
+    let queries: Vec<Vec<u8>> = records.iter().map(|r| r.sequence.clone()).collect();
+    let bases: Vec<usize> = queries.iter().map(Vec::len).collect();
+
+    // Admission: at most `max_concurrent` searches run; a bounded number wait; beyond: 503.
+    let waiting = state
+        .waiting
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let permit = if waiting >= state.config.max_queued {
+        None
+    } else {
+        let timeout = state.config.request_timeout;
+        tokio::time::timeout(timeout, state.permits.clone().acquire_owned())
+            .await
+            .ok()
+            .and_then(Result::ok)
+    };
+    state
+        .waiting
+        .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    let Some(_permit) = permit else {
+        let mut error = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is at capacity; retry in a moment",
+        );
+        error.retry_after_seconds = Some(1);
+        return Err(error);
+    };
+    let deadline = started + state.config.request_timeout;
+    let (reply, answer) = oneshot::channel();
+    let options = SearchOptions {
+        threshold,
+        limit,
+        ..SearchOptions::default()
+    };
+    let job = SearchJob {
+        queries,
+        selection,
+        options,
+        deadline,
+        queued: Instant::now(),
+        reply,
+    };
+    if state.dispatcher.submit(job).is_err() {
+        let mut error = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is at capacity; retry in a moment",
+        );
+        error.retry_after_seconds = Some(1);
+        return Err(error);
+    }
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let outcome = tokio::time::timeout(remaining, answer).await;
+    let timed_out = || {
+        ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            format!(
+                "the search did not finish within {} s",
+                state.config.request_timeout.as_secs_f64()
+            ),
+        )
+    };
+    let (answers, batch_requests, queued) = match outcome {
+        Err(_) | Ok(Ok(JobOutcome::Expired)) => return Err(timed_out()),
+        Ok(Err(_)) => {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down",
+            ))
+        }
+        Ok(Ok(JobOutcome::Failed(message))) => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("reading the index failed: {message}"),
+            ))
+        }
+        Ok(Ok(JobOutcome::Done {
+            answers,
+            batch_requests,
+            queued,
+        })) => (answers, batch_requests, queued),
+    };
+    let mut results = Vec::with_capacity(answers.len());
+    let mut stats = ResponseStats {
+        queries: answers.len(),
+        requests_in_batch: batch_requests,
+        queue_ms: ms(queued),
+        ..Default::default()
+    };
+    let mut errors = 0;
+    for ((record, answer), bases) in records.iter().zip(answers).zip(bases) {
+        match answer {
+            Ok(result) => {
+                let s = &result.stats;
+                stats.engine = s.engine.as_str().to_string();
+                stats.queries_in_batch = s.batch_queries;
+                stats.bytes_read = s.bytes_read;
+                stats.read_requests = s.read_requests;
+                stats.reads_pruned = s.reads_pruned;
+                stats.reads_from_cache = s.reads_from_cache;
+                stats.cache_hits = s.cache_hits;
+                stats.cache_misses = s.cache_misses;
+                let hits = result
+                    .hits
+                    .iter()
+                    .map(|hit| {
+                        let index = &state.indexes[hit.index as usize];
+                        let document = index.names.get(hit.document as usize).to_string();
+                        let total = result.kmers_total[hit.index as usize];
+                        let metadata = state.metadata.get(&document).map(|values| {
+                            state
+                                .metadata
+                                .columns()
+                                .iter()
+                                .cloned()
+                                .zip(values.iter().cloned())
+                                .collect()
+                        });
+                        Hit {
+                            index: index.name.clone(),
+                            kmers_found: hit.kmers_found,
+                            kmers_total: total,
+                            fraction: (fraction(hit.kmers_found, total) * 1e4).round() / 1e4,
+                            document,
+                            metadata,
+                        }
+                    })
+                    .collect();
+                results.push(QueryAnswer {
+                    query: record.name.clone(),
+                    bases,
+                    kmers_total: result.kmers_total.iter().copied().max(),
+                    hits,
+                    error: None,
+                });
+            }
+            Err(SearchError::TooShort { length, k }) => {
+                errors += 1;
+                results.push(QueryAnswer {
+                    query: record.name.clone(),
+                    bases,
+                    kmers_total: None,
+                    hits: Vec::new(),
+                    error: Some(format!(
+                        "query is {length} bases, shorter than k = {k}; it has no k-mer to look up"
+                    )),
+                });
+            }
+            Err(SearchError::Io(e)) => {
+                return Err(ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("reading the index failed: {e}"),
+                ))
+            }
+        }
+    }
+    if errors == results.len() {
+        let message = results[0].error.clone().unwrap_or_default();
+        return Err(ApiError::bad_request(if results.len() == 1 {
+            message
+        } else {
+            format!("no query could be searched: {message}")
+        }));
+    }
+    let elapsed = started.elapsed();
+    stats.time_ms = ms(elapsed);
+    state
+        .metrics
+        .answered(results.len() as u64, errors as u64, elapsed);
+    Ok(axum::Json(SearchResponse { results, stats }).into_response())
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// `GET /api/indexes`.
+pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
+    #[derive(Serialize)]
+    struct IndexInfo<'a> {
+        name: &'a str,
+        file: String,
+        format: &'static str,
+        documents: usize,
+        k: u32,
+        canonical: bool,
+        hashes: u32,
+        blocks: usize,
+        page_size: u64,
+        file_size: u64,
+    }
+    let list: Vec<IndexInfo> = state
+        .indexes
+        .iter()
+        .map(|i| IndexInfo {
+            name: &i.name,
+            file: i.file.clone(),
+            format: i.format,
+            documents: i.names.len(),
+            k: i.k,
+            canonical: i.canonical,
+            hashes: i.hashes,
+            blocks: i.blocks,
+            page_size: i.page_size,
+            file_size: i.file_size,
+        })
+        .collect();
+    let cache = state.cache.as_ref().map(|c| c.stats());
+    axum::Json(serde_json::json!({
+        "indexes": list,
+        "metadata_columns": state.metadata.columns(),
+        "limits": {
+            "max_query_bases": state.config.max_query_bases,
+            "max_queries_per_request": QUERIES_PER_REQUEST_MAX,
+            "max_concurrent": state.config.max_concurrent,
+        },
+        "cache": cache,
+    }))
+    .into_response()
+}
+
+/// `GET /healthz`.
+pub async fn health(State(state): State<Arc<AppState>>) -> Response {
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "uptime_seconds": state.started.elapsed().as_secs(),
+        "in_flight": state.metrics.in_flight(),
+    }))
+    .into_response()
+}
+
+/// `GET /metrics`.
+pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let text = state
+        .metrics
+        .render(state.cache.as_ref().map(|c| c.stats()));
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+/// `GET /api/openapi.json`.
+pub async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], super::OPENAPI).into_response()
+}
+
+/// `GET /`.
+pub async fn page() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        super::PAGE,
+    )
+        .into_response()
+}
+
+/// Unknown paths: a JSON 404.
+pub async fn not_found() -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no such endpoint; see GET /api/openapi.json",
+    )
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fasta_and_raw_text() {
+        let records = parse_fasta(">a gene\nACGT\nacgt\n>b\nTT\n");
+        assert_eq!(records.len(), 2);
+        assert_eq!(
+            (records[0].name.as_str(), records[0].sequence.as_slice()),
+            ("a", &b"ACGTacgt"[..])
+        );
+        let raw = parse_fasta("ACGT\nTTTT\n");
+        assert_eq!(raw[0].name, "query");
+        assert_eq!(raw[0].sequence, b"ACGTTTTT");
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let request = |json: &str| serde_json::from_str::<SearchRequest>(json).unwrap();
+        let err = queries_of(&request(r#"{"sequence": "ACGT1"}"#), 100)
+            .err()
+            .unwrap();
+        assert!(
+            err.message.contains("\"1\" at position 5"),
+            "{}",
+            err.message
+        );
+        let err = queries_of(&request(r#"{"sequence": "  "}"#), 100)
+            .err()
+            .unwrap();
+        assert!(err.message.contains("is empty"));
+        let err = queries_of(&request(r#"{"sequence": "ACGTACGT"}"#), 4)
+            .err()
+            .unwrap();
+        assert_eq!(err.status, StatusCode::PAYLOAD_TOO_LARGE);
+        let err = queries_of(&request(r#"{"sequence": "A", "fasta": ">x\nA"}"#), 4)
+            .err()
+            .unwrap();
+        assert!(err.message.contains("exactly one"));
+        assert!(serde_json::from_str::<SearchRequest>(r#"{"sequense": "A"}"#).is_err());
+    }
+}

@@ -1,0 +1,234 @@
+//! Server metrics in the Prometheus text format: counters, gauges and a latency histogram,
+//! all plain atomics so that recording costs nothing measurable.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::io::CacheStats;
+
+/// Upper bounds (seconds) of the request latency histogram buckets.
+const BUCKETS_SECONDS: [f64; 13] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// Why a request was turned away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// Too many requests at once (503).
+    Overload,
+    /// Request or sequence too large (413).
+    TooLarge,
+    /// Malformed or invalid request (400).
+    BadRequest,
+    /// Did not finish before its deadline (504).
+    Timeout,
+}
+
+impl Rejection {
+    fn label(self) -> &'static str {
+        match self {
+            Rejection::Overload => "overload",
+            Rejection::TooLarge => "too_large",
+            Rejection::BadRequest => "bad_request",
+            Rejection::Timeout => "timeout",
+        }
+    }
+}
+
+/// All server counters.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    requests: AtomicU64,
+    queries: AtomicU64,
+    query_errors: AtomicU64,
+    batches: AtomicU64,
+    batch_queries: AtomicU64,
+    bytes_read: AtomicU64,
+    read_requests: AtomicU64,
+    reads_pruned: AtomicU64,
+    in_flight: AtomicU64,
+    rejections: [AtomicU64; 4],
+    latency_buckets: [AtomicU64; BUCKETS_SECONDS.len()],
+    latency_count: AtomicU64,
+    latency_sum_micros: AtomicU64,
+}
+
+/// Keeps the in-flight gauge up while alive.
+pub struct InFlight<'a>(&'a Metrics);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Metrics {
+    /// Counts a search request entering; the guard counts it leaving.
+    pub fn enter(&self) -> InFlight<'_> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(self)
+    }
+
+    /// Records a rejected request.
+    pub fn reject(&self, why: Rejection) {
+        self.rejections[why as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records an answered request of `queries` queries taking `elapsed`.
+    pub fn answered(&self, queries: u64, errors: u64, elapsed: Duration) {
+        self.queries.fetch_add(queries, Ordering::Relaxed);
+        self.query_errors.fetch_add(errors, Ordering::Relaxed);
+        let seconds = elapsed.as_secs_f64();
+        for (bucket, &bound) in self.latency_buckets.iter().zip(&BUCKETS_SECONDS) {
+            if seconds <= bound {
+                bucket.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.latency_count.fetch_add(1, Ordering::Relaxed);
+        self.latency_sum_micros
+            .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Records one executed batch.
+    pub fn batch(&self, queries: u64, bytes_read: u64, read_requests: u64, reads_pruned: u64) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.batch_queries.fetch_add(queries, Ordering::Relaxed);
+        self.bytes_read.fetch_add(bytes_read, Ordering::Relaxed);
+        self.read_requests
+            .fetch_add(read_requests, Ordering::Relaxed);
+        self.reads_pruned.fetch_add(reads_pruned, Ordering::Relaxed);
+    }
+
+    /// Requests being served now.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self, cache: Option<CacheStats>) -> String {
+        let mut out = String::with_capacity(4096);
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let mut counter = |name: &str, help: &str, value: u64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
+            );
+        };
+        counter(
+            "bitsift_requests_total",
+            "Search requests received.",
+            get(&self.requests),
+        );
+        counter(
+            "bitsift_queries_total",
+            "Query sequences answered.",
+            get(&self.queries),
+        );
+        counter(
+            "bitsift_query_errors_total",
+            "Query sequences that could not be answered (e.g. shorter than k).",
+            get(&self.query_errors),
+        );
+        counter(
+            "bitsift_batches_total",
+            "I/O batches executed (requests overlapping in time share one).",
+            get(&self.batches),
+        );
+        counter(
+            "bitsift_batch_queries_total",
+            "Queries executed in batches.",
+            get(&self.batch_queries),
+        );
+        counter(
+            "bitsift_bytes_read_total",
+            "Bytes read from index files.",
+            get(&self.bytes_read),
+        );
+        counter(
+            "bitsift_read_requests_total",
+            "Read operations issued.",
+            get(&self.read_requests),
+        );
+        counter(
+            "bitsift_reads_pruned_total",
+            "Reads skipped because no document could reach the threshold.",
+            get(&self.reads_pruned),
+        );
+        let _ = writeln!(out, "# HELP bitsift_in_flight_requests Search requests being served.\n# TYPE bitsift_in_flight_requests gauge\nbitsift_in_flight_requests {}", self.in_flight());
+        let _ = writeln!(out, "# HELP bitsift_rejections_total Requests turned away, by reason.\n# TYPE bitsift_rejections_total counter");
+        for why in [
+            Rejection::Overload,
+            Rejection::TooLarge,
+            Rejection::BadRequest,
+            Rejection::Timeout,
+        ] {
+            let _ = writeln!(
+                out,
+                "bitsift_rejections_total{{reason=\"{}\"}} {}",
+                why.label(),
+                get(&self.rejections[why as usize])
+            );
+        }
+        let _ = writeln!(out, "# HELP bitsift_request_duration_seconds Search request latency.\n# TYPE bitsift_request_duration_seconds histogram");
+        for (bucket, bound) in self.latency_buckets.iter().zip(BUCKETS_SECONDS) {
+            let _ = writeln!(
+                out,
+                "bitsift_request_duration_seconds_bucket{{le=\"{bound}\"}} {}",
+                get(bucket)
+            );
+        }
+        let count = get(&self.latency_count);
+        let _ = writeln!(
+            out,
+            "bitsift_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}"
+        );
+        let _ = writeln!(
+            out,
+            "bitsift_request_duration_seconds_sum {}",
+            get(&self.latency_sum_micros) as f64 / 1e6
+        );
+        let _ = writeln!(out, "bitsift_request_duration_seconds_count {count}");
+        if let Some(cache) = cache {
+            let lookups = cache.hits + cache.misses;
+            let ratio = if lookups == 0 {
+                0.0
+            } else {
+                cache.hits as f64 / lookups as f64
+            };
+            let _ = writeln!(out, "# HELP bitsift_cache_hits_total Page cache hits.\n# TYPE bitsift_cache_hits_total counter\nbitsift_cache_hits_total {}", cache.hits);
+            let _ = writeln!(out, "# HELP bitsift_cache_misses_total Page cache misses.\n# TYPE bitsift_cache_misses_total counter\nbitsift_cache_misses_total {}", cache.misses);
+            let _ = writeln!(out, "# HELP bitsift_cache_hit_ratio Page cache hits / lookups since start.\n# TYPE bitsift_cache_hit_ratio gauge\nbitsift_cache_hit_ratio {ratio}");
+            let _ = writeln!(out, "# HELP bitsift_cache_pages Pages held by the cache.\n# TYPE bitsift_cache_pages gauge\nbitsift_cache_pages {}", cache.pages);
+            let _ = writeln!(out, "# HELP bitsift_cache_capacity_bytes Cache budget.\n# TYPE bitsift_cache_capacity_bytes gauge\nbitsift_cache_capacity_bytes {}", cache.capacity_bytes);
+        }
+        if let Some(rss) = crate::io::usage::resident_bytes() {
+            let _ = writeln!(out, "# HELP bitsift_resident_bytes Resident memory of the process.\n# TYPE bitsift_resident_bytes gauge\nbitsift_resident_bytes {rss}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_prometheus_text() {
+        let metrics = Metrics::default();
+        {
+            let _guard = metrics.enter();
+            assert_eq!(metrics.in_flight(), 1);
+        }
+        assert_eq!(metrics.in_flight(), 0);
+        metrics.answered(2, 0, Duration::from_millis(30));
+        metrics.reject(Rejection::Overload);
+        let text = metrics.render(None);
+        assert!(text.contains("bitsift_queries_total 2"));
+        assert!(text.contains("bitsift_rejections_total{reason=\"overload\"} 1"));
+        assert!(text.contains("bitsift_request_duration_seconds_bucket{le=\"0.05\"} 1"));
+        assert!(text.contains("bitsift_request_duration_seconds_bucket{le=\"0.025\"} 0"));
+        assert!(text.contains("bitsift_request_duration_seconds_count 1"));
+    }
+}
