@@ -1,6 +1,7 @@
 //! The JSON API: request parsing and validation, admission control, responses.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -312,22 +313,28 @@ async fn search_inner(
     let queries: Vec<Vec<u8>> = records.iter().map(|r| r.sequence.clone()).collect();
     let bases: Vec<usize> = queries.iter().map(Vec::len).collect();
 
-    // Admission: at most `max_concurrent` searches run; a bounded number wait; beyond: 503.
-    let waiting = state
-        .waiting
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let permit = if waiting >= state.config.max_queued {
-        None
-    } else {
-        let timeout = state.config.request_timeout;
-        tokio::time::timeout(timeout, state.permits.clone().acquire_owned())
-            .await
-            .ok()
-            .and_then(Result::ok)
+    // Admission: at most `max_concurrent` searches run, at most `max_queued` wait for a
+    // turn, and anything beyond is turned away at once with 503.
+    let permit = match state.permits.clone().try_acquire_owned() {
+        Ok(permit) => Some(permit),
+        Err(_) => {
+            let waiting = state.waiting.fetch_add(1, Ordering::Relaxed);
+            let permit = if waiting < state.config.max_queued {
+                let remaining = state
+                    .config
+                    .request_timeout
+                    .saturating_sub(started.elapsed());
+                tokio::time::timeout(remaining, state.permits.clone().acquire_owned())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+            } else {
+                None
+            };
+            state.waiting.fetch_sub(1, Ordering::Relaxed);
+            permit
+        }
     };
-    state
-        .waiting
-        .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     let Some(_permit) = permit else {
         let mut error = ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
