@@ -397,17 +397,19 @@ impl Searcher {
             let mut lookups = 0usize;
             let mut hashing = Vec::new();
             while next < runnable.len() && next - chunk_start < queries_per_chunk {
-                let started = Instant::now();
                 let q = runnable[next];
-                self.selected
-                    .extend((0..index_count).map(|x| selected(q, x)));
-                let query_lookups = self.prepare_query(queries[q]);
-                hashing.push(started.elapsed());
-                lookups += query_lookups;
-                next += 1;
-                if lookups >= LOOKUPS_PER_BATCH_MAX {
+                // A query that would push the chunk past the lookup budget starts the next
+                // chunk (where, alone, it may be split into parts).
+                let estimate = self.lookups_upper_bound(queries[q].len());
+                if next > chunk_start && lookups + estimate > LOOKUPS_PER_BATCH_MAX {
                     break;
                 }
+                let started = Instant::now();
+                self.selected
+                    .extend((0..index_count).map(|x| selected(q, x)));
+                lookups += self.prepare_query(queries[q]);
+                hashing.push(started.elapsed());
+                next += 1;
             }
             let chunk = &runnable[chunk_start..next];
             let results = self.run_chunk(chunk.len(), &hashing, options)?;
@@ -470,6 +472,18 @@ impl Searcher {
             });
         }
         lookups
+    }
+
+    /// Most lookups a query of `length` bases can need (every position distinct).
+    fn lookups_upper_bound(&self, length: usize) -> usize {
+        self.indexes
+            .iter()
+            .map(|s| {
+                crate::kmer::kmer_count(length, s.header.k as usize)
+                    * s.header.num_hashes as usize
+                    * s.header.blocks.len()
+            })
+            .sum()
     }
 
     /// Unique k-mers planned per part of a single query too large for one batch.
