@@ -13,10 +13,11 @@
 //! 4. refill and submit again *before* handing completed buffers to the consumer, so the device
 //!    stays busy while the caller accumulates.
 //!
-//! There are `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many waiting
-//! for the consumer. All slots live in one aligned arena allocated at open (grown only when a
-//! batch has a longer read than any before) and registered with the ring, so the kernel does
-//! not pin pages per read.
+//! There are up to `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many
+//! waiting for the consumer. All slots live in one aligned arena registered with the ring, so
+//! the kernel does not pin pages per read. The arena's size is bounded ([`ARENA_BYTES_MAX`]):
+//! a batch of long (merged) reads gets fewer, larger slots instead of a bigger arena, so a
+//! query never pays for zeroing and pinning tens of MiB, and memory stays fixed.
 
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
@@ -24,6 +25,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
+
+/// The largest the buffer arena grows to: 4 MiB in flight or waiting keeps a device busy
+/// with merged reads (16 slots of 256 KiB) without pinning much memory.
+pub const ARENA_BYTES_MAX: usize = 4 << 20;
+
+/// Slots a batch always gets, however long its reads: enough for reads in flight while
+/// completed ones wait for the consumer.
+const SLOTS_MIN: usize = 8;
 
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
@@ -47,6 +56,8 @@ pub struct UringEngine {
     offset_align: u64,
     memory_align: usize,
     arena: AlignedBuf,
+    /// Slots usable in the current batch: `arena / slot_bytes`, at most `slots.len()`.
+    active_slots: usize,
     slot_bytes: usize,
     registered: bool,
     slots: Vec<Slot>,
@@ -85,6 +96,7 @@ impl UringEngine {
             offset_align,
             memory_align,
             arena: AlignedBuf::zeroed(slot_bytes * slot_count, memory_align),
+            active_slots: slot_count,
             slot_bytes,
             registered: false,
             slots: vec![Slot::default(); slot_count],
@@ -119,18 +131,28 @@ impl UringEngine {
         self.registered = unsafe { self.ring.submitter().register_buffers(&[iovec]) }.is_ok();
     }
 
-    fn ensure_slot_bytes(&mut self, bytes: usize) {
-        if bytes <= self.slot_bytes {
-            return;
-        }
-        let bytes = bytes.next_multiple_of(self.memory_align);
-        if self.registered {
-            let _ = self.ring.submitter().unregister_buffers();
-            self.registered = false;
+    /// Sizes the slots for a batch whose longest read is `longest` bytes: every slot holds
+    /// one such read. The arena grows (once, up to [`ARENA_BYTES_MAX`]) only when fewer than
+    /// [`SLOTS_MIN`] slots would fit; otherwise longer reads just mean fewer slots.
+    fn size_slots(&mut self, longest: usize) {
+        let bytes = longest
+            .max(4096)
+            .max(self.offset_align as usize)
+            .next_multiple_of(self.memory_align);
+        let want_slots = SLOTS_MIN.min(self.slots.len());
+        if self.arena.len() < bytes * want_slots {
+            let grown = (bytes * self.slots.len())
+                .min(ARENA_BYTES_MAX.max(bytes * want_slots))
+                .next_multiple_of(self.memory_align);
+            if self.registered {
+                let _ = self.ring.submitter().unregister_buffers();
+                self.registered = false;
+            }
+            self.arena = AlignedBuf::zeroed(grown, self.memory_align);
+            self.register_arena();
         }
         self.slot_bytes = bytes;
-        self.arena = AlignedBuf::zeroed(bytes * self.slots.len(), self.memory_align);
-        self.register_arena();
+        self.active_slots = (self.arena.len() / bytes).min(self.slots.len());
     }
 
     fn probe(&mut self) -> Result<(), IoError> {
@@ -392,9 +414,9 @@ impl ReadEngine for UringEngine {
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
         let longest = requests.iter().map(|r| r.len as usize).max().unwrap_or(0);
-        self.ensure_slot_bytes(longest);
+        self.size_slots(longest);
         self.free.clear();
-        self.free.extend((0..self.slots.len() as u32).rev());
+        self.free.extend((0..self.active_slots as u32).rev());
         self.ready.clear();
         let mut next = 0;
         let mut inflight = 0u32;
