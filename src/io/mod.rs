@@ -35,6 +35,7 @@ mod files;
 mod mmap;
 mod pread;
 mod ram;
+mod ring_alloc;
 mod uring;
 pub mod usage;
 mod warm;

@@ -13,11 +13,12 @@
 //! 4. refill and submit again *before* handing completed buffers to the consumer, so the device
 //!    stays busy while the caller accumulates.
 //!
-//! There are up to `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many
-//! waiting for the consumer. All slots live in one aligned arena registered with the ring, so
-//! the kernel does not pin pages per read. The arena's size is bounded ([`ARENA_BYTES_MAX`]):
-//! a batch of long (merged) reads gets fewer, larger slots instead of a bigger arena, so a
-//! query never pays for zeroing and pinning tens of MiB, and memory stays fixed.
+//! There are `2 · queue_depth` slots: up to `queue_depth` in flight and up to as many waiting
+//! for the consumer. Their buffers are carved, each at its read's exact size, from one
+//! aligned arena registered with the ring (so the kernel does not pin pages per read) by a
+//! [`RingAlloc`]: many 4 KiB row reads stay in flight next to a few long merged reads. The
+//! arena is sized once for the batch ([`ARENA_BYTES_TARGET`]), so a query never pays for
+//! zeroing and pinning tens of MiB, and memory stays fixed.
 
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
@@ -26,14 +27,15 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
-/// The largest the buffer arena grows to: 4 MiB in flight or waiting keeps a device busy
-/// with merged reads (16 slots of 256 KiB) without pinning much memory.
-pub const ARENA_BYTES_MAX: usize = 4 << 20;
+/// The buffer arena grows to the batch's total read size, up to this: 8 MiB in flight or
+/// waiting keeps a device busy without pinning much memory.
+pub const ARENA_BYTES_TARGET: usize = 8 << 20;
 
-/// Slots a batch always gets, however long its reads: enough for reads in flight while
-/// completed ones wait for the consumer.
-const SLOTS_MIN: usize = 8;
+/// The arena always holds at least this many of the batch's longest reads, so a long read
+/// never waits for the ring to empty.
+const LONGEST_READS_MIN: usize = 4;
 
+use super::ring_alloc::RingAlloc;
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
     IoError, ReadConsumer, ReadEngine, ReadRequest,
@@ -46,6 +48,8 @@ struct Slot {
     offset: u64,
     len: u32,
     done: u32,
+    /// Offset of the slot's buffer in the arena.
+    buf: usize,
 }
 
 /// io_uring reads; see the module documentation.
@@ -56,9 +60,7 @@ pub struct UringEngine {
     offset_align: u64,
     memory_align: usize,
     arena: AlignedBuf,
-    /// Slots usable in the current batch: `arena / slot_bytes`, at most `slots.len()`.
-    active_slots: usize,
-    slot_bytes: usize,
+    buffers: RingAlloc,
     registered: bool,
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -87,17 +89,16 @@ impl UringEngine {
         let (files, fallback) = open_files(paths, direct, "uring")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
         let memory_align = memory_align.max(4096);
-        let slot_bytes = (offset_align as usize).max(4096);
         let slot_count = 2 * queue_depth as usize;
+        let arena_bytes = (offset_align as usize).max(4096) * slot_count;
         let mut engine = UringEngine {
             ring,
             files,
             queue_depth,
             offset_align,
             memory_align,
-            arena: AlignedBuf::zeroed(slot_bytes * slot_count, memory_align),
-            active_slots: slot_count,
-            slot_bytes,
+            arena: AlignedBuf::zeroed(arena_bytes, memory_align),
+            buffers: RingAlloc::new(arena_bytes),
             registered: false,
             slots: vec![Slot::default(); slot_count],
             free: Vec::with_capacity(slot_count),
@@ -131,28 +132,35 @@ impl UringEngine {
         self.registered = unsafe { self.ring.submitter().register_buffers(&[iovec]) }.is_ok();
     }
 
-    /// Sizes the slots for a batch whose longest read is `longest` bytes: every slot holds
-    /// one such read. The arena grows (once, up to [`ARENA_BYTES_MAX`]) only when fewer than
-    /// [`SLOTS_MIN`] slots would fit; otherwise longer reads just mean fewer slots.
-    fn size_slots(&mut self, longest: usize) {
-        let bytes = longest
-            .max(4096)
-            .max(self.offset_align as usize)
+    /// A read's buffer size: its length rounded up to the memory alignment.
+    fn buffer_len(&self, len: u32) -> usize {
+        (len as usize).max(1).next_multiple_of(self.memory_align)
+    }
+
+    /// Grows the arena, when needed, to hold the batch: its total size up to
+    /// [`ARENA_BYTES_TARGET`], and always [`LONGEST_READS_MIN`] of its longest reads. It
+    /// never shrinks, so a process pays for growth at most a few times.
+    fn size_arena(&mut self, requests: &[ReadRequest]) {
+        let mut longest = 0;
+        let mut total = 0usize;
+        for r in requests {
+            let len = self.buffer_len(r.len);
+            longest = longest.max(len);
+            total = total.saturating_add(len);
+        }
+        let want = total
+            .min(ARENA_BYTES_TARGET)
+            .max(longest * LONGEST_READS_MIN)
             .next_multiple_of(self.memory_align);
-        let want_slots = SLOTS_MIN.min(self.slots.len());
-        if self.arena.len() < bytes * want_slots {
-            let grown = (bytes * self.slots.len())
-                .min(ARENA_BYTES_MAX.max(bytes * want_slots))
-                .next_multiple_of(self.memory_align);
+        if self.arena.len() < want {
             if self.registered {
                 let _ = self.ring.submitter().unregister_buffers();
                 self.registered = false;
             }
-            self.arena = AlignedBuf::zeroed(grown, self.memory_align);
+            self.arena = AlignedBuf::zeroed(want, self.memory_align);
             self.register_arena();
         }
-        self.slot_bytes = bytes;
-        self.active_slots = (self.arena.len() / bytes).min(self.slots.len());
+        self.buffers.reset(self.arena.len());
     }
 
     fn probe(&mut self) -> Result<(), IoError> {
@@ -178,13 +186,9 @@ impl UringEngine {
         let offset = slot.offset + slot.done as u64;
         let len = slot.len - slot.done;
         debug_assert!(!file.direct || offset % self.offset_align == 0);
-        // SAFETY: the slot's region lies inside the arena (slot_index < slots.len(),
-        // done <= len <= slot_bytes).
-        let buf = unsafe {
-            self.arena
-                .as_mut_ptr()
-                .add(slot_index as usize * self.slot_bytes + slot.done as usize)
-        };
+        // SAFETY: the slot's region [buf, buf + buffer_len(len)) lies inside the arena (the
+        // ring allocator only hands out such regions) and done <= len.
+        let buf = unsafe { self.arena.as_mut_ptr().add(slot.buf + slot.done as usize) };
         let fd = types::Fd(file.file.as_raw_fd());
         let entry = if self.registered {
             opcode::ReadFixed::new(fd, buf, len, 0)
@@ -244,13 +248,19 @@ impl UringEngine {
                 next += 1;
                 continue;
             }
-            let Some(slot_index) = self.free.pop() else {
+            let request = requests[next];
+            let Some(buf) = self.buffers.alloc(self.buffer_len(request.len)) else {
+                // Wait for earlier buffers to be consumed.
                 break;
             };
-            let request = requests[next];
+            let Some(slot_index) = self.free.pop() else {
+                self.buffers.release(buf);
+                break;
+            };
             let size = self.files[request.file as usize].size;
             if request.offset >= size {
                 self.free.push(slot_index);
+                self.buffers.release(buf);
                 return Err(IoError::UnexpectedEnd {
                     path: self.files[request.file as usize].path.clone(),
                     offset: request.offset,
@@ -263,6 +273,7 @@ impl UringEngine {
                 offset: request.offset,
                 len: request.len,
                 done: 0,
+                buf,
             };
             self.push(slot_index, counters)?;
             *inflight += 1;
@@ -367,8 +378,8 @@ impl UringEngine {
             source,
         };
         let file = File::open(path).map_err(read_error)?;
-        let start = slot_index as usize * self.slot_bytes + slot.done as usize;
-        let end = slot_index as usize * self.slot_bytes + slot.len as usize;
+        let start = slot.buf + slot.done as usize;
+        let end = slot.buf + slot.len as usize;
         let buf = &mut self.arena.as_mut_slice()[start..end];
         let got =
             super::read_full_at(&file, buf, slot.offset + slot.done as u64).map_err(read_error)?;
@@ -413,10 +424,9 @@ impl ReadEngine for UringEngine {
         consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
-        let longest = requests.iter().map(|r| r.len as usize).max().unwrap_or(0);
-        self.size_slots(longest);
+        self.size_arena(requests);
         self.free.clear();
-        self.free.extend((0..self.active_slots as u32).rev());
+        self.free.extend((0..self.slots.len() as u32).rev());
         self.ready.clear();
         let mut next = 0;
         let mut inflight = 0u32;
@@ -436,10 +446,10 @@ impl ReadEngine for UringEngine {
                 for index in 0..self.ready.len() {
                     let slot_index = self.ready[index];
                     let slot = self.slots[slot_index as usize];
-                    let start = slot_index as usize * self.slot_bytes;
-                    let bytes = &self.arena.as_slice()[start..start + slot.done as usize];
+                    let bytes = &self.arena.as_slice()[slot.buf..slot.buf + slot.done as usize];
                     counters.bytes_read += bytes.len() as u64;
                     consumer.complete(slot.request, bytes);
+                    self.buffers.release(slot.buf);
                 }
                 self.free.append(&mut self.ready);
             }
