@@ -264,6 +264,7 @@ class Runner:
 
     def save(self, name, result, started_notes):
         result["section_notes"] = self.ctx.notes[started_notes:]
+        result["args"] = saved_args(self.ctx.args)
         result["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
         write_json(os.path.join(self.ctx.results, name + ".json"), result)
         self.results[name] = result
@@ -374,7 +375,12 @@ class Runner:
         for name in SECTIONS:
             if name in self.results:
                 res = self.results[name]
-                blocks[name] = report.render(ctx, name, self.machine, res if name != "machine" else self.machine)
+                base = ctx.args
+                ctx.args = _SectionArgs(base, res.get("args"))
+                try:
+                    blocks[name] = report.render(ctx, name, self.machine, res if name != "machine" else self.machine)
+                finally:
+                    ctx.args = base
         if ctx.quick or ctx.args.no_publish:
             path = os.path.join(ctx.results, "BENCHMARKS.%s.md" % ("quick" if ctx.quick else "scratch"))
             if os.path.exists(path):
@@ -384,8 +390,15 @@ class Runner:
             report.update_markdown(os.path.join(ROOT, "BENCHMARKS.md"), blocks)
 
 
+def saved_args(args):
+    """The options a section ran with, so a re-render shows the command actually used."""
+    return {k: v for k, v in vars(args).items()
+            if k not in ("sections", "report_only", "defaults", "only") and isinstance(v, (str, int, float, bool, list, type(None)))}
+
+
 def report_only(ctx):
-    """Re-renders BENCHMARKS.md from the JSON results of --date."""
+    """Re-renders BENCHMARKS.md from the JSON results of --date, each section with the
+    options it was measured with."""
     runner = Runner(ctx)
     mpath = os.path.join(ctx.results, "machine.json")
     if not os.path.exists(mpath):
@@ -396,6 +409,14 @@ def report_only(ctx):
         if os.path.exists(p):
             runner.results[name] = read_json(p)
     runner.write_report()
+
+
+class _SectionArgs:
+    """ctx.args for one section: its saved options over the current ones."""
+
+    def __init__(self, base, saved):
+        self.__dict__.update(vars(base))
+        self.__dict__.update(saved or {})
 
 
 def main(argv):

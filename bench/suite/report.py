@@ -5,7 +5,7 @@ import os
 import re
 
 from .machine import one_line
-from .util import human, log
+from .util import human, log, portable
 
 SECTIONS = ("machine", "device", "data", "build", "query", "prune", "batch", "cache", "warmup")
 TITLES = {"machine": "Machine", "device": "Device: fio and bitsift iobench",
@@ -383,7 +383,7 @@ def update_markdown(path, blocks):
             text = text.rstrip("\n") + "\n\n## %s\n\n%s\n" % (TITLES[name], replacement)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.write(text)
+        f.write(portable(text))
     os.replace(tmp, path)
     log("report: updated %s (%s)" % (path, ", ".join(blocks)))
 

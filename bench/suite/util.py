@@ -250,11 +250,22 @@ def sha256_file(path, limit=None):
     return h.hexdigest()
 
 
+def portable(text):
+    """Published text names no path of the measuring machine: the checkout becomes relative,
+    the Python interpreter `python3`, the home directory `~`."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for old, new in ((sys.executable, "python3"), (root + "/", ""), (root, "."),
+                     (os.path.expanduser("~") + "/", "~/")):
+        if old and old not in ("/", "."):
+            text = text.replace(old, new)
+    return text
+
+
 def write_json(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1, sort_keys=False, default=str)
+        f.write(portable(json.dumps(obj, indent=1, sort_keys=False, default=str)))
         f.write("\n")
     os.replace(tmp, path)
 
@@ -277,7 +288,8 @@ def write_csv(path, rows, fields=None):
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({k: fmt_csv(r.get(k)) for k in fields})
+            w.writerow({k: portable(fmt_csv(r.get(k))) if isinstance(r.get(k), str) else fmt_csv(r.get(k))
+                        for k in fields})
     os.replace(tmp, path)
 
 

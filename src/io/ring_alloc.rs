@@ -96,7 +96,9 @@ mod tests {
         let mut served = 0usize;
         let mut seed = 7u64;
         for _ in 0..10_000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let len = [4096, 4096, 8192, 4096, 32768][(seed >> 33) as usize % 5];
             match ring.alloc(len) {
                 Some(start) => {
