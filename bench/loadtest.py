@@ -113,7 +113,8 @@ def main():
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json")
-    parser.add_argument("--bitsift", default=os.environ.get("BITSIFT", os.path.join(ROOT, "target/release/bitsift")))
+    parser.add_argument("--bitsift", default=os.environ.get("BITSIFT", os.path.join(
+        os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release/bitsift")))
     args = parser.parse_args()
     genes = [g for g in read_fasta(args.genes) if len(g[1]) >= 31]
     if not genes:

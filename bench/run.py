@@ -99,7 +99,8 @@ def parse_args(argv):
     a("--timeout", type=float, default=3600.0, help="seconds before a measured bitsift process is "
       "killed (a failure) [%(default)s]")
     a("--rebuild", action="store_true", help="rebuild indexes even when cached ones match")
-    a("--bitsift", default=os.path.join(ROOT, "target/release/bitsift"))
+    a("--bitsift", default=os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"),
+                                        "release/bitsift"))
     a("--no-cargo-build", action="store_true", help="do not run `cargo build --release --workspace` "
       "first (the full run does by default; --quick only when the binary is missing)")
     a("--date", default=None, help="results directory name [today, YYYY-MM-DD]")

@@ -27,6 +27,12 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
+use super::ring_alloc::RingAlloc;
+use super::{
+    open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
+    IoError, ReadConsumer, ReadEngine, ReadRequest,
+};
+
 /// The buffer arena grows to the batch's total read size, up to this: 8 MiB in flight or
 /// waiting keeps a device busy without pinning much memory.
 pub const ARENA_BYTES_TARGET: usize = 8 << 20;
@@ -34,12 +40,6 @@ pub const ARENA_BYTES_TARGET: usize = 8 << 20;
 /// The arena always holds at least this many of the batch's longest reads, so a long read
 /// never waits for the ring to empty.
 const LONGEST_READS_MIN: usize = 4;
-
-use super::ring_alloc::RingAlloc;
-use super::{
-    open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadConsumer, ReadEngine, ReadRequest,
-};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Headless-browser test of the web page of `bitsift serve`.
 #
-# Builds nothing: expects target/release/bitsift (or the binary named by $BITSIFT), Debian's
+# Builds nothing: expects target/release/bitsift (under $CARGO_TARGET_DIR when set, or the
+# binary named by $BITSIFT), Debian's
 # Chromium at /usr/bin/chromium (or $CHROMIUM) and Node.js. Installs playwright-core into
 # tests/web/node_modules from the committed package-lock.json when it is missing (it never
 # downloads a browser). Then: builds the demo index into a temporary folder, writes a metadata
@@ -13,7 +14,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-bitsift="${BITSIFT:-$root/target/release/bitsift}"
+bitsift="${BITSIFT:-${CARGO_TARGET_DIR:-$root/target}/release/bitsift}"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 
 say() { printf '[web] %s\n' "$*"; }
