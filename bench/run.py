@@ -49,8 +49,8 @@ def parse_args(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     a = p.add_argument
     a("--quick", action="store_true", help="bundled data, a few genes, < 1 minute; for CI")
-    a("--work", default=os.path.join(ROOT, "bench/work"), help="work directory for data, indexes, device files "
-      "[%(default)s]")
+    a("--work", default=None, help="work directory for data, indexes, device files "
+      "[bench/artifacts/ in the checkout]")
     a("--only", default="", metavar="SECTION,...", help="run these sections only (see above)")
     a("--genes", type=int, default=50, help="genes of the cold one-by-one runs [%(default)s]")
     a("--batch-genes", type=int, default=500, help="genes of the batch measurement [%(default)s]")
@@ -141,11 +141,11 @@ class Context:
             self.results = os.path.join(ROOT, "bench/results/quick")
             self.plots = os.path.join(self.results, "plots")
         elif args.no_publish:
-            self.work = os.path.abspath(args.work)
+            self.work = os.path.abspath(args.work or os.path.join(ROOT, "bench/artifacts"))
             self.results = os.path.join(ROOT, "bench/results/scratch")
             self.plots = os.path.join(self.results, "plots")
         else:
-            self.work = os.path.abspath(args.work)
+            self.work = os.path.abspath(args.work or os.path.join(ROOT, "bench/artifacts"))
             self.results = os.path.join(ROOT, "bench/results", self.date)
             self.plots = os.path.join(ROOT, "bench/plots")
         os.makedirs(self.work, exist_ok=True)
@@ -257,6 +257,19 @@ def select(ctx, indexes, section):
     return [i for i in indexes if i["name"] in names]
 
 
+def plot_per_index(ctx, kind, rows, plot):
+    """One PNG per index of `rows` (`plot(rows, index, path)`); {index: path from the repo}."""
+    plots = {}
+    if not ctx.have_plots:
+        return plots
+    os.makedirs(ctx.plots, exist_ok=True)
+    for index in sorted({r["index"] for r in rows}):
+        path = os.path.join(ctx.plots, "%s-%s.png" % (kind, index.replace("/", "-")))
+        plot(rows, index, path)
+        plots[index] = os.path.relpath(path, ROOT)
+    return plots
+
+
 class Runner:
     def __init__(self, ctx):
         self.ctx = ctx
@@ -320,13 +333,8 @@ class Runner:
             summary = query_mod.summarize(rows)
             write_csv(os.path.join(ctx.results, "query.csv"), rows)
             write_csv(os.path.join(ctx.results, "query-summary.csv"), summary)
-            plots = {}
+            plots = plot_per_index(ctx, "latency", rows, report.plot_latency)
             if ctx.have_plots:
-                os.makedirs(ctx.plots, exist_ok=True)
-                for index in sorted({r["index"] for r in rows}):
-                    path = os.path.join(ctx.plots, "latency-%s.png" % index.replace("/", "-"))
-                    report.plot_latency(rows, index, path)
-                    plots[index] = os.path.relpath(path, ROOT)
                 path = os.path.join(ctx.plots, "time-vs-index-size.png")
                 report.plot_time_vs_size(summary, path)
                 plots["time_vs_size"] = os.path.relpath(path, ROOT)
@@ -352,13 +360,7 @@ class Runner:
             rows, timelines = issue5.warmup(ctx, select(ctx, indexes, "warmup"), sets)
             write_csv(os.path.join(ctx.results, "warmup.csv"), rows)
             write_json(os.path.join(ctx.results, "warmup-timelines.json"), timelines)
-            plots = {}
-            if ctx.have_plots:
-                os.makedirs(ctx.plots, exist_ok=True)
-                for index in sorted({t["index"] for t in timelines}):
-                    path = os.path.join(ctx.plots, "warmup-%s.png" % index.replace("/", "-"))
-                    report.plot_warmup(timelines, index, path)
-                    plots[index] = os.path.relpath(path, ROOT)
+            plots = plot_per_index(ctx, "warmup", timelines, report.plot_warmup)
             self.save("warmup", {"summary": issue5.warmup_summary(rows), "genes": len(sets["records"]["stream"]),
                                  "window": max(3, min(args.warm_window, len(sets["records"]["stream"]) // 5)),
                                  "plots": plots}, n0)
@@ -377,7 +379,7 @@ class Runner:
             if name in self.results:
                 res = self.results[name]
                 base = ctx.args
-                ctx.args = _SectionArgs(base, res.get("args"))
+                ctx.args = argparse.Namespace(**{**vars(base), **(res.get("args") or {})})
                 try:
                     blocks[name] = report.render(ctx, name, self.machine, res if name != "machine" else self.machine)
                 finally:
@@ -412,12 +414,7 @@ def report_only(ctx):
     runner.write_report()
 
 
-class _SectionArgs:
-    """ctx.args for one section: its saved options over the current ones."""
 
-    def __init__(self, base, saved):
-        self.__dict__.update(vars(base))
-        self.__dict__.update(saved or {})
 
 
 def main(argv):

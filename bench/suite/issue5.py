@@ -18,7 +18,7 @@ import time
 
 from . import device as device_mod
 from .query import CobsWorker, bitsift_query, mem_available
-from .util import human, log, ratio, summary, write_fasta
+from .util import group_by, human, log, ratio, summary, write_fasta
 
 
 def _gene_files(ctx, name, records, passes=1):
@@ -73,9 +73,7 @@ def prune(ctx, indexes, sets, device):
 
 
 def prune_summary(rows):
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["index"], r["threshold"], r["prune"], r["merge_gap"]), []).append(r)
+    groups = group_by(rows, "index", "threshold", "prune", "merge_gap")
     base = {(r["index"], r["threshold"], r["gene"]): r for r in rows if r["prune"] is False and r["merge_gap"] == "default"}
     out = []
     for (index, t, pr, gap), rs in groups.items():
@@ -170,9 +168,7 @@ def run_batch(ctx, index, mode, path, records, cg):
 
 
 def batch_summary(rows):
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["index"], r["mode"]), []).append(r)
+    groups = group_by(rows, "index", "mode")
     out = []
     for (index, mode), rs in groups.items():
         w, ip = summary([r["wall_s"] for r in rs]), summary([r["in_process_s"] for r in rs])
@@ -238,9 +234,7 @@ def cache(ctx, indexes, sets):
 
 
 def cache_summary(rows):
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["index"], r["fraction"]), []).append(r)
+    groups = group_by(rows, "index", "fraction")
     out = []
     for (index, f), rs in groups.items():
         p2, p1 = summary([r["pass2_ms_median"] for r in rs]), summary([r["pass1_ms_median"] for r in rs])
@@ -315,9 +309,7 @@ def warmup(ctx, indexes, sets):
 
 
 def warmup_summary(rows):
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["index"], r["warm"]), []).append(r)
+    groups = group_by(rows, "index", "warm")
     out = []
     for (index, warm), rs in groups.items():
         reached = [r for r in rs if r["queries_to_warm"] is not None]

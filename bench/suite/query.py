@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from . import device as device_mod
-from .util import BenchError, human, log, resident_bytes, run, rusage_dict, summary, ratio
+from .util import BenchError, group_by, human, log, resident_bytes, run, rusage_dict, summary, ratio
 
 ENGINES = ("uring", "pread", "mmap", "ram")
 
@@ -304,9 +304,7 @@ def check_hits(ctx, rows, index_name):
 def summarize(rows):
     """Per index, tool/engine and state: medians with min/max, and paired ratios to COBS and
     to the fio limit (median over genes of the per-gene ratio)."""
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["index"], r["tool"], r["engine"], r["state"]), []).append(r)
+    groups = group_by(rows, "index", "tool", "engine", "state")
     cobs = {(r["index"], r["state"], r["gene"]): r for r in rows if r["engine"] == "worker"}
     cobs1 = {(r["index"], r["state"], r["gene"]): r for r in rows if r["engine"] == "oneshot"}
     out = []

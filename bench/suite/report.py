@@ -26,7 +26,7 @@ sudo python3 bench/run.py [--quick] [--work DIR] [--only SECTION,...] [--genes N
 
 - `sudo python3 bench/run.py`: the full run, every section below, on the bundled genomes, a
   simulated collection of 4,096 genomes and a `bitsift synth` index with the 661k geometry.
-  Data, indexes and device files are cached in `--work` (default `bench/work/`) and
+  Data, indexes and device files are cached in `--work` (default `bench/artifacts/`) and
   reused while their parameters match.
 - `--only query,prune`: some sections (`machine device data build query prune batch cache
   warmup`); the artifacts they need are made or reused. `--only report` re-renders this file

@@ -250,6 +250,14 @@ def sha256_file(path, limit=None):
     return h.hexdigest()
 
 
+def group_by(rows, *keys):
+    """{(row[k] for k in keys): [rows]}, in first-seen order."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    return groups
+
+
 def portable(text):
     """Published text names no path of the measuring machine: the checkout becomes relative,
     the Python interpreter `python3`, the home directory `~`."""
