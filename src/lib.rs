@@ -16,7 +16,7 @@
 
 #![warn(missing_docs)]
 
-pub mod build;
+pub mod builder;
 pub mod format;
 pub mod io;
 pub mod iobench;

@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use bitsift::build::{build, BuildOptions};
+use bitsift::builder::{build, BuildOptions};
 use bitsift::format::IndexHeader;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions};
 use bitsift::query::{SearchOptions, Searcher};
@@ -90,7 +90,7 @@ struct Built {
     _dir: tempfile::TempDir,
     index: PathBuf,
     header: IndexHeader,
-    report: bitsift::build::BuildReport,
+    report: bitsift::builder::BuildReport,
 }
 
 fn build_collection(

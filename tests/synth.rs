@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use bitsift::build::layout::rows_for;
+use bitsift::builder::layout::rows_for;
 use bitsift::format::IndexHeader;
 use bitsift::synth::{genome_sizes, SynthOptions};
 use common::*;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use bitsift::build::{build, default_memory_bytes, BuildOptions, BuildReport};
+use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
 use bitsift::units::format_bytes;
 use clap::Args;
 

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use bitsift::build::{build, default_memory_bytes, BuildOptions};
+use bitsift::builder::{build, default_memory_bytes, BuildOptions};
 use bitsift::io::{EngineChoice, EngineOptions};
 use bitsift::query::output::fraction;
 use bitsift::query::{SearchOptions, Searcher};

@@ -11,7 +11,7 @@
 //!   `genome_size` (shape [`SynthOptions::spread`], seeded), multiplied by
 //!   [`SynthOptions::scale`]; a genome of `s` bases has `s − k + 1` k-mers. Documents are
 //!   sorted by size and cut into blocks of `8 · page_size`, and block `b` gets
-//!   `rows_for(largest k-mer count, H, fpr)` rows, all as in [`crate::build::layout`].
+//!   `rows_for(largest k-mer count, H, fpr)` rows, all as in [`crate::builder::layout`].
 //! - **Density** ([`bits`]): **per document**, exact to 1/256. Document `d` of a block with
 //!   `S_b` rows has its bits set with probability `1 − exp(−H · n_d / S_b)`, the fill of a
 //!   real Bloom filter of `S_b` bits holding its `n_d` k-mers; so smaller documents of a
@@ -46,8 +46,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::build::output::{parent_directory, PendingFile};
-use crate::build::BuildError;
+use crate::builder::output::{parent_directory, PendingFile};
+use crate::builder::BuildError;
 use crate::format::{HASHES_MAX, K_MAX};
 use crate::units::format_bytes;
 
@@ -72,7 +72,7 @@ pub struct SynthOptions {
     pub genome_size: u64,
     /// Shape of the log-normal genome sizes: 0.2 spreads them by about ±20 %.
     pub spread: f64,
-    /// Bytes per row; `None` picks [`crate::build::layout::default_page_size`].
+    /// Bytes per row; `None` picks [`crate::builder::layout::default_page_size`].
     pub page_size: Option<u64>,
     /// Target false-positive rate per k-mer lookup (sizes the blocks).
     pub fpr: f64,

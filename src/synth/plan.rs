@@ -1,10 +1,10 @@
 //! The geometry of a synthetic index: document sizes, blocks, rows, densities, file size.
 //!
-//! Everything here follows `bitsift build` ([`crate::build::layout`]): documents sorted by
+//! Everything here follows `bitsift build` ([`crate::builder::layout`]): documents sorted by
 //! k-mer count, cut into blocks of `8 · page_size`, each block sized by
 //! [`rows_for`] of its largest document; only the genomes are invented.
 
-use crate::build::layout::{default_page_size, rows_for};
+use crate::builder::layout::{default_page_size, rows_for};
 use crate::format::{write_compact_header, CompactLayout};
 
 use super::bits::{derive_seed, threshold_for, Xoshiro256PlusPlus};

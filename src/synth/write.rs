@@ -12,7 +12,7 @@ use crossbeam_channel::bounded;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::build::output::PendingFile;
+use crate::builder::output::PendingFile;
 
 use super::bits::{derive_seed, BlockDensity};
 use super::plan::SynthPlan;
