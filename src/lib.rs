@@ -10,7 +10,7 @@
 //! - [`format`]: COBS index headers and geometry, reading and writing;
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
-//! - [`build`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`seqfile`], [`units`]: sequence files and byte sizes.
 
