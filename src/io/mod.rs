@@ -235,6 +235,15 @@ pub trait ReadConsumer {
     /// The bytes of request `request`: `len` bytes, fewer only where the request extends
     /// past the end of the file. Valid only during the call.
     fn complete(&mut self, request: usize, bytes: &[u8]);
+
+    /// Request `request` failed for good (after the engine's bounded retries). Returning
+    /// `Ok(())` records the failure and lets the batch go on: the other requests are still
+    /// read, so a bad page fails only what needs it. Returning the error (the default) ends
+    /// the batch with it, after the reads in flight have landed.
+    fn failed(&mut self, request: usize, error: IoError) -> Result<(), IoError> {
+        let _ = request;
+        Err(error)
+    }
 }
 
 impl<F: FnMut(usize, &[u8])> ReadConsumer for F {
