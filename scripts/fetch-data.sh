@@ -146,7 +146,9 @@ fetch_crate() { # NAME VERSION -> unpacked root (crate contents in NAME-VERSION/
             log "cargo fetch $name =$ver (throw-away project; also fetches its dependencies)"
             proj="$CACHE/dl/cargo-proj-$name-$ver"
             mkdir -p "$proj/src" "$home"
-            printf '[package]\nname = "fetch-%s-data"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\n%s = "=%s"\n' \
+            # An empty [workspace] keeps the throw-away project out of any enclosing
+            # workspace (the cache may sit inside this repository's checkout).
+            printf '[package]\nname = "fetch-%s-data"\nversion = "0.0.0"\nedition = "2021"\n\n[workspace]\n\n[dependencies]\n%s = "=%s"\n' \
                 "$name" "$name" "$ver" > "$proj/Cargo.toml"
             echo 'fn main() {}' > "$proj/src/main.rs"
             CARGO_HOME="$home" cargo fetch --manifest-path "$proj/Cargo.toml" >&2 ||
