@@ -38,6 +38,7 @@ mod pread;
 mod ram;
 mod retry;
 mod ring_alloc;
+mod sigbus;
 mod uring;
 pub mod usage;
 mod warm;
