@@ -100,14 +100,23 @@ impl Outcomes {
 
 impl ReadConsumer for Outcomes {
     fn complete(&mut self, request: usize, bytes: &[u8]) {
-        assert!(self.completed[request].is_none(), "{request} completed twice");
-        assert!(self.failed[request].is_none(), "{request} completed after failing");
+        assert!(
+            self.completed[request].is_none(),
+            "{request} completed twice"
+        );
+        assert!(
+            self.failed[request].is_none(),
+            "{request} completed after failing"
+        );
         self.completed[request] = Some(bytes.to_vec());
     }
 
     fn failed(&mut self, request: usize, error: IoError) -> Result<(), IoError> {
         assert!(self.failed[request].is_none(), "{request} failed twice");
-        assert!(self.completed[request].is_none(), "{request} failed after completing");
+        assert!(
+            self.completed[request].is_none(),
+            "{request} failed after completing"
+        );
         self.failed[request] = Some(error.to_string());
         if self.end_on_failure {
             Err(error)
@@ -237,7 +246,10 @@ fn every_engine_reports_reads_beyond_the_end() {
         );
         // A consumer that records failures gets the others read.
         let got = read_all(&name, &mut *engine, &[inside, beyond, inside]);
-        assert!(got.completed[0].is_some() && got.completed[2].is_some(), "{name}");
+        assert!(
+            got.completed[0].is_some() && got.completed[2].is_some(),
+            "{name}"
+        );
         let message = got.failed[1].as_deref().unwrap_or("");
         assert!(
             message.contains("data0") && message.contains("before offset 1048576"),
@@ -307,7 +319,10 @@ fn every_engine_skips_requests_the_consumer_no_longer_wants() {
         engine
             .read_batch(&requests, &mut consumer, &mut counters)
             .unwrap();
-        assert!(consumer.asked.iter().all(|&a| a == 1), "{name}: asked once each");
+        assert!(
+            consumer.asked.iter().all(|&a| a == 1),
+            "{name}: asked once each"
+        );
         for (i, &c) in consumer.completed.iter().enumerate() {
             assert_eq!(c, u32::from(i % 3 != 1), "{name}: request {i}");
         }
@@ -347,7 +362,10 @@ fn transient_faults_of_every_kind_are_absorbed_by_every_engine() {
             ("reordered", counts.reordered),
         ];
         for (kind, count) in kinds {
-            assert!(count > 0, "{name}: no {kind} fault was injected: {counts:?}");
+            assert!(
+                count > 0,
+                "{name}: no {kind} fault was injected: {counts:?}"
+            );
         }
         assert_eq!(counts.bad_page + counts.flipped, 0, "{name}");
     }
@@ -395,7 +413,10 @@ fn short_and_empty_reads_are_finished() {
         ..FaultPlan::clean(51)
     };
     for (name, counts) in absorbed(&plan, 300) {
-        assert!(counts.short > 100 && counts.empty > 30, "{name}: {counts:?}");
+        assert!(
+            counts.short > 100 && counts.empty > 30,
+            "{name}: {counts:?}"
+        );
     }
 }
 
@@ -414,7 +435,10 @@ fn bad_pages_fail_exactly_the_reads_that_cover_them() {
         let mut failures = 0;
         for (index, request) in requests.iter().enumerate() {
             let size = engine.file_size(request.file);
-            if engine.plan().fails(request.file, request.offset, request.len, size) {
+            if engine
+                .plan()
+                .fails(request.file, request.offset, request.len, size)
+            {
                 failures += 1;
                 let message = got.failed[index]
                     .as_deref()
@@ -428,10 +452,16 @@ fn bad_pages_fail_exactly_the_reads_that_cover_them() {
                 );
             } else {
                 assert_eq!(got.failed[index], None, "{name}: request {index}");
-                assert!(got.completed[index] == Some(expected(request, size)), "{name}");
+                assert!(
+                    got.completed[index] == Some(expected(request, size)),
+                    "{name}"
+                );
             }
         }
-        assert!(failures > 20, "{name}: only {failures} reads hit a bad page");
+        assert!(
+            failures > 20,
+            "{name}: only {failures} reads hit a bad page"
+        );
         assert!(engine.injected().bad_page > 0, "{name}");
     }
 }
@@ -465,7 +495,10 @@ fn eagain_that_never_ends_fails_the_read_after_a_bounded_wait() {
         let bad = (40_000 / align) as usize;
         assert_eq!(failed, [bad], "{name}");
         let message = got.failed[bad].as_deref().unwrap_or("");
-        assert!(message.contains("Resource temporarily unavailable"), "{name}: {message}");
+        assert!(
+            message.contains("Resource temporarily unavailable"),
+            "{name}: {message}"
+        );
     }
 }
 
@@ -484,7 +517,10 @@ fn a_consumer_can_end_the_batch_and_the_engine_stays_usable() {
         let error = engine
             .read_batch(&requests, &mut outcomes, &mut IoCounters::default())
             .expect_err("the consumer ends the batch");
-        assert!(error.to_string().contains("Input/output error"), "{name}: {error}");
+        assert!(
+            error.to_string().contains("Input/output error"),
+            "{name}: {error}"
+        );
         assert_eq!(outcomes.failed.iter().flatten().count(), 1, "{name}");
         // The next batch, clear of the bad page, reads normally.
         let size = engine.file_size(0);
@@ -548,5 +584,8 @@ fn transient_faults_give_the_same_bytes_on_every_run() {
         assert_all_exact("ram", &engine, &requests, &got);
         runs.push(engine.injected());
     }
-    assert_eq!(runs[0], runs[1], "a plan injects the same faults every time");
+    assert_eq!(
+        runs[0], runs[1],
+        "a plan injects the same faults every time"
+    );
 }

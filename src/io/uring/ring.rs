@@ -170,12 +170,6 @@ impl Ring {
         unsafe { self.ring.submission().push(&entry) }.expect("room for a no-op");
     }
 
-    /// The tag the next read of slot `slot` will get.
-    #[cfg(test)]
-    pub fn next_tag(&self, slot: u32) -> u64 {
-        (u64::from(self.sequence.wrapping_add(1)) << 32) | u64::from(slot)
-    }
-
     /// The tag slot `slot`'s last read had, once it has landed.
     #[cfg(test)]
     pub fn last_tag(&self, slot: u32) -> u64 {

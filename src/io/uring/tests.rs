@@ -62,8 +62,16 @@ fn an_unknown_completion_ends_the_batch_with_an_error_naming_it() {
         text.contains("user_data 0xdeadbeef00000003") && text.contains("matches no read in flight"),
         "{text}"
     );
-    assert_eq!(engine.ring.in_flight(), 0, "the batch drained before returning");
-    assert_eq!(read_checked(&mut engine, &pages(64)).unwrap(), 64, "still usable");
+    assert_eq!(
+        engine.ring.in_flight(),
+        0,
+        "the batch drained before returning"
+    );
+    assert_eq!(
+        read_checked(&mut engine, &pages(64)).unwrap(),
+        64,
+        "still usable"
+    );
 }
 
 #[test]
@@ -114,7 +122,11 @@ fn a_request_waiting_for_a_buffer_is_asked_for_once() {
         .read_batch(&requests, &mut consumer, &mut IoCounters::default())
         .unwrap();
     assert_eq!(consumer.1, 64);
-    assert!(consumer.0.iter().all(|&asked| asked == 1), "{:?}", consumer.0);
+    assert!(
+        consumer.0.iter().all(|&asked| asked == 1),
+        "{:?}",
+        consumer.0
+    );
 }
 
 /// Puts a 16-byte read of an empty pipe in flight on slot 0: it lands only when someone
@@ -125,8 +137,8 @@ fn pipe_read_in_flight(engine: &mut UringEngine) -> (OwnedFd, OwnedFd) {
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
     // SAFETY: both descriptors are fresh and owned here.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let entry = opcode::Read::new(types::Fd(read.as_raw_fd()), engine.arena.as_mut_ptr(), 16)
-        .build();
+    let entry =
+        opcode::Read::new(types::Fd(read.as_raw_fd()), engine.arena.as_mut_ptr(), 16).build();
     // SAFETY: the arena outlives the read: the engine waits for it when draining or dropped.
     unsafe { engine.ring.push(0, entry) }.unwrap();
     engine.ring.submit(0).unwrap();
@@ -155,7 +167,10 @@ fn draining_never_gives_up_on_interrupted_waits() {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = ignore_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         libc::sigemptyset(&mut action.sa_mask);
-        assert_eq!(libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()), 0);
+        assert_eq!(
+            libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()),
+            0
+        );
     }
     let (_read, write) = pipe_read_in_flight(&mut engine);
     // SAFETY: pthread_self has no preconditions.
@@ -170,8 +185,15 @@ fn draining_never_gives_up_on_interrupted_waits() {
         File::from(write).write_all(b"sixteen bytes!!!").unwrap();
     });
     engine.drain().unwrap();
-    assert_eq!(engine.ring.in_flight(), 0, "drained only once the read landed");
-    assert!(engine.ring.interrupted_waits >= 1, "signals interrupted the wait");
+    assert_eq!(
+        engine.ring.in_flight(),
+        0,
+        "drained only once the read landed"
+    );
+    assert!(
+        engine.ring.interrupted_waits >= 1,
+        "signals interrupted the wait"
+    );
     signaller.join().unwrap();
     assert_eq!(&engine.arena.as_slice()[..16], b"sixteen bytes!!!");
 }
@@ -218,7 +240,10 @@ fn the_arena_is_never_resized_while_a_read_is_in_flight() {
     }));
     let message = resized.expect_err("resizing must be refused");
     let message = message.downcast_ref::<String>().map_or("", String::as_str);
-    assert!(message.contains("arena resized while reads are in flight"), "{message}");
+    assert!(
+        message.contains("arena resized while reads are in flight"),
+        "{message}"
+    );
     engine.drain().unwrap();
     writer.join().unwrap();
 }
