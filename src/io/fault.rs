@@ -209,6 +209,18 @@ pub struct FaultCounts {
     pub reordered: u64,
 }
 
+/// A handle on a [`FaultEngine`]'s counts that stays valid after the engine has been moved
+/// away (into a searcher, say).
+#[derive(Clone, Debug)]
+pub struct FaultTally(Arc<Counts>);
+
+impl FaultTally {
+    /// The faults injected so far.
+    pub fn get(&self) -> FaultCounts {
+        self.0.snapshot()
+    }
+}
+
 /// Atomic [`FaultCounts`], shared with the hook (which engines may call from many threads).
 #[derive(Debug, Default)]
 struct Counts([AtomicU64; 9]);
@@ -399,6 +411,11 @@ impl FaultEngine {
     /// The faults injected so far.
     pub fn injected(&self) -> FaultCounts {
         self.counts.snapshot()
+    }
+
+    /// A handle on the counts of [`FaultEngine::injected`] that outlives a move of the engine.
+    pub fn tally(&self) -> FaultTally {
+        FaultTally(Arc::clone(&self.counts))
     }
 
     /// The plan.

@@ -50,7 +50,8 @@ use std::time::Duration;
 pub use aligned::AlignedBuf;
 pub use cache::{CacheStats, PageCache};
 pub use fault::{
-    Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FAULT_PAGE_BYTES,
+    Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FaultTally,
+    FAULT_PAGE_BYTES,
 };
 pub use files::{
     dio_alignment, drop_file_cache, read_full_at, storage_kind, DataFile, StorageKind,
