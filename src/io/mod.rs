@@ -17,6 +17,17 @@
 //! Alignment is the caller's job: [`ReadEngine::alignment`] says which multiple offsets and
 //! lengths must be; the engines debug-assert it.
 //!
+//! Faults fail only what they touch. Every engine retries transient errors within the same
+//! per-read bounds (`EINTR`, `EAGAIN` with a growing pause, a few `EIO`, short and empty
+//! reads), then reports a read that still fails to [`ReadConsumer::failed`] with its file
+//! and offset, and goes on with the others unless the consumer ends the batch. The mmap
+//! engine guards its mappings against SIGBUS, so a page that cannot be read (an I/O error, a
+//! file truncated while mapped) fails that read instead of killing the process.
+//!
+//! [`FaultEngine`] wraps any engine and injects seeded faults (through each engine's
+//! [`FaultHook`], so the engine's own retries must absorb them) for tests; the conformance
+//! suite and the model tests run every engine through it.
+//!
 //! ```no_run
 //! use bitsift::io::{open_engine, EngineOptions, ReadRequest};
 //! let (mut engine, notice) = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;

@@ -40,7 +40,7 @@ impl RamEngine {
                 return Err(IoError::Unavailable {
                     engine: "ram",
                     detail: format!(
-                        "the index needs {} of memory but only {} is available; use --engine uring or pread",
+                        "the index needs {} of memory but only {} is available; read it with the uring or pread engine instead",
                         crate::units::format_bytes(total),
                         crate::units::format_bytes(available)
                     ),
