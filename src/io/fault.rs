@@ -282,6 +282,9 @@ impl FaultHook for Injector {
         let plan = &*self.plan;
         let want_end = (attempt.offset + attempt.len as u64).min(attempt.file_size);
         let rest_start = attempt.offset + attempt.done as u64;
+        if rest_start >= want_end {
+            return result; // nothing left to read: nothing to fail
+        }
         if plan
             .bad_page_in(attempt.file, rest_start, want_end)
             .is_some()
@@ -566,6 +569,7 @@ mod tests {
         for offset in 0..2000u64 {
             let at = Attempt {
                 offset: offset * 4096,
+                file_size: 1 << 40,
                 ..attempt(0, 0)
             };
             let first = a.rewrite(&at, AttemptResult::Bytes(8192));

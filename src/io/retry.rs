@@ -93,6 +93,9 @@ impl Progress {
     /// Acts on one result of the read at `offset`. `grid` is the alignment the rest must
     /// start on to be issued the same way (the O_DIRECT alignment, else 1).
     pub fn step(&mut self, result: AttemptResult, offset: u64, grid: u64) -> Step {
+        if self.want == 0 {
+            return Step::Done;
+        }
         assert!(self.done < self.want, "a finished read got another result");
         self.attempts += 1;
         match result {
@@ -220,6 +223,12 @@ mod tests {
         assert_eq!(progress.step(Bytes(3996), 0, 4096), Step::Done);
         assert_eq!(progress.done, 8192);
         assert_eq!(progress.attempts, 3);
+    }
+
+    #[test]
+    fn a_read_of_nothing_is_done_at_once() {
+        let mut progress = Progress::new(0, 0, 100);
+        assert_eq!(progress.step(Bytes(0), 0, 4096), Step::Done);
     }
 
     #[test]
