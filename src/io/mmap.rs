@@ -359,4 +359,52 @@ mod tests {
         assert!(engine.take_fault().is_ok());
         assert!(other.take_fault().is_err());
     }
+
+    #[test]
+    fn a_bus_error_outside_the_guarded_mappings_still_ends_the_process() {
+        const CHILD: &str = "BITSIFT_TEST_SIGBUS_CHILD";
+        let dir = tempfile::tempdir().unwrap();
+        if std::env::var_os(CHILD).is_some() {
+            // In the child: a guarded mapping installs the handler; then a fault in a mapping
+            // nobody registered must get the default action (and not loop forever).
+            let guarded = file_of(dir.path(), 8192);
+            let _engine = MmapEngine::open(std::slice::from_ref(&guarded)).unwrap();
+            let other_dir = tempfile::tempdir().unwrap();
+            let path = file_of(other_dir.path(), 1 << 20);
+            let file = File::open(&path).unwrap();
+            // SAFETY: read-only mapping; the fault below is the point of this test.
+            let map = unsafe { MmapOptions::new().map(&file) }.unwrap();
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+            // SAFETY: inside the mapping; raises SIGBUS.
+            unsafe { std::ptr::read_volatile(&map[512 << 10]) };
+            std::process::exit(3); // not reached when the signal ends the process
+        }
+        let test =
+            "io::mmap::tests::a_bus_error_outside_the_guarded_mappings_still_ends_the_process";
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--test-threads", "1"])
+            .env(CHILD, "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("the child hangs: the handler swallowed a fault it does not own");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+    }
 }
