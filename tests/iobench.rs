@@ -302,6 +302,34 @@ fn wrong_bytes_are_reported_with_their_offset() {
 }
 
 #[test]
+fn the_uring_variant_verifies_what_the_query_engine_reads() {
+    // The io_uring variant drives bitsift's own engine (issue 12): a wrong sector header
+    // must still be caught and named, with the run.
+    let dir = temp_dir();
+    let file = dir.path().join("bench.dat");
+    create(&file, "1M");
+    let handle = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    handle.write_all_at(&[0x55], 1000 * 512 + 3).unwrap();
+    handle.sync_all().unwrap();
+    let output = iobench(
+        &file,
+        &["--variants", "uring", "--depths", "8", "-d", "10s"],
+    );
+    if stderr(&output).contains("skipping uring") {
+        eprintln!("io_uring unavailable here: {}", stderr(&output));
+        return;
+    }
+    assert_fails_with(
+        &output,
+        &[
+            "data mismatch at offset 512003",
+            "sector 1000, byte 3",
+            "uring depth 8",
+        ],
+    );
+}
+
+#[test]
 fn foreign_files_are_refused() {
     let dir = temp_dir();
     let fasta = dir.path().join("genome.fa");

@@ -54,6 +54,11 @@ impl AlignedBuf {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
     }
 
+    /// Raw pointer to the start, for reading a region that others may be writing around.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
     /// Raw pointer to the start, for the kernel to write into.
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr.as_ptr()

@@ -73,6 +73,17 @@ impl DataFile {
         })
     }
 
+    /// The same file, opened again without O_DIRECT, for the rare read that cannot be done
+    /// with it (the rest of a short read that ended off the alignment grid). It is opened
+    /// through `/proc/self/fd`, so it is the very file this one has open even if the path now
+    /// names another (an index replaced while in use).
+    pub fn reopen_buffered(&self) -> io::Result<File> {
+        if !self.direct {
+            return self.file.try_clone();
+        }
+        File::open(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
+    }
+
     /// Reads up to `buf.len()` bytes at `offset`, looping over short reads and `EINTR`; stops
     /// early only at the end of the file. Returns the bytes read.
     pub fn read_full_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {

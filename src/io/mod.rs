@@ -17,6 +17,17 @@
 //! Alignment is the caller's job: [`ReadEngine::alignment`] says which multiple offsets and
 //! lengths must be; the engines debug-assert it.
 //!
+//! Faults fail only what they touch. Every engine retries transient errors within the same
+//! per-read bounds (`EINTR`, `EAGAIN` with a growing pause, a few `EIO`, short and empty
+//! reads), then reports a read that still fails to [`ReadConsumer::failed`] with its file
+//! and offset, and goes on with the others unless the consumer ends the batch. The mmap
+//! engine guards its mappings against SIGBUS, so a page that cannot be read (an I/O error, a
+//! file truncated while mapped) fails that read instead of killing the process.
+//!
+//! [`FaultEngine`] wraps any engine and injects seeded faults (through each engine's
+//! [`FaultHook`], so the engine's own retries must absorb them) for tests; the conformance
+//! suite and the model tests run every engine through it.
+//!
 //! ```no_run
 //! use bitsift::io::{open_engine, EngineOptions, ReadRequest};
 //! let (mut engine, notice) = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;
@@ -31,20 +42,28 @@
 
 mod aligned;
 mod cache;
+mod fault;
 mod files;
 mod mmap;
 mod pread;
 mod ram;
+mod retry;
 mod ring_alloc;
+mod sigbus;
 mod uring;
 pub mod usage;
 mod warm;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use aligned::AlignedBuf;
 pub use cache::{CacheStats, PageCache};
+pub use fault::{
+    Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FaultTally,
+    FAULT_PAGE_BYTES,
+};
 pub use files::{
     dio_alignment, drop_file_cache, read_full_at, storage_kind, DataFile, StorageKind,
 };
@@ -126,7 +145,7 @@ pub enum IoError {
         path: PathBuf,
         /// Offset that could not be read.
         offset: u64,
-        /// Size at open.
+        /// Size of the file: at open, or, when it was seen to shrink, its size then.
         size: u64,
     },
     /// The engine could not be set up.
@@ -218,13 +237,16 @@ impl Default for EngineOptions {
 /// and 64 costs nothing where the device is slower.
 pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
 
-/// Receives the reads of a batch.
+/// Receives the reads of a batch, each with its own outcome (as RocksDB's `MultiRead` gives
+/// each request its own status).
 ///
 /// The engine asks [`ReadConsumer::wanted`] right before it submits each request, in request
 /// order, so a caller that learns mid-batch that a read is no longer needed (its block was
 /// pruned, its rows were found in a cache) drops it without a round trip and without a
-/// barrier. Every submitted request's bytes go to [`ReadConsumer::complete`], in completion
-/// order. A closure `FnMut(usize, &[u8])` is a consumer that wants every read.
+/// barrier. Every request that was submitted then ends in exactly one of two calls, in
+/// completion order: [`ReadConsumer::complete`] with its bytes, or [`ReadConsumer::failed`]
+/// once the engine has given up on it. A closure `FnMut(usize, &[u8])` is a consumer that
+/// wants every read and ends the batch at the first failure.
 pub trait ReadConsumer {
     /// Whether request `request` should still be read. Called at most once per request.
     fn wanted(&mut self, request: usize) -> bool {
@@ -236,10 +258,17 @@ pub trait ReadConsumer {
     /// past the end of the file. Valid only during the call.
     fn complete(&mut self, request: usize, bytes: &[u8]);
 
-    /// Request `request` failed for good (after the engine's bounded retries). Returning
-    /// `Ok(())` records the failure and lets the batch go on: the other requests are still
-    /// read, so a bad page fails only what needs it. Returning the error (the default) ends
-    /// the batch with it, after the reads in flight have landed.
+    /// Request `request` failed for good: after the engine's bounded retries of transient
+    /// errors (`EINTR`, `EAGAIN`, a few `EIO`, a short or empty read), or at once for a read
+    /// past the end of the file or an unrecoverable error. `error` names the file and offset.
+    ///
+    /// Returning `Ok(())` records the failure and lets the batch go on: the other requests
+    /// are still read, so a bad page fails only what needs it. Returning an error (the
+    /// default returns `error`) ends the batch: the engine issues nothing more, waits for the
+    /// reads in flight to land, and `read_batch` returns that error.
+    ///
+    /// With the mmap engine a read can also fail *after* its `complete` (a page that vanished
+    /// while the consumer read it, and then read as zeros): discard what `complete` did.
     fn failed(&mut self, request: usize, error: IoError) -> Result<(), IoError> {
         let _ = request;
         Err(error)
@@ -266,15 +295,26 @@ pub trait ReadEngine: Send {
     /// Size of file `file` at open.
     fn file_size(&self, file: u32) -> u64;
 
-    /// Reads every request the consumer still wants and hands each one's bytes to it (see
-    /// [`ReadConsumer`]). Returns when all are done or at the first error; after an error no
-    /// buffer is written any more.
+    /// Reads every request the consumer still wants and hands each one's outcome to it (see
+    /// [`ReadConsumer`]). A failed request goes to [`ReadConsumer::failed`] and, if the
+    /// consumer lets it, the batch goes on; so this returns an error only when the consumer
+    /// ended the batch with one, or for a failure of the whole batch (the engine itself broke:
+    /// an io_uring that fails, worker threads that are gone). When it returns, with or
+    /// without an error, no read of the batch is in flight and no buffer is written any more.
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
         consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError>;
+
+    /// Installs (or, with `None`, removes) a hook that may rewrite the result of every read
+    /// attempt before the engine acts on it: the entry point of [`FaultEngine`], for tests.
+    /// Returns whether this engine supports hooks (all of bitsift's do).
+    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+        let _ = hook;
+        false
+    }
 }
 
 /// Opens an engine over `paths` as `options` asks. With [`EngineChoice::Auto`] it probes

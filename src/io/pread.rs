@@ -6,8 +6,15 @@
 //! asking the consumer before each one whether it is still wanted, and runs the consumer on
 //! every completion. Workers live as long as the engine; each reads into a buffer from a
 //! shared pool and sends it back with the result. Every batch has its own completion
-//! channel, so a batch abandoned after an error can never leak completions into the next.
+//! channel, and a batch that ends early still waits for the reads it handed out, so no
+//! worker is busy with an old batch when the next starts.
+//!
+//! A worker retries each read within the [bounds](super::retry) every engine shares: short
+//! reads continue, `EINTR`/`EAGAIN`/`EIO` are retried a bounded number of times, an empty read
+//! inside the file is tried once more. A read that still fails goes to
+//! [`ReadConsumer::failed`], and the batch goes on unless the consumer says otherwise.
 
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -15,6 +22,8 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
+use super::fault::{self, Attempt, FaultHook};
+use super::retry::{attempt_of, Progress, Step};
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
     IoError, ReadConsumer, ReadEngine, ReadRequest,
@@ -23,13 +32,17 @@ use super::{
 struct Job {
     request: usize,
     read: ReadRequest,
+    hook: Option<Arc<dyn FaultHook>>,
     done: Sender<Completion>,
 }
 
 struct Completion {
     request: usize,
     buffer: AlignedBuf,
+    /// Bytes delivered, or why the read failed.
     result: Result<usize, IoError>,
+    /// Read calls made (more than one after retries).
+    calls: u64,
 }
 
 /// A pool of pread workers; see the module documentation.
@@ -41,6 +54,7 @@ pub struct PreadEngine {
     workers: Vec<JoinHandle<()>>,
     return_buffers: Sender<AlignedBuf>,
     fallback: Option<String>,
+    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl PreadEngine {
@@ -75,6 +89,7 @@ impl PreadEngine {
             workers,
             return_buffers,
             fallback,
+            hook: None,
         })
     }
 
@@ -97,37 +112,86 @@ fn worker_loop(
             _ => AlignedBuf::zeroed(len.next_multiple_of(memory_align), memory_align),
         };
         let file = &files[job.read.file as usize];
-        let offset = job.read.offset;
-        let result = if offset >= file.size {
-            Err(IoError::UnexpectedEnd {
+        let (result, calls) = if job.read.offset >= file.size {
+            let error = IoError::UnexpectedEnd {
                 path: file.path.clone(),
-                offset,
+                offset: job.read.offset,
                 size: file.size,
-            })
+            };
+            (Err(error), 0)
         } else {
-            match file.read_full_at(&mut buffer.as_mut_slice()[..len], offset) {
-                Err(source) => Err(IoError::Read {
-                    path: file.path.clone(),
-                    offset,
-                    len: len as u64,
-                    source,
-                }),
-                Ok(got) if got < len && offset + (got as u64) < file.size => {
-                    Err(IoError::UnexpectedEnd {
-                        path: file.path.clone(),
-                        offset: offset + got as u64,
-                        size: file.size,
-                    })
-                }
-                Ok(got) => Ok(got),
-            }
+            read_with_retries(file, &job, &mut buffer.as_mut_slice()[..len])
         };
-        // A closed channel means the batch was abandoned after an error: drop the result.
+        // A closed channel means the batch's caller is gone (it panicked): drop the result.
         let _ = job.done.send(Completion {
             request: job.request,
             buffer,
             result,
+            calls,
         });
+    }
+}
+
+/// A buffered `pread` of `file` (opened on first use), for the rest of an O_DIRECT read that
+/// no longer starts on the alignment grid.
+fn read_buffered(
+    file: &DataFile,
+    handle: &mut Option<std::fs::File>,
+    buffer: &mut [u8],
+    offset: u64,
+) -> std::io::Result<usize> {
+    let handle = match handle.take() {
+        Some(open) => handle.insert(open),
+        None => handle.insert(file.reopen_buffered()?),
+    };
+    handle.read_at(buffer, offset)
+}
+
+/// Reads `job` into `buffer` within the retry bounds; the bytes delivered (or the error) and
+/// the read calls made.
+fn read_with_retries(
+    file: &DataFile,
+    job: &Job,
+    buffer: &mut [u8],
+) -> (Result<usize, IoError>, u64) {
+    let read = job.read;
+    let mut progress = Progress::new(read.len, read.offset, file.size);
+    let grid = if file.direct { file.offset_align } else { 1 };
+    let mut buffered = None;
+    let mut calls = 0;
+    let mut via_buffered = false;
+    loop {
+        let at = read.offset + progress.done as u64;
+        let rest = &mut buffer[progress.done as usize..];
+        let real = if via_buffered {
+            attempt_of(read_buffered(file, &mut buffered, rest, at))
+        } else {
+            attempt_of(file.file.read_at(rest, at))
+        };
+        calls += 1;
+        let attempt = Attempt {
+            file: read.file,
+            offset: read.offset,
+            len: read.len,
+            done: progress.done,
+            index: progress.attempts,
+            align: grid,
+            file_size: file.size,
+        };
+        let result = fault::rewrite(job.hook.as_deref(), &attempt, real);
+        match progress.step(result, read.offset, grid) {
+            Step::Done => return (Ok(progress.done as usize), calls),
+            Step::Fail(failure) => {
+                let error =
+                    failure.to_error(&file.path, read.offset, read.len, progress.done, file.size);
+                return (Err(error), calls);
+            }
+            Step::Again => {}
+            Step::Fallback => via_buffered = file.direct,
+            Step::After(pause) => std::thread::sleep(pause),
+        }
+        // Once off the O_DIRECT grid, the rest is read buffered.
+        via_buffered |= (read.offset + progress.done as u64) % grid != 0;
     }
 }
 
@@ -154,22 +218,26 @@ impl ReadEngine for PreadEngine {
         consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
-        let jobs = self.jobs.as_ref().expect("engine in use");
+        let Some(jobs) = self.jobs.as_ref() else {
+            return Err(self.stopped());
+        };
         let (done, completions) = unbounded();
         let mut next = 0;
         let mut inflight = 0usize;
-        loop {
+        let mut halt = None;
+        while halt.is_none() {
             while inflight < self.threads && next < requests.len() {
                 if consumer.wanted(next) {
                     let job = Job {
                         request: next,
                         read: requests[next],
+                        hook: self.hook.clone(),
                         done: done.clone(),
                     };
-                    jobs.send(job).map_err(|_| IoError::Unavailable {
-                        engine: "pread",
-                        detail: "the worker threads have exited".into(),
-                    })?;
+                    if jobs.send(job).is_err() {
+                        halt = Some(self.stopped());
+                        break;
+                    }
                     inflight += 1;
                 } else {
                     counters.skipped += 1;
@@ -177,20 +245,59 @@ impl ReadEngine for PreadEngine {
                 next += 1;
             }
             if inflight == 0 {
-                return Ok(());
+                break;
             }
             let waited = Instant::now();
-            let completion = completions.recv().map_err(|_| IoError::Unavailable {
-                engine: "pread",
-                detail: "the worker threads stopped before the batch was done".into(),
-            })?;
+            let Ok(completion) = completions.recv() else {
+                return Err(self.stopped());
+            };
             counters.io_wait += waited.elapsed();
-            counters.read_requests += 1;
             inflight -= 1;
-            let got = completion.result?;
-            counters.bytes_read += got as u64;
-            consumer.complete(completion.request, &completion.buffer.as_slice()[..got]);
-            let _ = self.return_buffers.try_send(completion.buffer);
+            if let Err(error) = self.deliver(completion, consumer, counters) {
+                halt = Some(error);
+            }
+        }
+        // Wait for the reads already handed out, so no worker still works for this batch.
+        for _ in 0..inflight {
+            if completions.recv().is_err() {
+                break;
+            }
+        }
+        halt.map_or(Ok(()), Err)
+    }
+
+    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+        self.hook = hook;
+        true
+    }
+}
+
+impl PreadEngine {
+    /// Hands one completion to the consumer; the consumer's error, if it ends the batch.
+    fn deliver(
+        &self,
+        completion: Completion,
+        consumer: &mut dyn ReadConsumer,
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        counters.read_requests += completion.calls;
+        counters.retries += completion.calls.saturating_sub(1);
+        let outcome = match completion.result {
+            Ok(got) => {
+                counters.bytes_read += got as u64;
+                consumer.complete(completion.request, &completion.buffer.as_slice()[..got]);
+                Ok(())
+            }
+            Err(error) => consumer.failed(completion.request, error),
+        };
+        let _ = self.return_buffers.try_send(completion.buffer);
+        outcome
+    }
+
+    fn stopped(&self) -> IoError {
+        IoError::Unavailable {
+            engine: "pread",
+            detail: "the worker threads stopped".into(),
         }
     }
 }

@@ -3,7 +3,10 @@
 //! memory use is exactly the index size and no query ever waits for the device.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use super::fault::{Attempt, FaultHook};
+use super::retry::settle_in_memory;
 use super::{
     usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
     ReadRequest,
@@ -14,6 +17,7 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Whole files in memory; see the module documentation.
 pub struct RamEngine {
     files: Vec<(PathBuf, AlignedBuf, u64)>,
+    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl RamEngine {
@@ -36,7 +40,7 @@ impl RamEngine {
                 return Err(IoError::Unavailable {
                     engine: "ram",
                     detail: format!(
-                        "the index needs {} of memory but only {} is available; use --engine uring or pread",
+                        "the index needs {} of memory but only {} is available; read it with the uring or pread engine instead",
                         crate::units::format_bytes(total),
                         crate::units::format_bytes(available)
                     ),
@@ -81,7 +85,7 @@ impl RamEngine {
             }
             files.push((path.clone(), buffer, size));
         }
-        Ok(RamEngine { files })
+        Ok(RamEngine { files, hook: None })
     }
 }
 
@@ -114,19 +118,41 @@ impl ReadEngine for RamEngine {
                 continue;
             }
             let (path, buffer, size) = &self.files[request.file as usize];
-            if request.offset >= *size {
-                return Err(IoError::UnexpectedEnd {
+            let size = *size;
+            if request.offset >= size {
+                let error = IoError::UnexpectedEnd {
                     path: path.clone(),
                     offset: request.offset,
-                    size: *size,
-                });
+                    size,
+                };
+                consumer.failed(index, error)?;
+                continue;
             }
-            let end = (request.offset + request.len as u64).min(*size);
-            let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
             counters.read_requests += 1;
+            let attempt = Attempt {
+                file: request.file,
+                offset: request.offset,
+                len: request.len,
+                done: 0,
+                index: 0,
+                align: 1,
+                file_size: size,
+            };
+            if let Err(failure) = settle_in_memory(self.hook.as_deref(), attempt, counters) {
+                let error = failure.to_error(path, request.offset, request.len, 0, size);
+                consumer.failed(index, error)?;
+                continue;
+            }
+            let end = (request.offset + request.len as u64).min(size);
+            let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
             counters.bytes_read += bytes.len() as u64;
             consumer.complete(index, bytes);
         }
         Ok(())
+    }
+
+    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+        self.hook = hook;
+        true
     }
 }

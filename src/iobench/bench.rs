@@ -14,7 +14,7 @@ use super::threads::{self, Source};
 use super::{recommend, uring};
 use super::{CacheMode, IobenchError, Options, Variant};
 use crate::io::usage::{memory_available_bytes, Usage};
-use crate::io::{drop_file_cache, DataFile, DirectIo, IoError, UringEngine};
+use crate::io::{drop_file_cache, DataFile, DirectIo, IoError, ReadEngine, UringEngine};
 use crate::units::format_bytes;
 
 /// Read buffers are page-aligned, which satisfies every O_DIRECT memory alignment in use.
@@ -249,9 +249,9 @@ impl Bench {
                 measure(|| threads::run(Source::Map(&map), spec.depth, &plan))?
             }
             Variant::Uring => {
-                let file = DataFile::open_direct(path).map_err(open_error)?;
-                self.check_size(file.size)?;
-                measure(|| uring::run(&file, spec.depth, &plan))?
+                let mut engine = uring::open(&plan, spec.depth)?;
+                self.check_size(engine.file_size(0))?;
+                measure(|| uring::run(&mut engine, spec.depth, &plan))?
             }
         };
         Ok(RunReport::new(

@@ -13,7 +13,7 @@
 //! | [`Variant::Direct`] | O_DIRECT `pread` | threads |
 //! | [`Variant::Mmap`] | copies out of a mapping, default advice | threads |
 //! | [`Variant::MmapRandom`] | copies out of a mapping, `MADV_RANDOM` (as COBS) | threads |
-//! | [`Variant::Uring`] | io_uring, O_DIRECT, registered buffers | reads in flight |
+//! | [`Variant::Uring`] | bitsift's io_uring engine ([`crate::io::UringEngine`]), O_DIRECT | reads in flight |
 //!
 //! Every read is verified (every sector's header, and every byte of a sample), so no variant
 //! can report reads that did not happen or returned wrong data. Latencies go into a fixed-size

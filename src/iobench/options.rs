@@ -115,7 +115,7 @@ pub struct Options {
     pub full_every: u64,
     /// Seed of the random offsets.
     pub seed: u64,
-    /// Delete the file at the end ([`Bench::cleanup`]).
+    /// Delete the file at the end ([`Bench::cleanup`](super::Bench::cleanup)).
     pub remove: bool,
     /// Draw a progress bar while creating the file.
     pub progress: bool,
