@@ -710,6 +710,12 @@ fn bodies_beyond_the_body_memory_get_503_and_dropped_uploads_count_as_aborted() 
     // 8 MiB of body memory: bodies up to 4 MiB (each is charged twice its size).
     let server = Server::start(&[&index], &["--body-memory", "8M"]);
     let a = server.address;
+    let limits = http(a, "GET", "/api/indexes", b"").json()["limits"].clone();
+    assert_eq!(
+        limits["max_body_bytes"],
+        4 << 20,
+        "half the budget: {limits}"
+    );
 
     // A 3 MB upload in progress holds 6 MB of the budget...
     let mut first = raw(a, Duration::from_secs(5));
@@ -1002,6 +1008,7 @@ fn skip_broken_serves_the_indexes_that_open_and_lists_the_others() {
     let server = Server::start(&[&good, &damaged, &missing], &["--skip-broken"]);
     let a = server.address;
     let indexes = http(a, "GET", "/api/indexes", b"").json();
+    assert_eq!(indexes["limits"]["max_body_bytes"], 256 << 20);
     assert_eq!(indexes["indexes"].as_array().unwrap().len(), 1);
     assert_eq!(indexes["indexes"][0]["name"], "plasmids");
     assert_eq!(indexes["indexes"][0]["status"], "ok");

@@ -599,6 +599,7 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
             "max_query_bases": state.config.max_query_bases,
             "max_queries_per_request": QUERIES_PER_REQUEST_MAX,
             "max_concurrent": state.config.max_concurrent,
+            "max_body_bytes": state.config.body_bytes_max(),
         },
         "cache": cache,
     }))

@@ -191,6 +191,7 @@ impl Connection {
         });
         let service = self.service.clone();
         let busy = tracker.clone();
+        // The router, with every request counted in flight on this connection.
         let service = hyper::service::service_fn(move |request| {
             let guard = busy.enter();
             let call = hyper::service::Service::call(&service, request);
@@ -207,20 +208,7 @@ impl Connection {
         loop {
             let idle_at = tracker.idle_deadline(idle_timeout);
             tokio::select! {
-                result = connection.as_mut() => {
-                    return match result {
-                        Err(e) if e.is_timeout() => Some(ConnectionClose::HeaderTimeout),
-                        Err(e) => {
-                            tracing::debug!("connection ended: {e}");
-                            None
-                        }
-                        Ok(()) if draining => Some(ConnectionClose::Shutdown),
-                        Ok(()) if tracker.evicted.load(Ordering::Relaxed) => {
-                            Some(ConnectionClose::Evicted)
-                        }
-                        Ok(()) => None,
-                    };
-                }
+                result = connection.as_mut() => return ended(result, draining, &tracker),
                 _ = tracker.evict.notified() => {
                     if tracker.is_idle() {
                         return Some(ConnectionClose::Evicted);
@@ -246,6 +234,20 @@ impl Connection {
                 }
             }
         }
+    }
+}
+
+/// Why the server closed a connection that ended by itself, if it did.
+fn ended(result: hyper::Result<()>, draining: bool, tracker: &Tracker) -> Option<ConnectionClose> {
+    match result {
+        Err(e) if e.is_timeout() => Some(ConnectionClose::HeaderTimeout),
+        Err(e) => {
+            tracing::debug!("connection ended: {e}");
+            None
+        }
+        Ok(()) if draining => Some(ConnectionClose::Shutdown),
+        Ok(()) if tracker.evicted.load(Ordering::Relaxed) => Some(ConnectionClose::Evicted),
+        Ok(()) => None,
     }
 }
 

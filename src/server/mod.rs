@@ -389,22 +389,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         .map_err(|(path, source)| ServerError::Identity { path, source })?;
     let watch = Arc::new(watch);
     let searchers = open_searchers(&paths, &config, &cache)?;
-    let indexes: Vec<IndexEntry> = searchers[0]
-        .headers()
-        .zip(names)
-        .map(|(header, name)| IndexEntry {
-            name,
-            file: header.path.display().to_string(),
-            format: header.kind.as_str(),
-            names: header.names.clone(),
-            k: header.k,
-            canonical: header.canonical,
-            hashes: header.num_hashes,
-            blocks: header.blocks.len(),
-            page_size: header.page_size,
-            file_size: header.file_size,
-        })
-        .collect();
+    let indexes = index_entries(&searchers[0], names);
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
         Some(path) => Metadata::load(path).map_err(ServerError::Metadata)?,
@@ -436,7 +421,31 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         cache,
         dispatcher,
     });
-    let router = Router::new()
+    Ok((router(state.clone()), state, warmup))
+}
+
+/// What the server tells about each index of `searcher`, named `names`.
+fn index_entries(searcher: &Searcher, names: Vec<String>) -> Vec<IndexEntry> {
+    searcher
+        .headers()
+        .zip(names)
+        .map(|(header, name)| IndexEntry {
+            name,
+            file: header.path.display().to_string(),
+            format: header.kind.as_str(),
+            names: header.names.clone(),
+            k: header.k,
+            canonical: header.canonical,
+            hashes: header.num_hashes,
+            blocks: header.blocks.len(),
+            page_size: header.page_size,
+            file_size: header.file_size,
+        })
+        .collect()
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
         .route("/", get(api::page))
         .route("/api/search", post(api::search))
         .route("/api/indexes", get(api::indexes))
@@ -444,8 +453,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         .route("/healthz", get(api::health))
         .route("/metrics", get(api::metrics))
         .fallback(api::not_found)
-        .with_state(state.clone());
-    Ok((router, state, warmup))
+        .with_state(state)
 }
 
 /// The connection limit: as configured, or the default within the free file descriptors.
