@@ -1,12 +1,17 @@
 //! `bitsift serve` over a real socket on loopback: every endpoint and every error, admission
-//! control, deadlines, shared batches and graceful shutdown.
+//! control, deadlines, shared batches and graceful shutdown; and, with raw TCP clients, the
+//! bounds on clients (issue 12): bodies refused before they are read, header, body and idle
+//! timeouts, the connection limit, shutdown despite half-sent requests; broken indexes
+//! (`--skip-broken`) and indexes changed on disk while served.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -16,17 +21,47 @@ use serde_json::Value;
 struct Server {
     child: Child,
     address: SocketAddr,
+    /// Standard error lines after the start-up line.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
     fn start(index: &[&Path], extra: &[&str]) -> Server {
+        Server::spawn(Server::command(index, extra))
+    }
+
+    fn command(index: &[&Path], extra: &[&str]) -> Command {
         let mut command = bitsift();
         command.arg("serve").args(["--listen", "127.0.0.1:0"]);
         for i in index {
             command.arg("-i").arg(i);
         }
+        command.args(extra);
+        command
+    }
+
+    /// Starts the server with an open-files limit of `files` (soft and hard), as
+    /// `ulimit -n` would.
+    fn start_with_file_limit(index: &[&Path], extra: &[&str], files: u64) -> Server {
+        let mut command = Server::command(index, extra);
+        // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = libc::rlimit {
+                    rlim_cur: files,
+                    rlim_max: files,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        Server::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Server {
         let mut child = command
-            .args(extra)
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()
@@ -46,8 +81,39 @@ impl Server {
             assert!(Instant::now() < deadline, "server did not start: {line}");
         };
         // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Server { child, address }
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Server {
+            child,
+            address,
+            log,
+        }
+    }
+
+    fn terminate(&self) {
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+    }
+
+    /// Waits for the process to exit, at most `limit`.
+    fn exit_within(&mut self, limit: Duration) -> Option<(std::process::ExitStatus, Duration)> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some((status, started.elapsed()));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
     }
 }
 
@@ -487,4 +553,613 @@ fn concurrent_requests_share_batches_and_shutdown_finishes_them() {
     );
     let status = server.child.wait().unwrap();
     assert!(status.success(), "clean exit after SIGTERM: {status:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Bounded clients (issue 12), with raw TCP clients.
+// ---------------------------------------------------------------------------------------
+
+/// One small index: two plasmids.
+fn small_index(dir: &Path) -> PathBuf {
+    build_index(
+        dir,
+        "plasmids",
+        &[
+            "Kpn_pMCR_1511_KX377410.fa.gz",
+            "Eco_pBK32602_KU295134.fa.gz",
+        ],
+    )
+}
+
+/// A raw connection that gives up reading after `read_timeout`.
+fn raw(address: SocketAddr, read_timeout: Duration) -> TcpStream {
+    let stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(read_timeout)).unwrap();
+    stream
+}
+
+/// Reads one response (head, then `Content-Length` bytes of body); `None` when the
+/// connection closed or nothing came in time.
+fn read_response(stream: &mut TcpStream) -> Option<Response> {
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 8192];
+    let head_end = loop {
+        if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => raw.extend_from_slice(&buffer[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while raw.len() < head_end + length {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buffer[..n]),
+        }
+    }
+    Some(Response {
+        status: head.split_whitespace().nth(1)?.parse().ok()?,
+        body: String::from_utf8_lossy(&raw[head_end..]).into_owned(),
+        headers: head,
+    })
+}
+
+/// How long until the server closes `stream` (EOF or reset), reading and discarding; `None`
+/// if it is still open after `limit`.
+fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut buffer = [0u8; 4096];
+    while started.elapsed() < limit {
+        match stream.read(&mut buffer) {
+            Ok(0) => return Some(started.elapsed()),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return Some(started.elapsed()),
+        }
+    }
+    None
+}
+
+/// The value of the metric line starting with `name`.
+fn metric(address: SocketAddr, name: &str) -> f64 {
+    let text = http(address, "GET", "/metrics", b"").body;
+    text.lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{text}"))
+}
+
+/// Polls `metric` until it reaches `at_least` (the server records some events just after
+/// the client sees them); returns the last value.
+fn metric_reaches(address: SocketAddr, name: &str, at_least: f64) -> f64 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let value = metric(address, name);
+        if value >= at_least || Instant::now() > deadline {
+            return value;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn head(content_length: usize) -> String {
+    format!("POST /api/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {content_length}\r\n\r\n")
+}
+
+#[test]
+fn oversized_bodies_are_refused_before_they_are_read() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    // 500 bases per query: the body limit is its floor, 1 MiB.
+    let server = Server::start(&[&index], &["--max-query-bases", "500"]);
+    let a = server.address;
+
+    // Content-Length over the limit: answered at once, without sending a byte of body.
+    let mut stream = raw(a, Duration::from_secs(5));
+    stream.write_all(head(300_000_000).as_bytes()).unwrap();
+    let refused = read_response(&mut stream).expect("413 before any body byte");
+    assert_eq!(refused.status, 413, "{}", refused.body);
+    assert!(refused.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("larger than 1048576 bytes"));
+
+    // A chunked body (no length given) is cut off once it passes the limit.
+    let mut stream = raw(a, Duration::from_secs(5));
+    stream
+        .write_all(
+            b"POST /api/search HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n",
+        )
+        .unwrap();
+    let chunk = format!("10000\r\n{}\r\n", " ".repeat(0x10000));
+    for _ in 0..32 {
+        if stream.write_all(chunk.as_bytes()).is_err() {
+            break; // the server answered and closed
+        }
+    }
+    let cut = read_response(&mut stream).expect("413 while streaming");
+    assert_eq!(cut.status, 413, "{}", cut.body);
+    assert_eq!(
+        metric_reaches(a, "bitsift_rejections_total{reason=\"too_large\"}", 2.0),
+        2.0
+    );
+}
+
+#[test]
+fn bodies_beyond_the_body_memory_get_503_and_dropped_uploads_count_as_aborted() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    // 8 MiB of body memory: bodies up to 4 MiB (each is charged twice its size).
+    let server = Server::start(&[&index], &["--body-memory", "8M"]);
+    let a = server.address;
+    let limits = http(a, "GET", "/api/indexes", b"").json()["limits"].clone();
+    assert_eq!(
+        limits["max_body_bytes"],
+        4 << 20,
+        "half the budget: {limits}"
+    );
+
+    // A 3 MB upload in progress holds 6 MB of the budget...
+    let mut first = raw(a, Duration::from_secs(5));
+    first.write_all(head(3_000_000).as_bytes()).unwrap();
+    first.write_all(&[b' '; 1000]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    // ... so a second one is turned away before its body is read.
+    let mut second = raw(a, Duration::from_secs(5));
+    second.write_all(head(3_000_000).as_bytes()).unwrap();
+    let busy = read_response(&mut second).expect("503 before any body byte");
+    assert_eq!(busy.status, 503, "{}", busy.body);
+    assert!(
+        busy.headers.to_ascii_lowercase().contains("retry-after: 1"),
+        "{}",
+        busy.headers
+    );
+    assert!(
+        busy.body.contains("too many request bodies"),
+        "{}",
+        busy.body
+    );
+    // Over the budget's half, a body is simply too large.
+    let mut third = raw(a, Duration::from_secs(5));
+    third.write_all(head(5_000_000).as_bytes()).unwrap();
+    assert_eq!(read_response(&mut third).unwrap().status, 413);
+
+    // The first client gives up mid-body: counted as aborted, not as too large, and its
+    // memory is given back.
+    drop(first);
+    assert_eq!(
+        metric_reaches(
+            a,
+            "bitsift_rejections_total{reason=\"client_aborted\"}",
+            1.0
+        ),
+        1.0
+    );
+    assert_eq!(
+        metric(a, "bitsift_rejections_total{reason=\"too_large\"}"),
+        1.0
+    );
+    assert_eq!(
+        metric(a, "bitsift_rejections_total{reason=\"body_memory\"}"),
+        1.0
+    );
+    let gene = first_gene();
+    let padded = format!("{{\"sequence\": \"{gene}\"}}{}", " ".repeat(3_000_000));
+    let answered = http(a, "POST", "/api/search", padded.as_bytes());
+    assert_eq!(answered.status, 200, "{}", answered.body);
+}
+
+#[test]
+fn slow_heads_bodies_and_idle_connections_are_cut_by_timeouts() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let server = Server::start(
+        &[&index],
+        &[
+            "--header-timeout",
+            "2",
+            "--body-timeout",
+            "1",
+            "--idle-timeout",
+            "1",
+        ],
+    );
+    let a = server.address;
+
+    // Slowloris: a request head sent a line at a time, never finished.
+    let mut slow_head = raw(a, Duration::from_secs(5));
+    let started = Instant::now();
+    slow_head.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
+    let mut closed = None;
+    while started.elapsed() < Duration::from_secs(8) {
+        if slow_head.write_all(b"X-Slow: 1\r\n").is_err() {
+            closed = Some(started.elapsed());
+            break;
+        }
+        if let Some(after) = closed_within(&mut slow_head, Duration::from_millis(200)) {
+            closed = Some(started.elapsed().max(after));
+            break;
+        }
+    }
+    let closed = closed.expect("a head still incomplete after 8 s is cut");
+    assert!(closed < Duration::from_secs(5), "cut after {closed:?}");
+
+    // A body that stalls gets 408.
+    let mut slow_body = raw(a, Duration::from_secs(5));
+    slow_body.write_all(head(1000).as_bytes()).unwrap();
+    slow_body.write_all(b"{\"sequence\": \"ACGT").unwrap();
+    let late = read_response(&mut slow_body).expect("408 after the body timeout");
+    assert_eq!(late.status, 408, "{}", late.body);
+    assert!(
+        late.body.contains("did not arrive within 1 s"),
+        "{}",
+        late.body
+    );
+
+    // An idle connection, fresh or kept alive after a request, is closed.
+    let mut fresh = raw(a, Duration::from_secs(5));
+    let mut kept = raw(a, Duration::from_secs(5));
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    assert_eq!(read_response(&mut kept).unwrap().status, 200);
+    for stream in [&mut fresh, &mut kept] {
+        let after = closed_within(stream, Duration::from_secs(6));
+        assert!(after.is_some(), "idle connection still open after 6 s");
+    }
+
+    assert!(
+        metric_reaches(
+            a,
+            "bitsift_connections_closed_total{reason=\"header_timeout\"}",
+            1.0
+        ) >= 1.0
+    );
+    assert_eq!(
+        metric(a, "bitsift_rejections_total{reason=\"body_timeout\"}"),
+        1.0
+    );
+    assert!(
+        metric(
+            a,
+            "bitsift_connections_closed_total{reason=\"idle_timeout\"}"
+        ) >= 2.0
+    );
+}
+
+#[test]
+fn idle_connections_cannot_starve_healthz_under_a_low_open_files_limit() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    // As `ulimit -n 128`, with the default connection limit, and long timeouts so that only
+    // the limit can help.
+    let server = Server::start_with_file_limit(
+        &[&index],
+        &["--idle-timeout", "60", "--header-timeout", "60"],
+        128,
+    );
+    let a = server.address;
+    let idle: Vec<TcpStream> = (0..200).map(|_| raw(a, Duration::from_secs(5))).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let mut stream = raw(a, Duration::from_secs(10));
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let health = read_response(&mut stream).expect("healthz answers despite 200 idle connections");
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let open = metric(a, "bitsift_connections_open");
+    assert!(
+        open < 128.0,
+        "{open} connections open under a limit of 128 files"
+    );
+    assert!(metric(a, "bitsift_connections_closed_total{reason=\"evicted\"}") >= 70.0);
+    drop(idle);
+}
+
+#[test]
+fn connections_beyond_the_limit_are_refused_when_none_is_idle() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let server = Server::start(&[&index], &["--max-connections", "2"]);
+    let a = server.address;
+    // Two requests in flight (bodies still coming) fill the limit.
+    let busy: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = raw(a, Duration::from_secs(5));
+            stream.write_all(head(1000).as_bytes()).unwrap();
+            stream.write_all(b"{").unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut third = raw(a, Duration::from_secs(5));
+    let refused = read_response(&mut third).expect("a 503 for the connection over the limit");
+    assert_eq!(refused.status, 503);
+    assert!(
+        refused.body.contains("too many open connections"),
+        "{}",
+        refused.body
+    );
+    drop(busy);
+    let count = metric_reaches(
+        a,
+        "bitsift_connections_refused_total{reason=\"limit\"}",
+        1.0,
+    );
+    assert_eq!(count, 1.0);
+}
+
+#[test]
+fn sigterm_exits_within_the_grace_period_despite_half_sent_requests() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let mut server = Server::start(
+        &[&index],
+        &[
+            "--shutdown-grace",
+            "1",
+            "--header-timeout",
+            "600",
+            "--body-timeout",
+            "600",
+            "--idle-timeout",
+            "600",
+        ],
+    );
+    let a = server.address;
+    let mut half_head = raw(a, Duration::from_secs(5));
+    half_head
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: loc")
+        .unwrap();
+    let mut half_body = raw(a, Duration::from_secs(5));
+    half_body.write_all(head(1000).as_bytes()).unwrap();
+    half_body.write_all(b"{\"sequence\"").unwrap();
+    let mut idle = raw(a, Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(300));
+
+    server.terminate();
+    // Idle and half-head connections close at once; the request in flight has the grace.
+    for stream in [&mut idle, &mut half_head] {
+        let after = closed_within(stream, Duration::from_secs(1));
+        assert!(after.is_some(), "not closed at once at shutdown");
+    }
+    let (status, after) = server
+        .exit_within(Duration::from_secs(5))
+        .expect("the server exits within its grace period despite a half-sent body");
+    assert!(status.success(), "{status:?}");
+    assert!(after < Duration::from_secs(3), "exited after {after:?}");
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.log();
+    assert!(log.contains("grace period; 1 connection(s) cut"), "{log}");
+}
+
+#[test]
+fn options_that_cannot_be_honoured_are_errors_not_panics() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let index = index.to_str().unwrap();
+    for (option, value, needle) in [
+        ("--timeout", "1e30", "out of range"),
+        ("--timeout", "0", "more than 0"),
+        ("--header-timeout", "NaN", "out of range"),
+        ("--shutdown-grace=-1", "", "out of range"),
+        ("--body-timeout", "soon", "not a number of seconds"),
+        ("--max-connections", "0", "0 is not in 1.."),
+        ("--max-connections", "100000000", "file descriptors"),
+    ] {
+        let mut args = vec!["serve", "-i", index, "--listen", "127.0.0.1:0", option];
+        if !value.is_empty() {
+            args.push(value);
+        }
+        let output = run(&args);
+        let text = stderr(&output);
+        assert!(!output.status.success(), "{option} {value} accepted");
+        assert!(!text.contains("panicked"), "{option} {value}: {text}");
+        assert!(text.contains(needle), "{option} {value}: {text}");
+    }
+}
+
+#[test]
+fn skip_broken_serves_the_indexes_that_open_and_lists_the_others() {
+    let dir = temp_dir();
+    let good = small_index(dir.path());
+    let damaged = dir.path().join("damaged.cobs_compact");
+    let mut bytes = std::fs::read(&good).unwrap();
+    bytes[..8].copy_from_slice(b"NOTCOBS!");
+    std::fs::write(&damaged, bytes).unwrap();
+    let missing = dir.path().join("missing.cobs_compact");
+
+    // Without --skip-broken the server refuses to start, naming the file.
+    let output = run(&[
+        "serve",
+        "-i",
+        good.to_str().unwrap(),
+        "-i",
+        damaged.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains(damaged.to_str().unwrap()),
+        "{}",
+        stderr(&output)
+    );
+
+    let server = Server::start(&[&good, &damaged, &missing], &["--skip-broken"]);
+    let a = server.address;
+    let indexes = http(a, "GET", "/api/indexes", b"").json();
+    assert_eq!(indexes["limits"]["max_body_bytes"], 256 << 20);
+    assert_eq!(indexes["indexes"].as_array().unwrap().len(), 1);
+    assert_eq!(indexes["indexes"][0]["name"], "plasmids");
+    assert_eq!(indexes["indexes"][0]["status"], "ok");
+    let unavailable = indexes["unavailable"].as_array().unwrap();
+    let names: Vec<&str> = unavailable
+        .iter()
+        .map(|u| u["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["damaged", "missing"]);
+    for entry in unavailable {
+        assert_eq!(entry["status"], "unavailable");
+        let error = entry["error"].as_str().unwrap();
+        assert!(error.contains(entry["file"].as_str().unwrap()), "{error}");
+    }
+
+    let health = http(a, "GET", "/healthz", b"");
+    assert_eq!(
+        health.status, 200,
+        "left out at start: degraded, still serving"
+    );
+    assert_eq!(health.json()["status"], "degraded");
+    assert_eq!(health.json()["unavailable"].as_array().unwrap().len(), 2);
+
+    let gene = first_gene();
+    let found = post(a, &serde_json::json!({"sequence": gene}));
+    assert_eq!(found.status, 200, "{}", found.body);
+    let found = found.json();
+    assert_eq!(
+        found["results"][0]["hits"][0]["document"],
+        "Kpn_pMCR_1511_KX377410"
+    );
+    assert_eq!(
+        found["unavailable_indexes"],
+        serde_json::json!(["damaged", "missing"])
+    );
+    let named = post(
+        a,
+        &serde_json::json!({"sequence": gene, "indexes": ["damaged"]}),
+    );
+    assert_eq!(named.status, 503, "{}", named.body);
+    assert!(
+        named.body.contains("index \\\"damaged\\\" is unavailable"),
+        "{}",
+        named.body
+    );
+}
+
+#[test]
+fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
+    let dir = temp_dir();
+    let (plasmids, phage, _) = fixtures(dir.path());
+    let copy = |name: &str| {
+        let path = dir.path().join(format!("{name}.cobs_compact"));
+        std::fs::copy(&plasmids, &path).unwrap();
+        path
+    };
+    let (truncated, rewritten, replaced, kept) = (
+        copy("truncated"),
+        copy("rewritten"),
+        copy("replaced"),
+        copy("kept"),
+    );
+    let server = Server::start(&[&truncated, &rewritten, &replaced, &kept], &[]);
+    let a = server.address;
+    let gene = first_gene();
+    let search = |indexes: Option<&[&str]>| {
+        let mut body = serde_json::json!({"sequence": gene, "threshold": 0.0});
+        if let Some(names) = indexes {
+            body["indexes"] = serde_json::json!(names);
+        }
+        post(a, &body)
+    };
+    assert_eq!(search(None).status, 200);
+
+    // Truncated; overwritten in place with its modification time put back; replaced by
+    // another index under the same name.
+    let size = std::fs::metadata(&truncated).unwrap().len();
+    std::fs::File::options()
+        .write(true)
+        .open(&truncated)
+        .unwrap()
+        .set_len(size / 2)
+        .unwrap();
+    let modified = std::fs::metadata(&rewritten).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&rewritten).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let mut file = std::fs::File::options()
+        .write(true)
+        .open(&rewritten)
+        .unwrap();
+    file.write_all(&bytes).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let incoming = dir.path().join("incoming.tmp");
+    std::fs::copy(&phage, &incoming).unwrap();
+    std::fs::rename(&incoming, &replaced).unwrap();
+
+    let still = search(Some(&["kept"]));
+    assert_eq!(
+        still.status, 200,
+        "an unchanged index still answers: {}",
+        still.body
+    );
+    assert_eq!(
+        still.json()["results"][0]["hits"][0]["document"],
+        "Kpn_pMCR_1511_KX377410"
+    );
+    for (name, path, cause) in [
+        ("truncated", &truncated, "bytes"),
+        ("rewritten", &rewritten, "change time"),
+        ("replaced", &replaced, "replaced"),
+    ] {
+        let failed = search(Some(&[name]));
+        assert_eq!(failed.status, 503, "{name}: {}", failed.body);
+        let error = failed.json()["error"].as_str().unwrap().to_string();
+        assert!(error.starts_with(path.to_str().unwrap()), "{error}");
+        assert!(
+            error.contains("index changed on disk since the server started"),
+            "{error}"
+        );
+        assert!(error.contains(cause), "{error}");
+        assert!(error.contains("restart the server"), "{error}");
+    }
+    assert_eq!(
+        search(None).status,
+        503,
+        "searching all includes changed ones"
+    );
+
+    let health = http(a, "GET", "/healthz", b"");
+    assert_eq!(health.status, 503);
+    let health = health.json();
+    assert_eq!(health["status"], "unhealthy");
+    let changed: Vec<&str> = health["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["truncated", "rewritten", "replaced"]);
+    let indexes = http(a, "GET", "/api/indexes", b"").json();
+    let statuses: Vec<&str> = indexes["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["changed", "changed", "changed", "ok"]);
+    assert_eq!(
+        metric(a, "bitsift_rejections_total{reason=\"index_unavailable\"}"),
+        4.0
+    );
 }

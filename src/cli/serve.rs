@@ -22,6 +22,9 @@ pub struct ServeArgs {
     /// TSV of document metadata: a header, then the document name and its columns
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
+    /// Serve the indexes that open; list the others as unavailable instead of failing
+    #[arg(long, help_heading = "Input")]
+    skip_broken: bool,
 
     /// Address and port to listen on
     #[arg(
@@ -45,17 +48,33 @@ pub struct ServeArgs {
         help_heading = "Server"
     )]
     max_query_bases: usize,
-    /// Seconds a request may take before it gets 504
-    #[arg(
-        long,
-        default_value_t = 60.0,
-        value_name = "SECONDS",
-        help_heading = "Server"
-    )]
-    timeout: f64,
+    /// Seconds a search may take before it gets 504
+    #[arg(long, value_parser = parse_seconds, default_value = "60", value_name = "SECONDS", help_heading = "Server")]
+    timeout: Duration,
     /// Search worker threads (each with its own engine; all share the cache)
     #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Server")]
     workers: usize,
+
+    /// Connections open at once; idle ones make room for new ones [default: 1024, or fewer
+    /// if the open-files limit is lower]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N", help_heading = "Clients")]
+    max_connections: Option<u32>,
+    /// Memory for request bodies, all requests together; a body is charged twice its size
+    /// [default: twice the largest body, plus 64M]
+    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "Clients")]
+    body_memory: Option<u64>,
+    /// Seconds for a request head to arrive (on a new or kept-alive connection)
+    #[arg(long, value_parser = parse_seconds, default_value = "10", value_name = "SECONDS", help_heading = "Clients")]
+    header_timeout: Duration,
+    /// Seconds for a whole request body to arrive (408 after that)
+    #[arg(long, value_parser = parse_seconds, default_value = "30", value_name = "SECONDS", help_heading = "Clients")]
+    body_timeout: Duration,
+    /// Seconds a connection may stay open with no request and no traffic
+    #[arg(long, value_parser = parse_seconds, default_value = "5", value_name = "SECONDS", help_heading = "Clients")]
+    idle_timeout: Duration,
+    /// Seconds given to requests in flight at SIGTERM/SIGINT before their connections are cut
+    #[arg(long, value_parser = parse_grace, default_value = "10", value_name = "SECONDS", help_heading = "Clients")]
+    shutdown_grace: Duration,
 
     /// Page cache shared by all requests (0: none; with O_DIRECT the only cache)
     #[arg(long, value_parser = parse_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
@@ -74,15 +93,36 @@ pub struct ServeArgs {
     direct_io: DirectIo,
 }
 
+/// Longest time any option accepts: a week. Longer values are typos (`1e30`), and would
+/// overflow the clock arithmetic of deadlines.
+const SECONDS_MAX: f64 = 7.0 * 24.0 * 3600.0;
+
+/// Parses a positive number of seconds, at most a week, for clap.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let duration = parse_grace(text)?;
+    if duration.is_zero() {
+        return Err("must be more than 0 seconds".into());
+    }
+    Ok(duration)
+}
+
+/// Parses a number of seconds from 0 to a week, for clap.
+fn parse_grace(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds (such as 30 or 0.5)"))?;
+    if !(0.0..=SECONDS_MAX).contains(&seconds) {
+        return Err(format!(
+            "{text} seconds is out of range: give 0 to {SECONDS_MAX} (a week)"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text} seconds: {e}"))
+}
+
 pub fn run(args: ServeArgs) -> Result<Outcome> {
     let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
         .map_err(anyhow::Error::msg)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        anyhow::bail!(
-            "--timeout {} must be a positive number of seconds",
-            args.timeout
-        );
-    }
     let config = ServerConfig {
         indexes,
         listen: args.listen,
@@ -91,7 +131,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         max_concurrent: args.max_concurrent.max(1),
         max_queued: args.max_queued,
         max_query_bases: args.max_query_bases,
-        request_timeout: Duration::from_secs_f64(args.timeout),
+        request_timeout: args.timeout,
         workers: args.workers.max(1),
         engine: EngineOptions {
             choice: args.engine,
@@ -99,10 +139,41 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
             direct: args.direct_io,
         },
         metadata: args.metadata,
+        skip_broken: args.skip_broken,
+        body_memory: args.body_memory,
+        body_timeout: args.body_timeout,
+        max_connections: args.max_connections.map(|n| n as usize),
+        header_timeout: args.header_timeout,
+        idle_timeout: args.idle_timeout,
+        shutdown_grace: args.shutdown_grace,
     };
     if config.warm && config.cache_bytes == 0 {
         anyhow::bail!("--warm needs a cache: give --cache-size");
     }
-    bitsift::server::run(config).map_err(anyhow::Error::msg)?;
+    if let Some(bytes) = config.body_memory {
+        if (config.body_bytes_max() as u64) < (1 << 20) {
+            anyhow::bail!(
+                "--body-memory {bytes} leaves room for bodies of {} bytes only; give at least 2M",
+                config.body_bytes_max()
+            );
+        }
+    }
+    bitsift::server::run(config)?;
     Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_bounded_and_never_panic() {
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("60"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_grace("0"), Ok(Duration::ZERO));
+        for bad in ["0", "-1", "1e30", "inf", "NaN", "", "ten", "604801"] {
+            assert!(parse_seconds(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_seconds("1e30").unwrap_err().contains("out of range"));
+    }
 }

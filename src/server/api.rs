@@ -5,16 +5,16 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
+use super::body::{self, BodyError};
 use super::dispatch::{JobOutcome, SearchJob};
 use super::metrics::Rejection;
-use super::AppState;
+use super::{AppState, SelectError};
 use crate::query::output::fraction;
 use crate::query::{SearchError, SearchOptions};
 use crate::seqfile::SeqRecord;
@@ -28,6 +28,8 @@ pub struct ApiError {
     status: StatusCode,
     message: String,
     retry_after_seconds: Option<u64>,
+    /// The metrics reason, when the status alone does not say it.
+    reason: Option<Rejection>,
 }
 
 impl ApiError {
@@ -36,7 +38,33 @@ impl ApiError {
             status,
             message: message.into(),
             retry_after_seconds: None,
+            reason: None,
         }
+    }
+
+    /// 503 for an index that cannot be searched: not worth retrying until it is fixed.
+    fn index_unavailable(message: impl Into<String>) -> ApiError {
+        let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message);
+        error.reason = Some(Rejection::IndexUnavailable);
+        error
+    }
+
+    /// The answer to a body that could not be read.
+    fn body(error: BodyError) -> ApiError {
+        let (status, reason) = match error {
+            BodyError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, Rejection::TooLarge),
+            BodyError::OverBudget { .. } => {
+                (StatusCode::SERVICE_UNAVAILABLE, Rejection::BodyMemory)
+            }
+            BodyError::TimedOut { .. } => (StatusCode::REQUEST_TIMEOUT, Rejection::BodyTimeout),
+            BodyError::Aborted { .. } => (StatusCode::BAD_REQUEST, Rejection::ClientAborted),
+        };
+        let mut answer = ApiError::new(status, error.to_string());
+        answer.reason = Some(reason);
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            answer.retry_after_seconds = Some(1);
+        }
+        answer
     }
 
     fn bad_request(message: impl Into<String>) -> ApiError {
@@ -44,6 +72,9 @@ impl ApiError {
     }
 
     fn rejection(&self) -> Option<Rejection> {
+        if self.reason.is_some() {
+            return self.reason;
+        }
         match self.status {
             StatusCode::BAD_REQUEST => Some(Rejection::BadRequest),
             StatusCode::PAYLOAD_TOO_LARGE => Some(Rejection::TooLarge),
@@ -147,6 +178,9 @@ struct ResponseStats {
 struct SearchResponse {
     results: Vec<QueryAnswer>,
     stats: ResponseStats,
+    /// Indexes not searched because they could not be opened (`--skip-broken`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unavailable_indexes: Vec<String>,
 }
 
 /// Validated queries: names and upper-or-as-given bases.
@@ -263,22 +297,28 @@ fn parse_fasta(text: &str) -> Vec<SeqRecord> {
     records
 }
 
-/// `POST /api/search`.
+/// `POST /api/search`. The body is charged against the server's body memory budget before
+/// it is read (or refused at once: 413 from `Content-Length`, 503 when the budget is spent),
+/// and must arrive within the body timeout; the charge is held until the answer.
 pub async fn search(
     State(state): State<Arc<AppState>>,
     request: axum::extract::Request,
 ) -> Response {
-    let started = Instant::now();
     let _in_flight = state.metrics.enter();
-    let limit = state.config.body_bytes_max();
-    let outcome = match axum::body::to_bytes(request.into_body(), limit).await {
-        Ok(body) => search_inner(&state, body, started).await,
-        Err(_) => Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!(
-                "the request body is larger than {limit} bytes; send fewer or shorter sequences"
-            ),
-        )),
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let limits = state.config.body_limits();
+    let read = body::read_body(request.into_body(), declared, limits, &state.body_budget).await;
+    let outcome = match read {
+        Ok((body, lease)) => {
+            let outcome = search_inner(&state, body, Instant::now()).await;
+            drop(lease);
+            outcome
+        }
+        Err(error) => Err(ApiError::body(error)),
     };
     match outcome {
         Ok(response) => response,
@@ -293,11 +333,12 @@ pub async fn search(
 
 async fn search_inner(
     state: &AppState,
-    body: Bytes,
+    body: Vec<u8>,
     started: Instant,
 ) -> Result<Response, ApiError> {
     let request: SearchRequest = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
+    drop(body); // the body budget charges for the body and one parsed copy, not more
     let threshold = request.threshold.unwrap_or(0.8);
     if !(0.0..=1.0).contains(&threshold) || threshold.is_nan() {
         return Err(ApiError::bad_request(format!(
@@ -307,10 +348,21 @@ async fn search_inner(
     let limit = request.limit.unwrap_or(100);
     let selection = match &request.indexes {
         None => None,
-        Some(names) => Some(state.select(names).map_err(ApiError::bad_request)?),
+        Some(names) => Some(state.select(names).map_err(|e| match e {
+            SelectError::Invalid(message) => ApiError::bad_request(message),
+            SelectError::Unavailable(message) => ApiError::index_unavailable(message),
+        })?),
     };
-    let records = queries_of(&request, state.config.max_query_bases)?;
-    let queries: Vec<Vec<u8>> = records.iter().map(|r| r.sequence.clone()).collect();
+    let unavailable_indexes: Vec<String> = match selection {
+        None => state.unavailable.iter().map(|u| u.name.clone()).collect(),
+        Some(_) => Vec::new(),
+    };
+    let mut records = queries_of(&request, state.config.max_query_bases)?;
+    drop(request);
+    let queries: Vec<Vec<u8>> = records
+        .iter_mut()
+        .map(|r| std::mem::take(&mut r.sequence))
+        .collect();
     let bases: Vec<usize> = queries.iter().map(Vec::len).collect();
 
     // Admission: at most `max_concurrent` searches run, at most `max_queued` wait for a
@@ -384,6 +436,9 @@ async fn search_inner(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the server is shutting down",
             ))
+        }
+        Ok(Ok(JobOutcome::IndexChanged(message))) => {
+            return Err(ApiError::index_unavailable(message))
         }
         Ok(Ok(JobOutcome::Failed(message))) => {
             return Err(ApiError::new(
@@ -484,19 +539,28 @@ async fn search_inner(
     state
         .metrics
         .answered(results.len() as u64, errors as u64, elapsed);
-    Ok(axum::Json(SearchResponse { results, stats }).into_response())
+    Ok(axum::Json(SearchResponse {
+        results,
+        stats,
+        unavailable_indexes,
+    })
+    .into_response())
 }
 
 fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// `GET /api/indexes`.
+/// `GET /api/indexes`: the served indexes (`status` "ok", or "changed" with the `error`), and
+/// those that could not be opened under `unavailable`.
 pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
     #[derive(Serialize)]
     struct IndexInfo<'a> {
         name: &'a str,
         file: String,
+        status: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
         format: &'static str,
         documents: usize,
         k: u32,
@@ -509,9 +573,13 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
     let list: Vec<IndexInfo> = state
         .indexes
         .iter()
-        .map(|i| IndexInfo {
+        .enumerate()
+        .map(|(position, i)| (i, index_status(&state, position)))
+        .map(|(i, (status, error))| IndexInfo {
             name: &i.name,
             file: i.file.clone(),
+            status,
+            error,
             format: i.format,
             documents: i.names.len(),
             k: i.k,
@@ -525,25 +593,68 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
     let cache = state.cache.as_ref().map(|c| c.stats());
     axum::Json(serde_json::json!({
         "indexes": list,
+        "unavailable": unavailable_json(&state),
         "metadata_columns": state.metadata.columns(),
         "limits": {
             "max_query_bases": state.config.max_query_bases,
             "max_queries_per_request": QUERIES_PER_REQUEST_MAX,
             "max_concurrent": state.config.max_concurrent,
+            "max_body_bytes": state.config.body_bytes_max(),
         },
         "cache": cache,
     }))
     .into_response()
 }
 
-/// `GET /healthz`.
+/// Status of served index `position`, looking at its file now: ("ok", None) or
+/// ("changed", the error).
+fn index_status(state: &AppState, position: usize) -> (&'static str, Option<&str>) {
+    match state.watch.check(position) {
+        Ok(()) => ("ok", None),
+        Err(message) => ("changed", Some(message)),
+    }
+}
+
+fn unavailable_json(state: &AppState) -> serde_json::Value {
+    state
+        .unavailable
+        .iter()
+        .map(|u| serde_json::json!({"name": u.name, "file": u.file, "status": "unavailable", "error": u.error}))
+        .collect()
+}
+
+/// `GET /healthz`: 200 "ok"; 200 "degraded" when indexes that could not be opened were left
+/// out at start (`--skip-broken`, listed under `unavailable`); 503 "unhealthy" when a served
+/// index changed on disk (listed under `changed`), since searches of it now fail.
 pub async fn health(State(state): State<Arc<AppState>>) -> Response {
-    axum::Json(serde_json::json!({
-        "status": "ok",
+    let changed: Vec<serde_json::Value> = state
+        .changed_indexes()
+        .into_iter()
+        .map(|(position, error)| {
+            let index = &state.indexes[position];
+            serde_json::json!({"name": index.name, "file": index.file, "status": "changed", "error": error})
+        })
+        .collect();
+    let (status, code) = if !changed.is_empty() {
+        ("unhealthy", StatusCode::SERVICE_UNAVAILABLE)
+    } else if !state.unavailable.is_empty() {
+        ("degraded", StatusCode::OK)
+    } else {
+        ("ok", StatusCode::OK)
+    };
+    let mut body = serde_json::json!({
+        "status": status,
         "uptime_seconds": state.started.elapsed().as_secs(),
         "in_flight": state.metrics.in_flight(),
-    }))
-    .into_response()
+        "connections": state.metrics.connections_open(),
+    });
+    if !changed.is_empty() {
+        body["changed"] = changed.into();
+    }
+    if !state.unavailable.is_empty() {
+        body["unavailable"] = unavailable_json(&state);
+    }
+    (code, axum::Json(body)).into_response()
 }
 
 /// `GET /metrics`.

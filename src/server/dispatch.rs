@@ -6,8 +6,15 @@
 //! so requests arriving while a batch is in flight share the next sweep instead of queueing
 //! behind each other one by one. There is no artificial wait: a lone request starts at once.
 //! Jobs whose deadline has passed or whose client has gone are dropped before any I/O.
+//!
+//! After every batch, the files of the indexes it searched are compared with their identity
+//! at open ([`IndexWatch`], one `stat` per index): a job that searched an index changed on
+//! disk gets [`JobOutcome::IndexChanged`] instead of answers read from bytes that are not the
+//! ones whose header was parsed. The comparison is with the identity at open, so a change
+//! made at any time before the check is seen, also one made before the batch started; jobs
+//! that search an index already known to have changed are refused before any I/O.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -15,6 +22,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
+use super::watch::IndexWatch;
 use crate::query::{Answer, SearchOptions, Searcher};
 
 /// Queries one batch may take from the queue at most.
@@ -51,39 +59,54 @@ pub enum JobOutcome {
     Expired,
     /// Reading the index failed.
     Failed(String),
+    /// An index the job searches changed on disk since the server opened it.
+    IndexChanged(String),
 }
 
 /// The pool of search workers.
 pub struct Dispatcher {
-    sender: Option<Sender<SearchJob>>,
-    workers: Vec<JoinHandle<()>>,
+    sender: Mutex<Option<Sender<SearchJob>>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Dispatcher {
-    /// Starts one worker per searcher, with a queue of `queue` jobs.
-    pub fn start(searchers: Vec<Searcher>, metrics: Arc<Metrics>, queue: usize) -> Dispatcher {
+    /// Starts one worker per searcher, with a queue of `queue` jobs. `watch` holds the
+    /// identities of the searchers' index files, in the same order.
+    pub fn start(
+        searchers: Vec<Searcher>,
+        metrics: Arc<Metrics>,
+        queue: usize,
+        watch: Arc<IndexWatch>,
+    ) -> Dispatcher {
         let (sender, receiver) = bounded(queue.max(1));
         let workers = searchers
             .into_iter()
             .enumerate()
             .map(|(i, searcher)| {
+                assert_eq!(
+                    searcher.headers().len(),
+                    watch.len(),
+                    "one identity per index"
+                );
                 let receiver = receiver.clone();
                 let metrics = metrics.clone();
+                let watch = watch.clone();
                 std::thread::Builder::new()
                     .name(format!("bitsift-search-{i}"))
-                    .spawn(move || worker(searcher, &receiver, &metrics))
+                    .spawn(move || worker(searcher, &receiver, &metrics, &watch))
                     .expect("spawn a search worker")
             })
             .collect();
         Dispatcher {
-            sender: Some(sender),
-            workers,
+            sender: Mutex::new(Some(sender)),
+            workers: Mutex::new(workers),
         }
     }
 
-    /// Queues a job; gives it back when the queue is full.
+    /// Queues a job; gives it back when the queue is full or the dispatcher is closed.
     pub fn submit(&self, job: SearchJob) -> Result<(), SearchJob> {
-        match self.sender.as_ref() {
+        let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        match sender.as_ref() {
             Some(sender) => sender.try_send(job).map_err(|e| match e {
                 TrySendError::Full(job) | TrySendError::Disconnected(job) => job,
             }),
@@ -91,22 +114,39 @@ impl Dispatcher {
         }
     }
 
-    /// Stops taking jobs, lets the workers finish what is queued, and waits for them.
-    pub fn shutdown(&mut self) {
-        self.sender = None;
-        for worker in self.workers.drain(..) {
+    /// Stops taking jobs and gives the workers up to `wait` to finish what is queued.
+    /// Returns whether they all did; those that did not are left to end with the process.
+    pub fn close(&self, wait: Duration) -> bool {
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let deadline = Instant::now() + wait;
+        let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        while workers.iter().any(|w| !w.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let all = workers.iter().all(JoinHandle::is_finished);
+        for worker in workers.drain(..).filter(JoinHandle::is_finished) {
             let _ = worker.join();
         }
+        all
     }
 }
 
 impl Drop for Dispatcher {
     fn drop(&mut self) {
-        self.shutdown();
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|e| e.into_inner()));
+        for worker in workers {
+            let _ = worker.join();
+        }
     }
 }
 
-fn worker(mut searcher: Searcher, receiver: &Receiver<SearchJob>, metrics: &Metrics) {
+fn worker(
+    mut searcher: Searcher,
+    receiver: &Receiver<SearchJob>,
+    metrics: &Metrics,
+    watch: &IndexWatch,
+) {
     while let Ok(first) = receiver.recv() {
         let mut jobs = vec![first];
         let mut queries = jobs[0].queries.len();
@@ -137,9 +177,58 @@ fn worker(mut searcher: Searcher, receiver: &Receiver<SearchJob>, metrics: &Metr
             let (group, rest): (Vec<SearchJob>, Vec<SearchJob>) =
                 live.into_iter().partition(|j| j.options == options);
             live = rest;
-            run_group(&mut searcher, group, &options, metrics);
+            let group = refuse_changed(group, watch);
+            if !group.is_empty() {
+                run_group(&mut searcher, group, &options, metrics, watch);
+            }
         }
     }
+}
+
+/// Whether `job` searches index `index`.
+fn searches(job: &SearchJob, index: usize) -> bool {
+    job.selection
+        .as_ref()
+        .is_none_or(|mask| mask.get(index).copied().unwrap_or(false))
+}
+
+/// Looks at the files of the indexes `jobs` search: the change seen in each, if any.
+/// `look` stats the files; otherwise only changes already seen are reported.
+fn check_files(jobs: &[SearchJob], watch: &IndexWatch, look: bool) -> Vec<Option<String>> {
+    (0..watch.len())
+        .map(|index| {
+            if !jobs.iter().any(|job| searches(job, index)) {
+                None
+            } else if look {
+                watch.check(index).err().map(str::to_string)
+            } else {
+                watch.changed(index).map(str::to_string)
+            }
+        })
+        .collect()
+}
+
+/// The first change among the indexes `job` searches.
+fn change_of<'a>(job: &SearchJob, changes: &'a [Option<String>]) -> Option<&'a String> {
+    changes
+        .iter()
+        .enumerate()
+        .find_map(|(index, change)| change.as_ref().filter(|_| searches(job, index)))
+}
+
+/// Answers the jobs that search an index already known to have changed; returns the others.
+fn refuse_changed(group: Vec<SearchJob>, watch: &IndexWatch) -> Vec<SearchJob> {
+    let changes = check_files(&group, watch, false);
+    let mut kept = Vec::with_capacity(group.len());
+    for job in group {
+        match change_of(&job, &changes) {
+            Some(change) => {
+                let _ = job.reply.send(JobOutcome::IndexChanged(change.clone()));
+            }
+            None => kept.push(job),
+        }
+    }
+    kept
 }
 
 fn run_group(
@@ -147,6 +236,7 @@ fn run_group(
     group: Vec<SearchJob>,
     options: &SearchOptions,
     metrics: &Metrics,
+    watch: &IndexWatch,
 ) {
     let started = Instant::now();
     let mut sequences: Vec<&[u8]> = Vec::new();
@@ -170,10 +260,17 @@ fn run_group(
                     s.reads_pruned,
                 );
             }
+            // A file changed before or while it was read: those answers may come from bytes
+            // that are not the indexed ones.
+            let changes = check_files(&group, watch, true);
             let mut rest = answers.split_off(0);
             for job in group {
                 let tail = rest.split_off(job.queries.len());
                 let mine = std::mem::replace(&mut rest, tail);
+                if let Some(change) = change_of(&job, &changes) {
+                    let _ = job.reply.send(JobOutcome::IndexChanged(change.clone()));
+                    continue;
+                }
                 let _ = job.reply.send(JobOutcome::Done {
                     answers: mine,
                     batch_requests: requests,
@@ -182,10 +279,16 @@ fn run_group(
             }
         }
         Err(error) => {
+            // A truncated file fails its reads: say why, when that is why.
+            let changes = check_files(&group, watch, true);
             let message = error.to_string();
             tracing::error!("search failed: {message}");
             for job in group {
-                let _ = job.reply.send(JobOutcome::Failed(message.clone()));
+                let outcome = match change_of(&job, &changes) {
+                    Some(change) => JobOutcome::IndexChanged(change.clone()),
+                    None => JobOutcome::Failed(message.clone()),
+                };
+                let _ = job.reply.send(outcome);
             }
         }
     }

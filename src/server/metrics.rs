@@ -23,7 +23,27 @@ pub enum Rejection {
     BadRequest,
     /// Did not finish before its deadline (504).
     Timeout,
+    /// The client closed the connection before its request body was complete.
+    ClientAborted,
+    /// The request body did not arrive within the body timeout (408).
+    BodyTimeout,
+    /// Not enough of the request body memory budget was free (503).
+    BodyMemory,
+    /// A searched index is unavailable or changed on disk (503).
+    IndexUnavailable,
 }
+
+/// Every rejection reason, in the order of the counters.
+const REJECTIONS: [Rejection; 8] = [
+    Rejection::Overload,
+    Rejection::TooLarge,
+    Rejection::BadRequest,
+    Rejection::Timeout,
+    Rejection::ClientAborted,
+    Rejection::BodyTimeout,
+    Rejection::BodyMemory,
+    Rejection::IndexUnavailable,
+];
 
 impl Rejection {
     fn label(self) -> &'static str {
@@ -32,8 +52,56 @@ impl Rejection {
             Rejection::TooLarge => "too_large",
             Rejection::BadRequest => "bad_request",
             Rejection::Timeout => "timeout",
+            Rejection::ClientAborted => "client_aborted",
+            Rejection::BodyTimeout => "body_timeout",
+            Rejection::BodyMemory => "body_memory",
+            Rejection::IndexUnavailable => "index_unavailable",
         }
     }
+}
+
+/// Why the server closed a connection (other than the client closing it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionClose {
+    /// The request head did not arrive within the header timeout.
+    HeaderTimeout,
+    /// No request and no bytes for the idle timeout.
+    IdleTimeout,
+    /// Closed while idle to make room for a new connection at the connection limit.
+    Evicted,
+    /// Closed at shutdown (idle, or after its request was answered).
+    Shutdown,
+    /// Still open when the shutdown grace period ended.
+    GraceExpired,
+}
+
+const CONNECTION_CLOSES: [ConnectionClose; 5] = [
+    ConnectionClose::HeaderTimeout,
+    ConnectionClose::IdleTimeout,
+    ConnectionClose::Evicted,
+    ConnectionClose::Shutdown,
+    ConnectionClose::GraceExpired,
+];
+
+impl ConnectionClose {
+    fn label(self) -> &'static str {
+        match self {
+            ConnectionClose::HeaderTimeout => "header_timeout",
+            ConnectionClose::IdleTimeout => "idle_timeout",
+            ConnectionClose::Evicted => "evicted",
+            ConnectionClose::Shutdown => "shutdown",
+            ConnectionClose::GraceExpired => "grace_expired",
+        }
+    }
+}
+
+/// Why a connection was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionRefusal {
+    /// The connection limit was reached and no connection was idle.
+    Limit,
+    /// Accepting failed (out of file descriptors, for one).
+    AcceptError,
 }
 
 /// All server counters.
@@ -48,7 +116,11 @@ pub struct Metrics {
     read_requests: AtomicU64,
     reads_pruned: AtomicU64,
     in_flight: AtomicU64,
-    rejections: [AtomicU64; 4],
+    rejections: [AtomicU64; REJECTIONS.len()],
+    connections_accepted: AtomicU64,
+    connections_open: AtomicU64,
+    connection_closes: [AtomicU64; CONNECTION_CLOSES.len()],
+    connections_refused: [AtomicU64; 2],
     latency_buckets: [AtomicU64; BUCKETS_SECONDS.len()],
     latency_count: AtomicU64,
     latency_sum_micros: AtomicU64,
@@ -99,6 +171,35 @@ impl Metrics {
         self.read_requests
             .fetch_add(read_requests, Ordering::Relaxed);
         self.reads_pruned.fetch_add(reads_pruned, Ordering::Relaxed);
+    }
+
+    /// Records an accepted connection; [`Metrics::connection_ended`] records its end.
+    pub fn connection_opened(&self) {
+        self.connections_accepted.fetch_add(1, Ordering::Relaxed);
+        self.connections_open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records the end of an accepted connection, and why the server closed it, if it did.
+    pub fn connection_ended(&self, why: Option<ConnectionClose>) {
+        self.connections_open.fetch_sub(1, Ordering::Relaxed);
+        if let Some(why) = why {
+            self.connection_closed(why, 1);
+        }
+    }
+
+    /// Counts `count` connections closed by the server for `why` (without ending them).
+    pub fn connection_closed(&self, why: ConnectionClose, count: u64) {
+        self.connection_closes[why as usize].fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// Records a refused connection.
+    pub fn connection_refused(&self, why: ConnectionRefusal) {
+        self.connections_refused[why as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Connections open now.
+    pub fn connections_open(&self) -> u64 {
+        self.connections_open.load(Ordering::Relaxed)
     }
 
     /// Requests being served now.
@@ -158,12 +259,7 @@ impl Metrics {
         );
         let _ = writeln!(out, "# HELP bitsift_in_flight_requests Search requests being served.\n# TYPE bitsift_in_flight_requests gauge\nbitsift_in_flight_requests {}", self.in_flight());
         let _ = writeln!(out, "# HELP bitsift_rejections_total Requests turned away, by reason.\n# TYPE bitsift_rejections_total counter");
-        for why in [
-            Rejection::Overload,
-            Rejection::TooLarge,
-            Rejection::BadRequest,
-            Rejection::Timeout,
-        ] {
+        for why in REJECTIONS {
             let _ = writeln!(
                 out,
                 "bitsift_rejections_total{{reason=\"{}\"}} {}",
@@ -171,6 +267,7 @@ impl Metrics {
                 get(&self.rejections[why as usize])
             );
         }
+        self.render_connections(&mut out);
         let _ = writeln!(out, "# HELP bitsift_request_duration_seconds Search request latency.\n# TYPE bitsift_request_duration_seconds histogram");
         for (bucket, bound) in self.latency_buckets.iter().zip(BUCKETS_SECONDS) {
             let _ = writeln!(
@@ -210,6 +307,34 @@ impl Metrics {
     }
 }
 
+impl Metrics {
+    fn render_connections(&self, out: &mut String) {
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let _ = writeln!(out, "# HELP bitsift_connections_accepted_total Connections accepted.\n# TYPE bitsift_connections_accepted_total counter\nbitsift_connections_accepted_total {}", get(&self.connections_accepted));
+        let _ = writeln!(out, "# HELP bitsift_connections_open Connections open now.\n# TYPE bitsift_connections_open gauge\nbitsift_connections_open {}", self.connections_open());
+        let _ = writeln!(out, "# HELP bitsift_connections_closed_total Connections closed by the server, by reason.\n# TYPE bitsift_connections_closed_total counter");
+        for why in CONNECTION_CLOSES {
+            let _ = writeln!(
+                out,
+                "bitsift_connections_closed_total{{reason=\"{}\"}} {}",
+                why.label(),
+                get(&self.connection_closes[why as usize])
+            );
+        }
+        let _ = writeln!(out, "# HELP bitsift_connections_refused_total Connections refused: at the connection limit with none idle, or accept failed.\n# TYPE bitsift_connections_refused_total counter");
+        for (why, label) in [
+            (ConnectionRefusal::Limit, "limit"),
+            (ConnectionRefusal::AcceptError, "accept_error"),
+        ] {
+            let _ = writeln!(
+                out,
+                "bitsift_connections_refused_total{{reason=\"{label}\"}} {}",
+                get(&self.connections_refused[why as usize])
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,7 +349,19 @@ mod tests {
         assert_eq!(metrics.in_flight(), 0);
         metrics.answered(2, 0, Duration::from_millis(30));
         metrics.reject(Rejection::Overload);
+        metrics.reject(Rejection::ClientAborted);
+        metrics.connection_opened();
+        metrics.connection_opened();
+        metrics.connection_ended(Some(ConnectionClose::HeaderTimeout));
+        metrics.connection_refused(ConnectionRefusal::Limit);
         let text = metrics.render(None);
+        assert!(text.contains("bitsift_rejections_total{reason=\"client_aborted\"} 1"));
+        assert!(text.contains("bitsift_rejections_total{reason=\"too_large\"} 0"));
+        assert!(text.contains("bitsift_connections_accepted_total 2"));
+        assert!(text.contains("bitsift_connections_open 1"));
+        assert!(text.contains("bitsift_connections_closed_total{reason=\"header_timeout\"} 1"));
+        assert!(text.contains("bitsift_connections_closed_total{reason=\"idle_timeout\"} 0"));
+        assert!(text.contains("bitsift_connections_refused_total{reason=\"limit\"} 1"));
         assert!(text.contains("bitsift_queries_total 2"));
         assert!(text.contains("bitsift_rejections_total{reason=\"overload\"} 1"));
         assert!(text.contains("bitsift_request_duration_seconds_bucket{le=\"0.05\"} 1"));

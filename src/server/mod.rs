@@ -4,16 +4,27 @@
 //! dedicated worker threads ([`dispatch`]), each with its own engine and all sharing one
 //! memory-bounded page cache, and requests overlapping in time share I/O batches. Admission
 //! control bounds the work in progress (`--max-concurrent` running, a bounded queue waiting,
-//! 503 with `Retry-After` beyond); every request has a deadline; shutdown on SIGINT/SIGTERM
-//! finishes the requests in flight.
+//! 503 with `Retry-After` beyond); every request has a deadline.
+//!
+//! Clients are bounded too ([`connections`], [`body`]): a connection limit that evicts idle
+//! connections first, header, body and idle timeouts, and a memory budget that request bodies
+//! are charged against before they are read. SIGINT/SIGTERM close idle and half-sent
+//! connections, answer the requests in flight, and exit within a grace period.
+//!
+//! Indexes are watched ([`watch`]): one changed on disk while served fails the requests that
+//! search it and makes `/healthz` report the server unhealthy. With `skip_broken`, indexes
+//! that cannot be opened are listed as unavailable and the others are served.
 //!
 //! Endpoints: `POST /api/search`, `GET /api/indexes`, `GET /api/openapi.json`,
 //! `GET /healthz`, `GET /metrics` (Prometheus), `GET /` (the web page).
 
 pub mod api;
+pub mod body;
+pub mod connections;
 pub mod dispatch;
 pub mod metadata;
 pub mod metrics;
+pub mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,10 +37,13 @@ use axum::Router;
 
 use crate::format::{DocumentNames, HeaderOptions};
 use crate::io::{EngineOptions, PageCache, Warmup};
-use crate::query::Searcher;
+use crate::query::{OpenError, Searcher};
+use body::{BodyBudget, BodyLimits};
+use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use dispatch::Dispatcher;
 use metadata::Metadata;
 use metrics::Metrics;
+use watch::IndexWatch;
 
 /// The web page, plain HTML and JavaScript with no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -61,15 +75,99 @@ pub struct ServerConfig {
     pub engine: EngineOptions,
     /// Metadata TSV keyed by document name.
     pub metadata: Option<PathBuf>,
+    /// Serve the indexes that open, listing the others as unavailable, instead of failing.
+    pub skip_broken: bool,
+    /// Memory for request bodies of all requests at once (`None`: see
+    /// [`ServerConfig::body_memory_bytes`]).
+    pub body_memory: Option<u64>,
+    /// Time allowed for a request body to arrive.
+    pub body_timeout: Duration,
+    /// Connections open at once (`None`: [`MAX_CONNECTIONS_DEFAULT`], or fewer when the
+    /// open-files limit does not allow that many).
+    pub max_connections: Option<usize>,
+    /// Time allowed for a request head.
+    pub header_timeout: Duration,
+    /// A connection with no request and no traffic is closed after this.
+    pub idle_timeout: Duration,
+    /// At shutdown, time given to requests in flight before their connections are cut.
+    pub shutdown_grace: Duration,
 }
 
+/// Memory for request bodies beyond one largest body, by default: room for small requests
+/// while a large one is read.
+const BODY_MEMORY_SPARE: u64 = 64 << 20;
+
 impl ServerConfig {
-    /// Largest request body accepted: every allowed query at its largest, JSON-escaped.
+    /// Largest request body accepted: every allowed query at its largest, JSON-escaped, and
+    /// never more than the body memory budget can hold.
     pub fn body_bytes_max(&self) -> usize {
-        (self.max_query_bases + 256)
+        let queries = (self.max_query_bases + 256)
             .saturating_mul(api::QUERIES_PER_REQUEST_MAX)
-            .clamp(1 << 20, 256 << 20)
+            .clamp(1 << 20, 256 << 20);
+        match self.body_memory {
+            Some(bytes) => {
+                let fits = usize::try_from(bytes).unwrap_or(usize::MAX) / body::CHARGE_PER_BYTE;
+                queries.min(fits)
+            }
+            None => queries,
+        }
     }
+
+    /// The request body memory budget: as configured, or by default enough for one body of
+    /// the largest size (and its parsed queries) plus 64 MiB for other requests.
+    pub fn body_memory_bytes(&self) -> u64 {
+        self.body_memory.unwrap_or_else(|| {
+            (self.body_bytes_max() * body::CHARGE_PER_BYTE) as u64 + BODY_MEMORY_SPARE
+        })
+    }
+
+    fn body_limits(&self) -> BodyLimits {
+        BodyLimits {
+            bytes_max: self.body_bytes_max(),
+            timeout: self.body_timeout,
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// An index could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// No index could be opened (with `skip_broken`).
+    #[error("no index could be opened:\n{0}")]
+    NothingToServe(String),
+    /// An index file's identity could not be read.
+    #[error("{path}: cannot open: {source}")]
+    Identity {
+        /// The index file.
+        path: PathBuf,
+        /// What `stat` said.
+        source: std::io::Error,
+    },
+    /// The metadata file could not be read.
+    #[error("{0}")]
+    Metadata(String),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// More connections were asked for than file descriptors are free.
+    #[error("{wanted} connections need as many file descriptors, but only {free} are free under the open-files limit; raise the limit (ulimit -n) or allow fewer connections")]
+    Descriptors {
+        /// Connections asked for.
+        wanted: usize,
+        /// Descriptors free (after a reserve).
+        free: usize,
+    },
 }
 
 /// What the server knows about one index.
@@ -96,12 +194,29 @@ pub struct IndexEntry {
     pub file_size: u64,
 }
 
+/// An index that could not be opened (with `skip_broken`).
+#[derive(Clone, Debug)]
+pub struct UnavailableIndex {
+    /// Name it would have had.
+    pub name: String,
+    /// File path as given.
+    pub file: String,
+    /// Why it could not be opened.
+    pub error: String,
+}
+
 /// State shared by all handlers.
 pub struct AppState {
     /// Settings.
     pub config: ServerConfig,
     /// The indexes, in searcher order.
     pub indexes: Vec<IndexEntry>,
+    /// Indexes that could not be opened, in the order given.
+    pub unavailable: Vec<UnavailableIndex>,
+    /// File identities of `indexes`, to see them change on disk.
+    pub watch: Arc<IndexWatch>,
+    /// Memory for request bodies.
+    pub body_budget: BodyBudget,
     /// Document metadata.
     pub metadata: Metadata,
     /// Counters for `/metrics`.
@@ -118,26 +233,48 @@ pub struct AppState {
     pub started: Instant,
 }
 
+/// Why a request's `indexes` cannot be searched.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SelectError {
+    /// The request is wrong: an unknown name, or an empty list.
+    Invalid(String),
+    /// A named index is known but cannot be searched now.
+    Unavailable(String),
+}
+
 impl AppState {
-    /// The selection mask for index `names`, or an error naming the unknown one.
-    pub fn select(&self, names: &[String]) -> Result<Vec<bool>, String> {
+    /// The selection mask for index `names`, or an error naming the unknown or unavailable one.
+    pub fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
         let mut mask = vec![false; self.indexes.len()];
         for name in names {
-            match self.indexes.iter().position(|i| &i.name == name) {
-                Some(position) => mask[position] = true,
-                None => {
-                    let known: Vec<&str> = self.indexes.iter().map(|i| i.name.as_str()).collect();
-                    return Err(format!(
-                        "unknown index {name:?}; this server has: {}",
-                        known.join(", ")
-                    ));
-                }
+            if let Some(position) = self.indexes.iter().position(|i| &i.name == name) {
+                mask[position] = true;
+            } else if let Some(broken) = self.unavailable.iter().find(|i| &i.name == name) {
+                return Err(SelectError::Unavailable(format!(
+                    "index {name:?} is unavailable: {}",
+                    broken.error
+                )));
+            } else {
+                let known: Vec<&str> = self.indexes.iter().map(|i| i.name.as_str()).collect();
+                return Err(SelectError::Invalid(format!(
+                    "unknown index {name:?}; this server has: {}",
+                    known.join(", ")
+                )));
             }
         }
         if names.is_empty() {
-            return Err("\"indexes\" is empty; leave it out to search all indexes".into());
+            return Err(SelectError::Invalid(
+                "\"indexes\" is empty; leave it out to search all indexes".into(),
+            ));
         }
         Ok(mask)
+    }
+
+    /// Looks at every index file now and returns the changed ones: (position, error text).
+    pub fn changed_indexes(&self) -> Vec<(usize, &str)> {
+        (0..self.watch.len())
+            .filter_map(|i| self.watch.check(i).err().map(|e| (i, e)))
+            .collect()
     }
 }
 
@@ -160,17 +297,72 @@ fn index_names(paths: &[PathBuf]) -> Vec<String> {
     names
 }
 
-/// Opens everything and returns the router and state (so tests can serve it themselves).
-pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warmup>), String> {
-    let cache =
-        (config.cache_bytes > 0).then(|| Arc::new(PageCache::new(config.cache_bytes, 4096)));
-    let metrics = Arc::new(Metrics::default());
+/// The indexes a server will serve, and those it leaves out.
+#[derive(Default)]
+struct Sorted {
+    /// Files to serve.
+    paths: Vec<PathBuf>,
+    /// Their names.
+    names: Vec<String>,
+    /// Indexes left out.
+    unavailable: Vec<UnavailableIndex>,
+}
+
+/// The indexes to serve: all of them, or with `skip_broken` those that open on their own,
+/// the others listed with their error.
+fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
+    let names = index_names(&config.indexes);
+    if !config.skip_broken {
+        return Ok(Sorted {
+            paths: config.indexes.clone(),
+            names,
+            unavailable: Vec::new(),
+        });
+    }
+    let mut sorted = Sorted::default();
+    for (path, name) in config.indexes.iter().zip(names) {
+        // Opening each index alone runs every check a searcher makes, and finds them all.
+        let opened = Searcher::open_with(
+            std::slice::from_ref(path),
+            &HeaderOptions::default(),
+            &config.engine,
+        );
+        match opened {
+            Ok(_) => {
+                sorted.paths.push(path.clone());
+                sorted.names.push(name);
+            }
+            Err(error) => {
+                tracing::warn!("{error}; serving the other indexes without it");
+                sorted.unavailable.push(UnavailableIndex {
+                    name,
+                    file: path.display().to_string(),
+                    error: error.to_string(),
+                });
+            }
+        }
+    }
+    if sorted.paths.is_empty() {
+        let errors: Vec<&str> = sorted
+            .unavailable
+            .iter()
+            .map(|u| u.error.as_str())
+            .collect();
+        return Err(ServerError::NothingToServe(errors.join("\n")));
+    }
+    Ok(sorted)
+}
+
+/// One searcher per worker over `paths`, sharing `cache`.
+fn open_searchers(
+    paths: &[PathBuf],
+    config: &ServerConfig,
+    cache: &Option<Arc<PageCache>>,
+) -> Result<Vec<Searcher>, ServerError> {
     let workers = config.workers.max(1);
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
-        let mut searcher =
-            Searcher::open_with(&config.indexes, &HeaderOptions::default(), &config.engine)
-                .map_err(|e| e.to_string())?;
+        let mut searcher = Searcher::open_with(paths, &HeaderOptions::default(), &config.engine)?;
         if searchers.is_empty() {
             if let Some(notice) = searcher.notice() {
                 tracing::warn!("{notice}");
@@ -179,8 +371,62 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         searcher.set_cache(cache.clone());
         searchers.push(searcher);
     }
-    let names = index_names(&config.indexes);
-    let indexes: Vec<IndexEntry> = searchers[0]
+    Ok(searchers)
+}
+
+/// Opens everything and returns the router and state (so tests can serve it themselves).
+pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warmup>), ServerError> {
+    let cache =
+        (config.cache_bytes > 0).then(|| Arc::new(PageCache::new(config.cache_bytes, 4096)));
+    let metrics = Arc::new(Metrics::default());
+    let Sorted {
+        paths,
+        names,
+        unavailable,
+    } = sort_out_broken(&config)?;
+    // Identities first: a change made while the files are being opened is seen.
+    let watch = IndexWatch::capture(&paths)
+        .map_err(|(path, source)| ServerError::Identity { path, source })?;
+    let watch = Arc::new(watch);
+    let searchers = open_searchers(&paths, &config, &cache)?;
+    let indexes = index_entries(&searchers[0], names);
+    let warm_ranges = searchers[0].warm_ranges();
+    let metadata = match &config.metadata {
+        Some(path) => Metadata::load(path).map_err(ServerError::Metadata)?,
+        None => Metadata::default(),
+    };
+    let dispatcher = Dispatcher::start(
+        searchers,
+        metrics.clone(),
+        config.max_concurrent + config.max_queued,
+        watch.clone(),
+    );
+    let warmup = match (&cache, config.warm) {
+        (Some(cache), true) => Some(Warmup::start(warm_ranges, cache.clone())),
+        _ => None,
+    };
+    let body_budget =
+        BodyBudget::new(usize::try_from(config.body_memory_bytes()).unwrap_or(usize::MAX));
+    let state = Arc::new(AppState {
+        permits: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent.max(1))),
+        waiting: AtomicUsize::new(0),
+        started: Instant::now(),
+        config,
+        indexes,
+        unavailable,
+        watch,
+        body_budget,
+        metadata,
+        metrics,
+        cache,
+        dispatcher,
+    });
+    Ok((router(state.clone()), state, warmup))
+}
+
+/// What the server tells about each index of `searcher`, named `names`.
+fn index_entries(searcher: &Searcher, names: Vec<String>) -> Vec<IndexEntry> {
+    searcher
         .headers()
         .zip(names)
         .map(|(header, name)| IndexEntry {
@@ -195,33 +441,11 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
             page_size: header.page_size,
             file_size: header.file_size,
         })
-        .collect();
-    let warm_ranges = searchers[0].warm_ranges();
-    let metadata = match &config.metadata {
-        Some(path) => Metadata::load(path)?,
-        None => Metadata::default(),
-    };
-    let dispatcher = Dispatcher::start(
-        searchers,
-        metrics.clone(),
-        config.max_concurrent + config.max_queued,
-    );
-    let warmup = match (&cache, config.warm) {
-        (Some(cache), true) => Some(Warmup::start(warm_ranges, cache.clone())),
-        _ => None,
-    };
-    let state = Arc::new(AppState {
-        permits: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent.max(1))),
-        waiting: AtomicUsize::new(0),
-        started: Instant::now(),
-        config,
-        indexes,
-        metadata,
-        metrics,
-        cache,
-        dispatcher,
-    });
-    let router = Router::new()
+        .collect()
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
         .route("/", get(api::page))
         .route("/api/search", post(api::search))
         .route("/api/indexes", get(api::indexes))
@@ -229,40 +453,98 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         .route("/healthz", get(api::health))
         .route("/metrics", get(api::metrics))
         .fallback(api::not_found)
-        .with_state(state.clone());
-    Ok((router, state, warmup))
+        .with_state(state)
 }
 
-/// Runs the server until SIGINT or SIGTERM, then finishes the requests in flight.
-pub fn run(config: ServerConfig) -> Result<(), String> {
+/// The connection limit: as configured, or the default within the free file descriptors.
+fn connection_limits(config: &ServerConfig) -> Result<ConnectionLimits, ServerError> {
+    let free = connections::descriptors_free();
+    let max_connections = match (config.max_connections, free) {
+        (Some(wanted), Some(free)) if wanted > free => {
+            return Err(ServerError::Descriptors { wanted, free })
+        }
+        (Some(wanted), _) => wanted,
+        (None, Some(free)) => MAX_CONNECTIONS_DEFAULT.min(free),
+        (None, None) => MAX_CONNECTIONS_DEFAULT,
+    };
+    if max_connections == 0 {
+        return Err(ServerError::Descriptors { wanted: 1, free: 0 });
+    }
+    Ok(ConnectionLimits {
+        max_connections,
+        header_timeout: config.header_timeout,
+        idle_timeout: config.idle_timeout,
+    })
+}
+
+/// Runs the server until SIGINT or SIGTERM, then drains it: idle and half-sent connections
+/// close, requests in flight are answered, and after the grace period (or a second signal)
+/// the rest are cut.
+pub fn run(config: ServerConfig) -> Result<(), ServerError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .thread_name("bitsift-http")
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(ServerError::Runtime)?;
     runtime.block_on(async move {
         let listen = config.listen;
+        let grace = config.shutdown_grace;
         let (router, state, warmup) = build(config)?;
+        let limits = connection_limits(&state.config)?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
-            .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-        let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let documents: usize = state.indexes.iter().map(|i| i.names.len()).sum();
-        eprintln!(
-            "bitsift: serving {} index(es), {documents} documents, on http://{address}/ (Ctrl-C to stop)",
-            state.indexes.len()
-        );
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|e| format!("server error: {e}"))?;
-        eprintln!("bitsift: stopped; requests in flight were answered");
+            .map_err(|source| ServerError::Listen {
+                address: listen,
+                source,
+            })?;
+        let address = listener
+            .local_addr()
+            .map_err(|source| ServerError::Listen {
+                address: listen,
+                source,
+            })?;
+        announce(&state, address, &limits);
+        let stopping = Instant::now();
+        let drained = connections::serve(
+            listener,
+            router,
+            limits,
+            state.metrics.clone(),
+            shutdown_signal(),
+            grace,
+            async { shutdown_signal().await },
+        )
+        .await;
+        let left = grace.saturating_sub(stopping.elapsed());
+        let searches_done = state.dispatcher.close(left);
         if let Some(warmup) = warmup {
             warmup.stop();
         }
+        if drained.cut == 0 && searches_done {
+            eprintln!("bitsift: stopped; requests in flight were answered");
+        } else {
+            eprintln!(
+                "bitsift: stopped after the {} s grace period; {} connection(s) cut",
+                grace.as_secs_f64(),
+                drained.cut
+            );
+        }
         Ok(())
     })
+}
+
+fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
+    let documents: usize = state.indexes.iter().map(|i| i.names.len()).sum();
+    tracing::info!(
+        "at most {} connections, {} bytes of request body memory",
+        limits.max_connections,
+        state.body_budget.bytes()
+    );
+    eprintln!(
+        "bitsift: serving {} index(es), {documents} documents, on http://{address}/ (Ctrl-C to stop)",
+        state.indexes.len()
+    );
 }
 
 async fn shutdown_signal() {
