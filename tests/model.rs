@@ -217,6 +217,11 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         direct: DirectIo::Auto,
     };
     let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+    let ram = EngineOptions {
+        choice: EngineChoice::Ram,
+        ..options
+    };
+    let mut resident = Searcher::open(std::slice::from_ref(&built.index), &ram).unwrap();
     let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
     let key = |answers: Vec<bitsift::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
         answers
@@ -250,6 +255,18 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
             one_by_one,
             "pruned single, t={threshold}"
         );
+        // Scored in place (resident rows, bit-sliced counters, carry-save trees), on one
+        // thread and with blocks spread over three, pruned and not: the same answers.
+        for threads in [1, 3] {
+            resident.set_threads(threads);
+            for options in [&exact, &pruned] {
+                let in_place = key(resident.search_batch(&refs, options).unwrap());
+                assert_eq!(
+                    in_place, one_by_one,
+                    "resident, {threads} threads, {options:?}"
+                );
+            }
+        }
     }
     let reference = key(searcher
         .search_batch(&refs, &SearchOptions::default())

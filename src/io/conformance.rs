@@ -37,7 +37,7 @@ fn engines(paths: &[PathBuf]) -> Vec<Box<dyn ReadEngine>> {
                 direct,
             };
             match open_engine(paths, &options) {
-                Ok((engine, _)) => engines.push(engine),
+                Ok(opened) => engines.push(opened.engine),
                 // io_uring may be disabled where tests run; the other engines must work.
                 Err(e) if choice == EngineChoice::Uring => eprintln!("skipping uring: {e}"),
                 Err(e) => panic!("{choice:?}: {e}"),

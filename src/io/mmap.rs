@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use memmap2::{Advice, Mmap, MmapOptions};
 
-use super::{EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
+use super::{
+    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ResidentFiles,
+};
 
 /// Memory-mapped files; see the module documentation.
 pub struct MmapEngine {
@@ -52,6 +54,10 @@ impl ReadEngine for MmapEngine {
         self.maps[file as usize].1.len() as u64
     }
 
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        Some(self)
+    }
+
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
@@ -79,5 +85,11 @@ impl ReadEngine for MmapEngine {
             consumer.complete(index, bytes);
         }
         Ok(())
+    }
+}
+
+impl ResidentFiles for MmapEngine {
+    fn bytes(&self, file: u32) -> &[u8] {
+        &self.maps[file as usize].1
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::{
     usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
-    ReadRequest,
+    ReadRequest, ResidentFiles,
 };
 
 const HUGE_PAGE: usize = 2 << 20;
@@ -102,6 +102,10 @@ impl ReadEngine for RamEngine {
         self.files[file as usize].2
     }
 
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        Some(self)
+    }
+
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
@@ -128,5 +132,12 @@ impl ReadEngine for RamEngine {
             consumer.complete(index, bytes);
         }
         Ok(())
+    }
+}
+
+impl ResidentFiles for RamEngine {
+    fn bytes(&self, file: u32) -> &[u8] {
+        let (_, buffer, size) = &self.files[file as usize];
+        &buffer.as_slice()[..*size as usize]
     }
 }

@@ -15,7 +15,7 @@ use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
-use crate::query::{Answer, SearchOptions, Searcher};
+use crate::query::{Answer, SearchOptions, Session as Searcher};
 
 /// Queries one batch may take from the queue at most.
 pub const QUERIES_PER_BATCH_MAX: usize = 4096;
@@ -162,12 +162,12 @@ fn run_group(
     match outcome {
         Ok(mut answers) => {
             if let Some(Ok(first)) = answers.iter().find(|a| a.is_ok()) {
-                let s = &first.stats;
+                let batch = &first.batch;
                 metrics.batch(
                     sequences.len() as u64,
-                    s.bytes_read,
-                    s.read_requests,
-                    s.reads_pruned,
+                    batch.bytes_read,
+                    batch.read_requests,
+                    batch.reads_pruned,
                 );
             }
             let mut rest = answers.split_off(0);

@@ -26,7 +26,7 @@ use axum::Router;
 
 use crate::format::{DocumentNames, HeaderOptions};
 use crate::io::{EngineOptions, PageCache, Warmup};
-use crate::query::Searcher;
+use crate::query::{Index, Session};
 use dispatch::Dispatcher;
 use metadata::Metadata;
 use metrics::Metrics;
@@ -166,11 +166,13 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         (config.cache_bytes > 0).then(|| Arc::new(PageCache::new(config.cache_bytes, 4096)));
     let metrics = Arc::new(Metrics::default());
     let workers = config.workers.max(1);
+    // Headers, geometry and names are parsed once and shared; each worker adds its engine.
+    let index =
+        Index::open(&config.indexes, &HeaderOptions::default()).map_err(|e| e.to_string())?;
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher =
-            Searcher::open_with(&config.indexes, &HeaderOptions::default(), &config.engine)
-                .map_err(|e| e.to_string())?;
+            Session::with_options(index.clone(), &config.engine).map_err(|e| e.to_string())?;
         if searchers.is_empty() {
             if let Some(notice) = searcher.notice() {
                 tracing::warn!("{notice}");
