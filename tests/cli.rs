@@ -422,15 +422,7 @@ fn outputs_tsv_json_and_stats() {
     assert_eq!(mcr["hits"][0]["document"], "Kpn_pMCR_1511_KX377410");
     assert_eq!(mcr["hits"][0]["kmers_found"], 1596);
     assert_eq!(mcr["hits"][0]["fraction"], 1.0);
-    for field in [
-        "bytes_read",
-        "read_requests",
-        "major_faults",
-        "minor_faults",
-        "unique_rows",
-        "io_wait_ms",
-        "total_ms",
-    ] {
+    for field in ["bytes_read", "read_requests", "rows_added", "total_ms"] {
         assert!(
             mcr["stats"][field].is_number(),
             "stats.{field} missing: {}",
@@ -438,6 +430,34 @@ fn outputs_tsv_json_and_stats() {
         );
     }
     assert_eq!(mcr["stats"]["engine"], "pread");
+    // The batch's own figures are reported once, not repeated in every query (issue 10).
+    let batches = value["batches"].as_array().expect("batch stats");
+    assert_eq!(batches.len(), 1, "one file, one batch");
+    for field in [
+        "bytes_read",
+        "read_requests",
+        "major_faults",
+        "minor_faults",
+        "unique_rows",
+        "io_wait_ms",
+        "accumulate_ms",
+        "total_ms",
+    ] {
+        assert!(
+            batches[0][field].is_number(),
+            "batches[0].{field} missing: {}",
+            batches[0]
+        );
+    }
+    assert_eq!(batches[0]["queries"], 30);
+    assert_eq!(mcr["stats"]["batch"], batches[0]["batch"]);
+    // The queries' shares of the batch's bytes add up to the batch's bytes.
+    let shares: u64 = queries
+        .iter()
+        .map(|q| q["stats"]["bytes_read"].as_u64().unwrap())
+        .sum();
+    assert_eq!(shares, batches[0]["bytes_read"].as_u64().unwrap());
+    assert!(shares > 0);
     assert_eq!(value["indexes"][0]["documents"], 3);
 
     let limited = run(&[
@@ -622,6 +642,9 @@ fn auto_engine_falls_back_to_pread_with_a_notice() {
         "-f",
         genes.to_str().unwrap(),
     ]);
+    // Out of the page cache, so that the automatic choice reads (an index held in the page
+    // cache is scored in place, which needs no io_uring and gives no notice).
+    bitsift::io::drop_file_cache(&index).unwrap();
     let fallback = bitsift()
         .env("BITSIFT_IO_URING", "off")
         .args([

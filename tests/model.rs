@@ -16,7 +16,7 @@ use bitsift::format::IndexHeader;
 use bitsift::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
 };
-use bitsift::query::{SearchOptions, Searcher};
+use bitsift::query::{Index, SearchOptions, Searcher};
 use common::*;
 use proptest::prelude::*;
 
@@ -171,7 +171,7 @@ fn faulty_searcher(
     plan: FaultPlan,
 ) -> Option<(Searcher, FaultTally)> {
     let engine = match open_engine(std::slice::from_ref(&built.index), options) {
-        Ok((engine, _)) => engine,
+        Ok(opened) => opened.engine,
         Err(e) if options.choice == EngineChoice::Uring => {
             eprintln!("io_uring unavailable here, skipping that engine: {e}");
             return None;
@@ -182,7 +182,8 @@ fn faulty_searcher(
     assert!(engine.hooked());
     let tally = engine.tally();
     let header = IndexHeader::open(&built.index).expect("open built index");
-    let searcher = Searcher::with_engine(vec![header], Box::new(engine)).expect("searcher");
+    let index = Index::from_headers(vec![header]).expect("index");
+    let searcher = Searcher::new(std::sync::Arc::new(index), Box::new(engine)).expect("searcher");
     Some((searcher, tally))
 }
 
@@ -260,6 +261,11 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         direct: DirectIo::Auto,
     };
     let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+    let ram = EngineOptions {
+        choice: EngineChoice::Ram,
+        ..options
+    };
+    let mut resident = Searcher::open(std::slice::from_ref(&built.index), &ram).unwrap();
     let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
     let key = |answers: Vec<bitsift::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
         answers
@@ -293,6 +299,18 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
             one_by_one,
             "pruned single, t={threshold}"
         );
+        // Scored in place (resident rows, bit-sliced counters, carry-save trees), on one
+        // thread and with blocks spread over three, pruned and not: the same answers.
+        for threads in [1, 3] {
+            resident.set_threads(threads);
+            for options in [&exact, &pruned] {
+                let in_place = key(resident.search_batch(&refs, options).unwrap());
+                assert_eq!(
+                    in_place, one_by_one,
+                    "resident, {threads} threads, {options:?}"
+                );
+            }
+        }
     }
     let reference = key(searcher
         .search_batch(&refs, &SearchOptions::default())

@@ -147,16 +147,16 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
                     share
                 );
             }
-            let stats = &result.stats;
+            let (stats, batch) = (&result.stats, &result.batch);
             println!(
                 "   {:<30} {} row lookups, {} reads, {} read, {} major faults, {:.2} ms (I/O wait {:.2} ms)",
                 "",
                 stats.row_reads_requested,
                 stats.read_requests,
                 format_bytes(stats.bytes_read),
-                stats.major_faults,
+                batch.major_faults,
                 stats.total.as_secs_f64() * 1e3,
-                stats.io_wait.as_secs_f64() * 1e3
+                batch.io_wait.as_secs_f64() * 1e3
             );
         }
         println!();

@@ -116,6 +116,14 @@ fn parse_size(text: &str) -> Result<u64, String> {
     bitsift::units::parse_bytes(text)
 }
 
+/// `threads`, or one per core when 0.
+fn threads_or_cores(threads: usize) -> usize {
+    if threads > 0 {
+        return threads;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Parses a threshold in 0..=1 for clap.
 fn parse_threshold(text: &str) -> Result<f64, String> {
     let value: f64 = text

@@ -70,6 +70,15 @@ pub struct QueryArgs {
     /// Read every row even when a block can no longer reach the threshold
     #[arg(long, help_heading = "Search")]
     no_prune: bool,
+    /// Threads scoring blocks of an index held in memory (0: one per core)
+    #[arg(
+        short = 'T',
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Search"
+    )]
+    threads: usize,
 
     /// I/O engine
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
@@ -105,6 +114,8 @@ struct Batch {
     bytes: usize,
     failures: u64,
     lowercase_warned: bool,
+    /// The last batch whose stats were printed.
+    batch_reported: u64,
 }
 
 impl Batch {
@@ -142,8 +153,19 @@ impl Batch {
                 Ok(result) => {
                     writer.write_result(name, &result)?;
                     if stats {
+                        if result.batch.batch != self.batch_reported {
+                            self.batch_reported = result.batch.batch;
+                            eprintln!("# batch\t{}", result.batch.summary());
+                        }
                         eprintln!("# {name}\t{}", result.stats.summary());
                     }
+                }
+                Err(SearchError::ReadFailed(e)) => {
+                    self.failures += 1;
+                    let message =
+                        format!("reading the index failed: {e}; the query was not answered");
+                    tracing::error!("{}query {name:?}: {message}", self.origin);
+                    writer.write_error(name, &message)?;
                 }
                 Err(SearchError::TooShort { length, k }) => {
                     self.failures += 1;
@@ -215,6 +237,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         (true, Some(cache)) => Some(Warmup::start(searcher.warm_ranges(), cache.clone())),
         _ => None,
     };
+    searcher.set_threads(super::threads_or_cores(args.threads));
     let shape = searcher.read_shape();
     searcher.set_coalescing(
         args.merge_gap.unwrap_or(shape.gap_bytes),
@@ -233,6 +256,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         bytes: 0,
         failures: 0,
         lowercase_warned: false,
+        batch_reported: 0,
     };
     let batch_max = if args.batch == 0 {
         usize::MAX

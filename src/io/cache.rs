@@ -78,12 +78,17 @@ impl Shard {
         self.keys.len()
     }
 
+    /// The slot of a cached page, counted as an access for eviction.
+    fn touch(&mut self, key: u64) -> Option<usize> {
+        let slot = *self.map.get(&key)? as usize;
+        self.frequency[slot] = (self.frequency[slot] + 1).min(3);
+        Some(slot)
+    }
+
     fn get(&mut self, key: u64, out: &mut [u8]) -> bool {
-        let Some(&slot) = self.map.get(&key) else {
+        let Some(slot) = self.touch(key) else {
             return false;
         };
-        let slot = slot as usize;
-        self.frequency[slot] = (self.frequency[slot] + 1).min(3);
         out.copy_from_slice(&self.data[slot * self.page_size..(slot + 1) * self.page_size]);
         true
     }
@@ -226,6 +231,26 @@ impl PageCache {
             self.misses.fetch_add(1, Ordering::Relaxed);
         }
         found
+    }
+
+    /// Runs `read` on the cached page at `offset` of `file` in place (no copy), holding its
+    /// shard for the call; `None` (and a miss) if the page is not cached.
+    pub fn with_page<R>(&self, file: u32, offset: u64, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let key = self.key(file, offset);
+        let mut shard = self
+            .shard(key)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(slot) = shard.touch(key) else {
+            drop(shard);
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            return None;
+        };
+        let page = &shard.data[slot * self.page_size..(slot + 1) * self.page_size];
+        let result = read(page);
+        drop(shard);
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(result)
     }
 
     /// Whether the page is cached, without counting a hit or miss or touching its recency.

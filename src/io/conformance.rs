@@ -44,7 +44,7 @@ fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine>)> {
                 direct,
             };
             match open_engine(paths, &options) {
-                Ok((engine, _)) => engines.push((format!("{choice:?} {direct:?}"), engine)),
+                Ok(opened) => engines.push((format!("{choice:?} {direct:?}"), opened.engine)),
                 Err(e) if choice == EngineChoice::Uring => eprintln!("skipping uring: {e}"),
                 Err(e) => panic!("{choice:?}: {e}"),
             }
@@ -583,7 +583,7 @@ fn transient_faults_give_the_same_bytes_on_every_run() {
     };
     let mut runs = Vec::new();
     for _ in 0..2 {
-        let (engine, _) = open_engine(&paths, &options).unwrap();
+        let engine = open_engine(&paths, &options).unwrap().engine;
         let mut engine = FaultEngine::new(engine, plan.clone());
         let requests = spread_requests(&engine, 500);
         let got = read_all("ram", &mut engine, &requests);

@@ -18,7 +18,9 @@ use memmap2::{Advice, Mmap, MmapOptions};
 use super::fault::{Attempt, FaultHook};
 use super::retry::settle_in_memory;
 use super::sigbus::{self, GuardError, Registration};
-use super::{EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
+use super::{
+    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ResidentFiles,
+};
 
 /// One mapped file. `guard` is declared before `map` so that it unregisters first.
 struct Mapped {
@@ -205,6 +207,10 @@ impl ReadEngine for MmapEngine {
 
     fn file_size(&self, file: u32) -> u64 {
         self.maps[file as usize].map.len() as u64
+    }
+
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        Some(self)
     }
 
     fn read_batch(
@@ -406,5 +412,23 @@ mod tests {
         };
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+    }
+}
+
+impl ResidentFiles for MmapEngine {
+    fn bytes(&self, file: u32) -> &[u8] {
+        self.mapping(file)
+    }
+
+    /// A fault on this thread, or a page of any mapping poisoned by an earlier fault on any
+    /// thread (it now reads as zeros without faulting), is an error.
+    fn take_fault(&self) -> Result<(), IoError> {
+        MmapEngine::take_fault(self)?;
+        for mapped in &self.maps {
+            if let Some(offset) = mapped.guard.poisoned_page_in(0, mapped.map.len() as u64) {
+                return Err(mapped.fault_error(offset));
+            }
+        }
+        Ok(())
     }
 }

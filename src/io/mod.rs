@@ -30,8 +30,9 @@
 //!
 //! ```no_run
 //! use bitsift::io::{open_engine, EngineOptions, ReadRequest};
-//! let (mut engine, notice) = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;
-//! if let Some(notice) = notice { eprintln!("{notice}"); }
+//! let opened = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;
+//! if let Some(notice) = &opened.notice { eprintln!("{notice}"); }
+//! let mut engine = opened.engine;
 //! let align = engine.alignment();
 //! let requests = [ReadRequest { file: 0, offset: 0, len: align as u32 }];
 //! let mut counters = bitsift::io::IoCounters::default();
@@ -47,6 +48,7 @@ mod files;
 mod mmap;
 mod pread;
 mod ram;
+mod resident;
 mod retry;
 mod ring_alloc;
 mod sigbus;
@@ -70,6 +72,7 @@ pub use files::{
 pub use mmap::MmapEngine;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
+pub use resident::{residency, Residency, ResidentFiles};
 pub use uring::UringEngine;
 pub use warm::{WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
@@ -315,47 +318,135 @@ pub trait ReadEngine: Send {
         let _ = hook;
         false
     }
+
+    /// The files' bytes in memory, when this engine holds them there (`mmap`, `ram`): the
+    /// caller may then read rows in place instead of issuing requests.
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        None
+    }
 }
 
-/// Opens an engine over `paths` as `options` asks. With [`EngineChoice::Auto`] it probes
-/// io_uring and O_DIRECT with a real read and falls back; the returned notice (if any) says in
-/// one line what was not available and why.
-pub fn open_engine(
-    paths: &[PathBuf],
-    options: &EngineOptions,
-) -> Result<(Box<dyn ReadEngine>, Option<String>), IoError> {
+/// An engine as [`open_engine`] chose it.
+pub struct OpenedEngine {
+    /// The engine.
+    pub engine: Box<dyn ReadEngine>,
+    /// One line on a fallback (io_uring or O_DIRECT unavailable), if one happened.
+    pub notice: Option<String>,
+    /// Share of the files in the page cache when the choice was made ([`EngineChoice::Auto`]).
+    pub resident_fraction: Option<f64>,
+}
+
+/// With [`EngineChoice::Auto`], files at least this share of which is in the page cache are
+/// scored in place through a memory map: reading them again with O_DIRECT would throw away
+/// what the machine holds. Any less and the pages that are missing would each cost a
+/// synchronous fault, so planned reads go through the page cache instead.
+pub const RESIDENT_FRACTION_MIN: f64 = 0.99;
+
+/// With [`EngineChoice::Auto`], files whose total size is at most this share of the memory
+/// available are read through the page cache (buffered), so that repeated runs become warm;
+/// larger ones are read with O_DIRECT and only the bounded row cache keeps anything.
+pub const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
+
+/// Opens an engine over `paths` as `options` asks.
+///
+/// [`EngineChoice::Auto`] decides from the page cache and the memory available (the rule the
+/// README documents): files already (almost) wholly cached are scored in place through a
+/// memory map ([`RESIDENT_FRACTION_MIN`]); files that fit comfortably in memory
+/// ([`PAGE_CACHE_SHARE_MAX`]) are read with buffered io_uring reads, which fill the page cache
+/// for the next run; larger files are read with io_uring and O_DIRECT. io_uring and O_DIRECT
+/// are probed with a real read; a fallback is reported in the notice. `--direct-io required`
+/// or `off` overrides the page-cache part of the rule.
+pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
     let depth = options.queue_depth.max(1);
+    let plain = |engine: Box<dyn ReadEngine>| OpenedEngine {
+        engine,
+        notice: None,
+        resident_fraction: None,
+    };
     match options.choice {
-        EngineChoice::Uring => Ok((
-            Box::new(UringEngine::open(paths, depth, options.direct)?),
-            None,
-        )),
-        EngineChoice::Pread => Ok((
-            Box::new(PreadEngine::open(paths, depth, options.direct)?),
-            None,
-        )),
-        EngineChoice::Mmap => Ok((Box::new(MmapEngine::open(paths)?), None)),
-        EngineChoice::Ram => Ok((Box::new(RamEngine::open(paths)?), None)),
-        EngineChoice::Auto => match UringEngine::open(paths, depth, options.direct) {
-            Ok(engine) => Ok((Box::new(engine), None)),
-            Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
-            Err(uring_error) => {
-                let engine = PreadEngine::open(paths, depth, options.direct)?;
-                let cause = match uring_error {
-                    IoError::Unavailable { detail, .. } => detail,
-                    other => other.to_string(),
-                };
-                let how = if engine.direct() {
-                    " with O_DIRECT"
-                } else {
-                    " (buffered)"
-                };
-                let notice =
-                    format!("notice: io_uring unavailable: {cause}; using the pread engine{how}");
-                Ok((Box::new(engine), Some(notice)))
-            }
-        },
+        EngineChoice::Uring => Ok(plain(Box::new(UringEngine::open(
+            paths,
+            depth,
+            options.direct,
+        )?))),
+        EngineChoice::Pread => Ok(plain(Box::new(PreadEngine::open(
+            paths,
+            depth,
+            options.direct,
+        )?))),
+        EngineChoice::Mmap => Ok(plain(Box::new(MmapEngine::open(paths)?))),
+        EngineChoice::Ram => Ok(plain(Box::new(RamEngine::open(paths)?))),
+        EngineChoice::Auto => open_auto(paths, options),
     }
+}
+
+/// The [`EngineChoice::Auto`] rule; see [`open_engine`].
+fn open_auto(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
+    let (cached, total) = page_cache_share(paths)?;
+    let fraction = if total == 0 {
+        1.0
+    } else {
+        cached as f64 / total as f64
+    };
+    if options.direct != DirectIo::Required && fraction >= RESIDENT_FRACTION_MIN {
+        return Ok(OpenedEngine {
+            engine: Box::new(MmapEngine::open(paths)?),
+            notice: None,
+            resident_fraction: Some(fraction),
+        });
+    }
+    let fits = usage::memory_available_bytes()
+        .is_some_and(|available| (total as f64) <= available as f64 * PAGE_CACHE_SHARE_MAX);
+    let direct = match options.direct {
+        DirectIo::Auto if fits => DirectIo::Off,
+        other => other,
+    };
+    let depth = options.queue_depth.max(1);
+    let mut opened = match UringEngine::open(paths, depth, direct) {
+        Ok(engine) => OpenedEngine {
+            engine: Box::new(engine),
+            notice: None,
+            resident_fraction: None,
+        },
+        Err(IoError::Open { path, source }) => return Err(IoError::Open { path, source }),
+        Err(uring_error) => {
+            let engine = PreadEngine::open(paths, depth, direct)?;
+            let cause = match uring_error {
+                IoError::Unavailable { detail, .. } => detail,
+                other => other.to_string(),
+            };
+            let how = if engine.direct() {
+                " with O_DIRECT"
+            } else {
+                " (buffered)"
+            };
+            OpenedEngine {
+                engine: Box::new(engine),
+                notice: Some(format!(
+                    "notice: io_uring unavailable: {cause}; using the pread engine{how}"
+                )),
+                resident_fraction: None,
+            }
+        }
+    };
+    opened.resident_fraction = Some(fraction);
+    Ok(opened)
+}
+
+/// Bytes of `paths` in the page cache, and their total size.
+fn page_cache_share(paths: &[PathBuf]) -> Result<(u64, u64), IoError> {
+    let (mut cached, mut total) = (0u64, 0u64);
+    for path in paths {
+        let open_error = |source| IoError::Open {
+            path: path.clone(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(open_error)?;
+        let share = residency(&file).map_err(open_error)?;
+        cached += share.cached_bytes;
+        total += share.file_bytes;
+    }
+    Ok((cached, total))
 }
 
 /// Opens every path with the direct-I/O policy, returning the files and whether a fallback to

@@ -9,7 +9,7 @@ use super::fault::{Attempt, FaultHook};
 use super::retry::settle_in_memory;
 use super::{
     usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
-    ReadRequest,
+    ReadRequest, ResidentFiles,
 };
 
 const HUGE_PAGE: usize = 2 << 20;
@@ -106,6 +106,10 @@ impl ReadEngine for RamEngine {
         self.files[file as usize].2
     }
 
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        Some(self)
+    }
+
     fn read_batch(
         &mut self,
         requests: &[ReadRequest],
@@ -154,5 +158,12 @@ impl ReadEngine for RamEngine {
     fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
         self.hook = hook;
         true
+    }
+}
+
+impl ResidentFiles for RamEngine {
+    fn bytes(&self, file: u32) -> &[u8] {
+        let (_, buffer, size) = &self.files[file as usize];
+        &buffer.as_slice()[..*size as usize]
     }
 }

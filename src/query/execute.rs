@@ -1,60 +1,33 @@
-//! Running one planned batch: the [`ReadConsumer`] that decides, right before each read is
-//! issued, whether it is still needed (threshold pruning) or already cached, and that adds
-//! every arriving row into the counters of the queries that need it.
+//! Stage 3 of a query read from storage: the [`ReadConsumer`] that decides, right before each
+//! read is issued, whether it is still needed (threshold pruning) or already cached, and that
+//! adds every arriving row into the bit-sliced counters of the queries that need it.
 //!
 //! # Threshold pruning
 //!
 //! A query of `n` k-mer positions with threshold count `T = ceil(t·n)` cannot report a
-//! document that has already missed more than `n − T` positions. For every (query, block)
-//! *unit* the executor tracks `processed`, the positions whose rows in that block have all
-//! been added. A document can finish with at most `score + (n − processed)`; once even the
-//! best document of the block cannot reach `T`, the unit is dead and its remaining lookups are
+//! document that has already missed more than `n − T` positions. For every (block, query)
+//! *unit* ([`super::counters::Unit`]) the executor tracks the positions whose rows in that
+//! block have all been added. A document can finish with at most `score + (n − processed)`;
+//! once no document of the block can reach `T`, the unit is dead and its remaining lookups are
 //! dropped, and a read none of whose lookups is alive is never issued. Because reads go out in
 //! file order and a row's position is `hash mod rows`, every block is visited in a random
 //! k-mer order, so misses accumulate evenly. Scores of reported documents stay exact: a
 //! document that can still reach `T` keeps its unit alive until its last row. `T = 0` never
 //! prunes. With several hash functions a position counts as processed once all its rows
 //! were ANDed, which happens later in the sweep, so pruning saves less.
+//!
+//! # Per-query accounting
+//!
+//! A read may serve several queries of a batch. Each query is charged the reads that held at
+//! least one of its rows, and an equal share of each such read's bytes, so the shares of a
+//! batch add up to its total.
 
 use std::time::{Duration, Instant};
 
-use super::accumulate::{add_row, AndAccumulators};
+use super::accumulate::AndAccumulators;
+use super::counters::CountersSlice;
 use super::plan::{Plan, PlanBlock};
-use crate::io::{PageCache, ReadConsumer};
-
-/// Pruning state of one (query, block).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Unit {
-    /// Positions the query must find (`T`); `u64::MAX` disables pruning for the unit.
-    pub needed: u64,
-    /// The query's positions in this block's index (`n`).
-    pub positions: u64,
-    /// Positions whose rows in this block have all been added.
-    pub processed: u64,
-    /// Check again once `processed` reaches this.
-    pub next_check: u64,
-    /// No document of the block can reach `needed` any more.
-    pub dead: bool,
-}
-
-impl Unit {
-    /// A unit for a query of `positions` positions needing `needed` of them.
-    pub fn new(positions: u64, needed: u64, pruning: bool) -> Unit {
-        let allowed_misses = positions.saturating_sub(needed);
-        Unit {
-            needed: if pruning && needed > 0 {
-                needed
-            } else {
-                u64::MAX
-            },
-            positions,
-            processed: 0,
-            // Before more than `allowed_misses` positions are in, nobody can be excluded.
-            next_check: allowed_misses + 1,
-            dead: false,
-        }
-    }
-}
+use crate::io::{IoError, PageCache, ReadConsumer};
 
 /// What a batch did, beyond the engine's own counters.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,6 +42,26 @@ pub struct ExecuteCounters {
     pub accumulate: Duration,
 }
 
+/// One query's share of a batch's reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryShare {
+    /// Reads that held at least one row of the query.
+    pub reads: u64,
+    /// The query's share of those reads' bytes.
+    pub bytes: u64,
+    /// Rows of the query that were added (not pruned).
+    pub rows: u64,
+}
+
+/// A read that failed for good, and the queries whose rows it held.
+#[derive(Debug)]
+pub struct FailedRead {
+    /// The error.
+    pub error: IoError,
+    /// Queries (positions in the chunk) that needed a row of the read.
+    pub queries: Vec<u32>,
+}
+
 /// The consumer of one batch; see the module documentation.
 pub struct Executor<'a> {
     /// The plan being read.
@@ -77,25 +70,31 @@ pub struct Executor<'a> {
     pub blocks: &'a [PlanBlock],
     /// Per index: weights of its unique k-mers (arena shared by the batch's queries).
     pub weights: &'a [Vec<u32>],
-    /// Per query of the batch: its counters, `counter_slots` each.
-    pub counters: &'a mut [u32],
-    /// Counters per query.
-    pub counter_slots: usize,
-    /// Per (query, block), query-major.
-    pub units: &'a mut [Unit],
+    /// Counters and pruning states of the chunk.
+    pub counters: CountersSlice<'a>,
+    /// Queries of the chunk.
+    pub queries: usize,
     /// AND accumulators for multi-hash blocks.
     pub and: &'a mut AndAccumulators,
     /// The shared page cache, if any.
     pub cache: Option<&'a PageCache>,
     /// A scratch buffer for reads assembled from cached pages.
     pub scratch: &'a mut Vec<u8>,
+    /// Per query of the chunk: its share of the reads.
+    pub shares: &'a mut [QueryShare],
+    /// Per query: the last read charged to it (`u32::MAX`: none), so a read is charged once.
+    pub last_read: &'a mut [u32],
+    /// Scratch: the queries charged for the current read.
+    pub charged: &'a mut Vec<u32>,
+    /// Reads that failed for good; the batch goes on without them.
+    pub failures: &'a mut Vec<FailedRead>,
     /// Counters of this batch.
     pub counters_out: ExecuteCounters,
 }
 
 impl Executor<'_> {
     fn unit_index(&self, query: u32, block: u32) -> usize {
-        query as usize * self.blocks.len() + block as usize
+        block as usize * self.queries + query as usize
     }
 
     /// Whether any lookup of read `read` still matters.
@@ -104,8 +103,31 @@ impl Executor<'_> {
             self.plan
                 .lookups_of_row(row)
                 .iter()
-                .any(|l| !self.units[self.unit_index(l.query, l.block)].dead)
+                .any(|l| !self.counters.unit(self.unit_index(l.query, l.block)).dead)
         })
+    }
+
+    /// Scores read `read` from the row cache if all its pages are there: a one-page read in
+    /// place, a longer one assembled into the scratch buffer.
+    fn serve_from_cache(&mut self, read: usize) -> bool {
+        let Some(cache) = self.cache else {
+            return false;
+        };
+        let request = self.plan.reads[read];
+        if request.len as usize <= cache.page_size() {
+            return cache
+                .with_page(request.file, request.offset, |page| {
+                    self.process(read, &page[..request.len as usize])
+                })
+                .is_some();
+        }
+        if !self.assemble_cached(read) {
+            return false;
+        }
+        let scratch = std::mem::take(self.scratch);
+        self.process(read, &scratch);
+        *self.scratch = scratch;
+        true
     }
 
     /// Assembles read `read` from cached pages into the scratch buffer, if all are cached.
@@ -132,9 +154,34 @@ impl Executor<'_> {
         true
     }
 
+    /// Charges read `read` (of `bytes` bytes) to the queries whose rows it holds.
+    fn charge(&mut self, read: usize, bytes: u64) {
+        self.charged.clear();
+        for row in self.plan.rows_of_read(read) {
+            for lookup in self.plan.lookups_of_row(row) {
+                let last = &mut self.last_read[lookup.query as usize];
+                if *last != read as u32 {
+                    *last = read as u32;
+                    self.charged.push(lookup.query);
+                }
+            }
+        }
+        let sharing = self.charged.len() as u64;
+        if sharing == 0 {
+            return;
+        }
+        let (each, extra) = (bytes / sharing, bytes % sharing);
+        for (i, &query) in self.charged.iter().enumerate() {
+            let share = &mut self.shares[query as usize];
+            share.reads += 1;
+            share.bytes += each + u64::from((i as u64) < extra);
+        }
+    }
+
     /// Adds the rows of read `read` (its bytes in `bytes`) into every live query needing them.
     fn process(&mut self, read: usize, bytes: &[u8]) {
         let started = Instant::now();
+        self.charge(read, bytes.len() as u64);
         let read_offset = self.plan.reads[read].offset;
         let plan = self.plan;
         for row in plan.rows_of_read(read) {
@@ -158,15 +205,17 @@ impl Executor<'_> {
             } else {
                 for lookup in lookups {
                     let unit = self.unit_index(lookup.query, lookup.block);
-                    if self.units[unit].dead {
+                    if self.counters.unit(unit).dead {
                         continue;
                     }
                     let hashes = block.num_hashes as u16;
                     if let Some(all) = self.and.and_row(lookup.pair as usize, slice, hashes) {
                         let weight = self.weights[block.index as usize][lookup.kmer as usize];
-                        let base = lookup.query as usize * self.counter_slots + block.counter_base;
-                        add_row(&mut self.counters[base..], all, weight);
-                        self.advance(unit, weight as u64);
+                        self.shares[lookup.query as usize].rows += 1;
+                        let documents = block.document_count;
+                        if self.counters.add(unit, all, weight, documents) {
+                            self.counters_out.units_pruned += 1;
+                        }
                     }
                 }
             }
@@ -177,36 +226,29 @@ impl Executor<'_> {
     /// Adds a row with `weight` positions into query `query`'s counters for `block`.
     fn add(&mut self, query: u32, block: u32, row: &[u8], weight: u64) {
         let unit = self.unit_index(query, block);
-        if self.units[unit].dead {
+        if self.counters.unit(unit).dead {
             return;
         }
-        let base = query as usize * self.counter_slots + self.blocks[block as usize].counter_base;
-        add_row(&mut self.counters[base..], row, weight as u32);
-        self.advance(unit, weight);
-    }
-
-    /// Records `weight` more processed positions of a unit and checks whether it died.
-    fn advance(&mut self, unit: usize, weight: u64) {
-        let state = &mut self.units[unit];
-        state.processed += weight;
-        if state.needed == u64::MAX || state.processed < state.next_check {
-            return;
-        }
-        let remaining = state.positions.saturating_sub(state.processed);
-        // Check again after another 1/32 of the positions.
-        state.next_check = state.processed + (state.positions / 32).max(1);
-        let query = unit / self.blocks.len();
-        let block = &self.blocks[unit % self.blocks.len()];
-        let base = query * self.counter_slots + block.counter_base;
-        let best = self.counters[base..base + block.document_count as usize]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0) as u64;
-        if best + remaining < state.needed {
-            state.dead = true;
+        self.shares[query as usize].rows += 1;
+        let documents = self.blocks[block as usize].document_count;
+        // Weights are positions of one query: they fit u32 (a query has < 2^32 positions).
+        let weight = u32::try_from(weight).unwrap_or(u32::MAX);
+        if self.counters.add(unit, row, weight, documents) {
             self.counters_out.units_pruned += 1;
         }
+    }
+
+    /// The distinct queries needing a row of read `read`.
+    fn queries_of_read(&self, read: usize) -> Vec<u32> {
+        let mut queries: Vec<u32> = self
+            .plan
+            .rows_of_read(read)
+            .iter()
+            .flat_map(|row| self.plan.lookups_of_row(row).iter().map(|l| l.query))
+            .collect();
+        queries.sort_unstable();
+        queries.dedup();
+        queries
     }
 }
 
@@ -216,11 +258,8 @@ impl ReadConsumer for Executor<'_> {
             self.counters_out.reads_pruned += 1;
             return false;
         }
-        if self.assemble_cached(read) {
+        if self.serve_from_cache(read) {
             self.counters_out.reads_cached += 1;
-            let scratch = std::mem::take(self.scratch);
-            self.process(read, &scratch);
-            *self.scratch = scratch;
             return false;
         }
         true
@@ -235,5 +274,11 @@ impl ReadConsumer for Executor<'_> {
             }
         }
         self.process(read, bytes);
+    }
+
+    fn failed(&mut self, read: usize, error: IoError) -> Result<(), IoError> {
+        let queries = self.queries_of_read(read);
+        self.failures.push(FailedRead { error, queries });
+        Ok(())
     }
 }

@@ -1,16 +1,19 @@
-//! Answering queries: k-mers → planned row reads → engine → counters → ranked documents.
+//! Answering queries: k-mers → row lookups → rows → bit-sliced counters → ranked documents.
 //!
-//! The principal type is [`Searcher`]. It opens one or more indexes (compact or classic, any
-//! page size, built by COBS or by bitsift) and an I/O engine over them, and answers queries
-//! with [`Searcher::search`]. For each query it hashes the k-mers, groups repeated ones, plans
-//! every row read of every block at once ([`plan`]), hands the whole batch to the engine and
-//! adds rows into per-document counters as reads complete ([`accumulate`]), then applies COBS's
-//! threshold and order ([`rank`]). [`QueryStats`] says what it cost.
+//! The principal types are [`Index`] and [`Session`]. An `Index` holds one or more parsed
+//! index files (compact or classic, any page size, built by COBS or by bitsift) and is shared,
+//! read-only, by every thread; a `Session` adds an I/O engine and reusable buffers and answers
+//! queries ([`Session::search`], [`Session::search_batch`]) in short stages: hash the k-mers
+//! and group repeated ones ([`hashing`]); plan every row read of every block at once
+//! ([`plan`]); read the batch and add rows into bit-sliced counters as they arrive
+//! ([`execute`], [`sliced`]), or score them in place when the index is in memory
+//! ([`resident`]); apply COBS's threshold and order ([`rank`]). [`QueryStats`] and
+//! [`BatchStats`] say what it cost.
 //!
 //! ```no_run
-//! use bitsift::query::{Searcher, SearchOptions};
-//! let mut searcher = Searcher::open(&["genomes.cobs_compact".into()], &Default::default())?;
-//! let result = searcher.search(b"ACGTTGCAACGTTGCAACGTTGCAACGTTGCAAGT", &SearchOptions::default())?;
+//! use bitsift::query::{SearchOptions, Session};
+//! let mut session = Session::open(&["genomes.cobs_compact".into()], &Default::default())?;
+//! let result = session.search(b"ACGTTGCAACGTTGCAACGTTGCAACGTTGCAAGT", &SearchOptions::default())?;
 //! for hit in &result.hits {
 //!     println!("{} {}", hit.document, hit.kmers_found);
 //! }
@@ -18,16 +21,25 @@
 //! ```
 
 pub mod accumulate;
+pub mod counters;
 pub mod execute;
+pub mod hashing;
+mod index;
 pub mod output;
 pub mod plan;
 pub mod rank;
-mod search;
+pub mod resident;
+mod session;
+pub mod sliced;
 mod stats;
 
+pub use index::{Index, OpenError};
 pub use rank::{count_threshold, Hit};
-pub use search::{
-    Answer, OpenError, QueryResult, SearchError, SearchOptions, Searcher, AND_BYTES_MAX,
-    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
+pub use session::{
+    Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
+    LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
 };
-pub use stats::QueryStats;
+pub use stats::{BatchStats, QueryStats, RowSource};
+
+/// The name this type had before sessions and the shared [`Index`] were split apart.
+pub type Searcher = Session;

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{QueryResult, QueryStats};
+use super::{BatchStats, QueryResult, QueryStats};
 use crate::format::DocumentNames;
 
 /// Output formats of `bitsift query`.
@@ -14,7 +14,8 @@ pub enum OutputFormat {
     /// Header line, then `query document kmers_found kmers_total fraction`.
     #[default]
     Tsv,
-    /// One JSON document: the indexes, then per query its hits and stats.
+    /// One JSON document: the indexes, per query its hits and own stats, then the stats of
+    /// each batch the queries were answered in.
     Json,
     /// As `cobs query` prints: `*name<TAB>hits`, then `document<TAB>score` lines.
     Cobs,
@@ -28,6 +29,8 @@ pub struct ResultWriter<W: Write> {
     index_labels: Vec<String>,
     queries_written: usize,
     verbatim: bool,
+    /// JSON: the stats of every batch seen, written once at the end.
+    batches: Vec<std::sync::Arc<BatchStats>>,
 }
 
 #[derive(Serialize)]
@@ -119,6 +122,7 @@ impl<W: Write> ResultWriter<W> {
             index_labels,
             queries_written: 0,
             verbatim,
+            batches: Vec::new(),
         })
     }
 
@@ -174,6 +178,9 @@ impl<W: Write> ResultWriter<W> {
                     stats: &result.stats,
                 };
                 serde_json::to_writer(&mut self.out, &entry)?;
+                if self.batches.last().map(|b| b.batch) != Some(result.batch.batch) {
+                    self.batches.push(result.batch.clone());
+                }
             }
             OutputFormat::Cobs => {
                 if !self.verbatim {
@@ -203,7 +210,10 @@ impl<W: Write> ResultWriter<W> {
     /// Ends the output and flushes it.
     pub fn finish(mut self) -> io::Result<W> {
         if self.format == OutputFormat::Json {
-            writeln!(self.out, "\n]}}")?;
+            write!(self.out, "\n],\"batches\":")?;
+            let batches: Vec<&BatchStats> = self.batches.iter().map(|b| b.as_ref()).collect();
+            serde_json::to_writer(&mut self.out, &batches)?;
+            writeln!(self.out, "}}")?;
         }
         self.out.flush()?;
         Ok(self.out)

@@ -31,8 +31,6 @@ pub struct PlanBlock {
     pub used_bytes: u64,
     /// Hash functions of the block's index.
     pub num_hashes: u32,
-    /// First counter of this block's documents in the searcher's counter array.
-    pub counter_base: usize,
     /// Documents in the block.
     pub document_count: u64,
     /// Index (in the header's name list) of the first document.
@@ -257,6 +255,35 @@ impl Plan {
         debug_assert_eq!(self.read_rows.len(), self.reads.len() + 1);
     }
 
+    /// Adds to `pages[q]` the distinct 4 KiB pages holding query `q`'s rows; `last` is
+    /// scratch (resized here).
+    pub fn count_query_pages(
+        &self,
+        blocks: &[PlanBlock],
+        pages: &mut [u64],
+        last: &mut Vec<(u32, u64)>,
+    ) {
+        last.clear();
+        last.resize(pages.len(), (u32::MAX, 0));
+        for row in &self.rows {
+            let used = blocks[row.block as usize].used_bytes.max(1);
+            let (first, end) = (row.offset / 4096, (row.offset + used - 1) / 4096);
+            for lookup in self.lookups_of_row(row) {
+                let q = lookup.query as usize;
+                let (file, page) = last[q];
+                let start = if file == row.file {
+                    first.max(page + 1)
+                } else {
+                    first
+                };
+                if end >= start {
+                    pages[q] += end - start + 1;
+                    last[q] = (row.file, end);
+                }
+            }
+        }
+    }
+
     /// Rows served by read `read`.
     pub fn rows_of_read(&self, read: usize) -> &[PlannedRow] {
         &self.rows[self.read_rows[read] as usize..self.read_rows[read + 1] as usize]
@@ -281,7 +308,6 @@ mod tests {
             row_bytes,
             used_bytes: row_bytes,
             num_hashes: 1,
-            counter_base: 0,
             document_count: row_bytes * 8,
             first_document: 0,
             row_modulus: StrengthReducedU64::new(rows),
@@ -390,7 +416,6 @@ mod batch_tests {
             row_bytes: 4096,
             used_bytes: documents.div_ceil(8),
             num_hashes,
-            counter_base: 0,
             document_count: documents,
             first_document: 0,
             row_modulus: StrengthReducedU64::new(1000),

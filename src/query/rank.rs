@@ -1,5 +1,6 @@
 //! From counters to the reported documents: COBS's threshold, order and limit.
 
+use super::counters::Counters;
 use super::plan::PlanBlock;
 
 /// A reported document.
@@ -31,30 +32,31 @@ pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
     (threshold * kmers as f64).ceil() as u64
 }
 
-/// Selects documents of the indexes `include` accepts whose counter reaches the threshold of
-/// their index, and orders them by score descending, then index, then document (COBS's
-/// order).
+/// Selects the documents of query `query` whose count reaches the threshold of their index,
+/// over the blocks whose index `include` accepts, and orders them by score descending, then
+/// index, then document (COBS's order).
 pub fn rank(
     blocks: &[PlanBlock],
-    counters: &[u32],
+    counters: &Counters,
+    query: usize,
     kmers_total: &[u64],
     options: &RankOptions,
     include: impl Fn(u32) -> bool,
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
-    for block in blocks.iter().filter(|b| include(b.index)) {
-        let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
-        let scores =
-            &counters[block.counter_base..block.counter_base + block.document_count as usize];
-        for (offset, &score) in scores.iter().enumerate() {
-            if score as u64 >= needed {
-                hits.push(Hit {
-                    index: block.index,
-                    document: block.first_document + offset as u64,
-                    kmers_found: score,
-                });
-            }
+    for (number, block) in blocks.iter().enumerate() {
+        if !include(block.index) {
+            continue;
         }
+        let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
+        let view = counters.view(counters.unit_index(query as u32, number as u32));
+        view.for_each_at_least(needed, block.document_count, |document, count| {
+            hits.push(Hit {
+                index: block.index,
+                document: block.first_document + document,
+                kmers_found: u32::try_from(count).unwrap_or(u32::MAX),
+            });
+        });
     }
     // Blocks are visited in (index, document) order, so `hits` already is in document order.
     if !options.unsorted {
@@ -79,9 +81,10 @@ pub fn rank(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::counters::Unit;
     use strength_reduce::StrengthReducedU64;
 
-    fn block(index: u32, base: usize, docs: u64, first: u64) -> PlanBlock {
+    fn block(index: u32, docs: u64, first: u64) -> PlanBlock {
         PlanBlock {
             index,
             file: index,
@@ -90,11 +93,27 @@ mod tests {
             row_bytes: docs.div_ceil(8),
             used_bytes: docs.div_ceil(8),
             num_hashes: 1,
-            counter_base: base,
             document_count: docs,
             first_document: first,
             row_modulus: StrengthReducedU64::new(1),
         }
+    }
+
+    /// Counters of one query over `blocks` holding `scores` (per block, per document).
+    fn counters(blocks: &[PlanBlock], scores: &[Vec<u32>]) -> Counters {
+        let mut counters = Counters::default();
+        counters.reset(blocks, 1, |_, _| (Unit::new(10, 0, false), true));
+        for (number, (block, scores)) in blocks.iter().zip(scores).enumerate() {
+            let unit = counters.unit_index(0, number as u32);
+            for (document, &score) in scores.iter().enumerate() {
+                let mut row = vec![0u8; block.used_bytes as usize];
+                row[document / 8] |= 1 << (document % 8);
+                if score > 0 {
+                    counters.slice_mut().counters(unit).add_row(&row, score);
+                }
+            }
+        }
+        counters
     }
 
     #[test]
@@ -110,15 +129,15 @@ mod tests {
 
     #[test]
     fn order_is_score_then_index_then_document() {
-        let blocks = vec![block(0, 0, 4, 0), block(1, 8, 3, 0)];
-        let counters = vec![5, 9, 9, 0, 0, 0, 0, 0, 9, 1, 5];
+        let blocks = vec![block(0, 4, 0), block(1, 3, 0)];
+        let counters = counters(&blocks, &[vec![5, 9, 9, 0], vec![9, 1, 5]]);
         let all = RankOptions {
             threshold: 0.0,
             limit: 0,
             unsorted: false,
         };
-        let hits = rank(&blocks, &counters, &[10, 10], &all, |_| true);
-        let only_second = rank(&blocks, &counters, &[10, 10], &all, |index| index == 1);
+        let hits = rank(&blocks, &counters, 0, &[10, 10], &all, |_| true);
+        let only_second = rank(&blocks, &counters, 0, &[10, 10], &all, |index| index == 1);
         assert!(only_second.iter().all(|h| h.index == 1));
         assert_eq!(only_second.len(), 3);
         let keys: Vec<(u32, u64, u32)> = hits
@@ -140,6 +159,7 @@ mod tests {
         let top = rank(
             &blocks,
             &counters,
+            0,
             &[10, 10],
             &RankOptions {
                 threshold: 0.5,
@@ -153,6 +173,7 @@ mod tests {
         let unsorted = rank(
             &blocks,
             &counters,
+            0,
             &[10, 10],
             &RankOptions {
                 threshold: 0.0,

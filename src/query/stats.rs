@@ -1,4 +1,10 @@
-//! Per-query accounting: what was asked, what was read, what it cost, where the time went.
+//! Accounting: what each query asked and cost ([`QueryStats`]), and what the batch it was
+//! answered in did as a whole ([`BatchStats`]).
+//!
+//! Queries answered together share their reads. A query's own stats charge it the reads that
+//! held one of its rows and an equal share of their bytes (the shares of a batch add up to the
+//! batch's bytes); waiting, planning, faults and the engine's choices belong to the batch and
+//! are reported once, in its [`BatchStats`].
 
 use std::time::Duration;
 
@@ -8,27 +14,78 @@ fn milliseconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Er
     s.serialize_f64((d.as_secs_f64() * 1e6).round() / 1e3)
 }
 
-/// What one query cost. Queries answered in one batch share its reads: the I/O fields then
-/// describe the whole batch (`batch_queries` says how many shared it), while `kmers`,
-/// `unique_kmers`, `row_reads_requested` and `hashing_ms` are the query's own. Serialised
-/// with times in milliseconds (`*_ms`).
+/// Where a batch's rows came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowSource {
+    /// Planned reads through the engine (storage, page cache or the row cache).
+    Reads,
+    /// Scored in place from memory (`ram`, or `mmap` over a page-cache-resident index).
+    Resident,
+}
+
+/// What one query asked and cost. Serialised with times in milliseconds (`*_ms`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QueryStats {
-    /// Engine that served the reads.
+    /// Engine that served the rows.
     pub engine: EngineKind,
+    /// Reads or memory.
+    pub source: RowSource,
+    /// Number of the batch the query was answered in (see [`BatchStats::batch`]).
+    pub batch: u64,
+    /// Queries answered in that batch (1 when alone).
+    pub batch_queries: u32,
     /// k-mer positions in the query (largest over the indexes).
     pub kmers: u64,
     /// Distinct k-mers among them.
     pub unique_kmers: u64,
-    /// This query's row lookups: distinct k-mers × hash functions × blocks.
+    /// Row lookups: distinct k-mers × hash functions × blocks searched.
     pub row_reads_requested: u64,
-    /// Queries whose reads were planned and shared together with this one (1 when alone).
-    pub batch_queries: u32,
-    /// Row lookups of the whole batch.
-    pub batch_row_reads_requested: u64,
-    /// Distinct rows among the batch's lookups.
+    /// Rows added into the query's counters (lookups not skipped by pruning).
+    pub rows_added: u64,
+    /// Distinct 4 KiB pages holding the query's rows (planned reads only): what a
+    /// page-granular reader (mmap, COBS) must fetch, and the basis of device-limit estimates.
+    pub unique_pages_4k: u64,
+    /// Reads that held at least one of the query's rows.
+    pub read_requests: u64,
+    /// The query's share of the bytes of those reads.
+    pub bytes_read: u64,
+    /// Blocks the query stopped reading early (no document could reach the threshold).
+    pub blocks_pruned: u64,
+    /// Canonicalising and hashing the query's k-mers.
+    #[serde(rename = "hashing_ms", serialize_with = "milliseconds")]
+    pub hashing: Duration,
+    /// Threshold, sort, limit.
+    #[serde(rename = "ranking_ms", serialize_with = "milliseconds")]
+    pub ranking: Duration,
+    /// Time to the answer: hashing this query, the whole batch, and ranking it.
+    #[serde(rename = "total_ms", serialize_with = "milliseconds")]
+    pub total: Duration,
+}
+
+/// What a batch did, once for all its queries.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BatchStats {
+    /// Number of the batch within its session (from 1).
+    pub batch: u64,
+    /// Queries answered together.
+    pub queries: u32,
+    /// Engine that served the rows.
+    pub engine: EngineKind,
+    /// Reads or memory.
+    pub source: RowSource,
+    /// Share of the index files in the page cache when the engine was chosen, if measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resident_fraction: Option<f64>,
+    /// Threads that scored blocks.
+    pub threads: u32,
+    /// Planning passes (a very large query is read in parts).
+    pub parts: u32,
+    /// Row lookups of all queries.
+    pub row_reads_requested: u64,
+    /// Distinct rows among them (planned reads only).
     pub unique_rows: u64,
-    /// Distinct 4 KiB pages holding those rows (what mmap or COBS would fault in).
+    /// Distinct 4 KiB pages holding those rows (planned reads only).
     pub unique_pages_4k: u64,
     /// Read operations issued (after merging neighbours; including retries).
     pub read_requests: u64,
@@ -38,70 +95,51 @@ pub struct QueryStats {
     pub retries: u64,
     /// Reads never issued because every query needing them had stopped reading that block.
     pub reads_pruned: u64,
-    /// Reads served from the page cache.
+    /// Reads served from the row cache.
     pub reads_from_cache: u64,
-    /// Blocks this query stopped reading early (no document could reach the threshold).
-    pub blocks_pruned: u64,
-    /// Page-cache lookups that hit.
+    /// (block, query) pairs that stopped early.
+    pub units_pruned: u64,
+    /// Row-cache lookups that hit.
     pub cache_hits: u64,
-    /// Page-cache lookups that missed.
+    /// Row-cache lookups that missed.
     pub cache_misses: u64,
-    /// Planning passes (a very large query is read in parts).
-    pub batches: u32,
     /// Page faults that waited for the device (mmap engine).
     pub major_faults: u64,
     /// Page faults served from memory.
     pub minor_faults: u64,
     /// Bytes the process fetched from storage, per the kernel (`/proc/self/io`).
     pub device_read_bytes: u64,
-    /// Canonicalising and hashing the query's k-mers.
-    #[serde(rename = "hashing_ms", serialize_with = "milliseconds")]
-    pub hashing: Duration,
     /// Building the read plan.
     #[serde(rename = "planning_ms", serialize_with = "milliseconds")]
     pub planning: Duration,
     /// Blocked waiting for reads.
     #[serde(rename = "io_wait_ms", serialize_with = "milliseconds")]
     pub io_wait: Duration,
-    /// Adding rows into counters.
+    /// Adding rows into counters and checking thresholds, summed over threads.
     #[serde(rename = "accumulate_ms", serialize_with = "milliseconds")]
     pub accumulate: Duration,
-    /// Threshold, sort, limit.
-    #[serde(rename = "ranking_ms", serialize_with = "milliseconds")]
-    pub ranking: Duration,
-    /// Wall time of the query (for a batch: hashing this query plus the whole batch).
+    /// Wall time of the batch, from the first read planned to the last row added.
     #[serde(rename = "total_ms", serialize_with = "milliseconds")]
     pub total: Duration,
 }
 
 impl QueryStats {
-    /// Zeroed stats for a query served by `engine`.
-    pub fn new(engine: EngineKind) -> QueryStats {
+    /// Zeroed stats.
+    pub fn new(engine: EngineKind, source: RowSource) -> QueryStats {
         QueryStats {
             engine,
+            source,
+            batch: 0,
+            batch_queries: 1,
             kmers: 0,
             unique_kmers: 0,
             row_reads_requested: 0,
-            batch_queries: 1,
-            batch_row_reads_requested: 0,
-            unique_rows: 0,
+            rows_added: 0,
             unique_pages_4k: 0,
             read_requests: 0,
             bytes_read: 0,
-            retries: 0,
-            reads_pruned: 0,
-            reads_from_cache: 0,
             blocks_pruned: 0,
-            cache_hits: 0,
-            cache_misses: 0,
-            batches: 0,
-            major_faults: 0,
-            minor_faults: 0,
-            device_read_bytes: 0,
             hashing: Duration::ZERO,
-            planning: Duration::ZERO,
-            io_wait: Duration::ZERO,
-            accumulate: Duration::ZERO,
             ranking: Duration::ZERO,
             total: Duration::ZERO,
         }
@@ -109,17 +147,59 @@ impl QueryStats {
 
     /// One line of `key=value` pairs for `--stats`, the same names as the JSON.
     pub fn summary(&self) -> String {
-        let value = serde_json::to_value(self).unwrap_or_default();
-        let Some(fields) = value.as_object() else {
-            return String::new();
-        };
-        fields
-            .iter()
-            .map(|(key, value)| match value {
-                serde_json::Value::String(s) => format!("{key}={s}"),
-                other => format!("{key}={other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        summary_line(self)
     }
+}
+
+impl BatchStats {
+    /// Zeroed stats of batch `batch`.
+    pub fn new(batch: u64, engine: EngineKind, source: RowSource) -> BatchStats {
+        BatchStats {
+            batch,
+            queries: 0,
+            engine,
+            source,
+            resident_fraction: None,
+            threads: 1,
+            parts: 0,
+            row_reads_requested: 0,
+            unique_rows: 0,
+            unique_pages_4k: 0,
+            read_requests: 0,
+            bytes_read: 0,
+            retries: 0,
+            reads_pruned: 0,
+            reads_from_cache: 0,
+            units_pruned: 0,
+            cache_hits: 0,
+            cache_misses: 0,
+            major_faults: 0,
+            minor_faults: 0,
+            device_read_bytes: 0,
+            planning: Duration::ZERO,
+            io_wait: Duration::ZERO,
+            accumulate: Duration::ZERO,
+            total: Duration::ZERO,
+        }
+    }
+
+    /// One line of `key=value` pairs for `--stats`, the same names as the JSON.
+    pub fn summary(&self) -> String {
+        summary_line(self)
+    }
+}
+
+fn summary_line(stats: &impl serde::Serialize) -> String {
+    let value = serde_json::to_value(stats).unwrap_or_default();
+    let Some(fields) = value.as_object() else {
+        return String::new();
+    };
+    fields
+        .iter()
+        .map(|(key, value)| match value {
+            serde_json::Value::String(s) => format!("{key}={s}"),
+            other => format!("{key}={other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -463,15 +463,16 @@ async fn search_inner(
     for ((record, answer), bases) in records.iter().zip(answers).zip(bases) {
         match answer {
             Ok(result) => {
-                let s = &result.stats;
+                // The request's own share of the reads; what the shared batch did as a whole.
+                let (s, batch) = (&result.stats, &result.batch);
                 stats.engine = s.engine.as_str().to_string();
                 stats.queries_in_batch = s.batch_queries;
-                stats.bytes_read = s.bytes_read;
-                stats.read_requests = s.read_requests;
-                stats.reads_pruned = s.reads_pruned;
-                stats.reads_from_cache = s.reads_from_cache;
-                stats.cache_hits = s.cache_hits;
-                stats.cache_misses = s.cache_misses;
+                stats.bytes_read += s.bytes_read;
+                stats.read_requests += s.read_requests;
+                stats.reads_pruned = batch.reads_pruned;
+                stats.reads_from_cache = batch.reads_from_cache;
+                stats.cache_hits = batch.cache_hits;
+                stats.cache_misses = batch.cache_misses;
                 let hits = result
                     .hits
                     .iter()
@@ -516,6 +517,17 @@ async fn search_inner(
                     error: Some(format!(
                         "query is {length} bases, shorter than k = {k}; it has no k-mer to look up"
                     )),
+                });
+            }
+            Err(SearchError::ReadFailed(e)) => {
+                // Only this query needed the failed rows: the others of the batch stand.
+                errors += 1;
+                results.push(QueryAnswer {
+                    query: record.name.clone(),
+                    bases,
+                    kmers_total: None,
+                    hits: Vec::new(),
+                    error: Some(format!("reading the index failed: {e}")),
                 });
             }
             Err(SearchError::Io(e)) => {

@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
 use super::watch::IndexWatch;
-use crate::query::{Answer, SearchOptions, Searcher};
+use crate::query::{Answer, SearchOptions, Session as Searcher};
 
 /// Queries one batch may take from the queue at most.
 pub const QUERIES_PER_BATCH_MAX: usize = 4096;
@@ -252,12 +252,12 @@ fn run_group(
     match outcome {
         Ok(mut answers) => {
             if let Some(Ok(first)) = answers.iter().find(|a| a.is_ok()) {
-                let s = &first.stats;
+                let batch = &first.batch;
                 metrics.batch(
                     sequences.len() as u64,
-                    s.bytes_read,
-                    s.read_requests,
-                    s.reads_pruned,
+                    batch.bytes_read,
+                    batch.read_requests,
+                    batch.reads_pruned,
                 );
             }
             // A file changed before or while it was read: those answers may come from bytes

@@ -37,7 +37,7 @@ use axum::Router;
 
 use crate::format::{DocumentNames, HeaderOptions};
 use crate::io::{EngineOptions, PageCache, Warmup};
-use crate::query::{OpenError, Searcher};
+use crate::query::{Index, OpenError, Session as Searcher};
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use dispatch::Dispatcher;
@@ -360,9 +360,11 @@ fn open_searchers(
     cache: &Option<Arc<PageCache>>,
 ) -> Result<Vec<Searcher>, ServerError> {
     let workers = config.workers.max(1);
+    // Headers, geometry and names are parsed once and shared; each worker adds its engine.
+    let index = Index::open(paths, &HeaderOptions::default())?;
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
-        let mut searcher = Searcher::open_with(paths, &HeaderOptions::default(), &config.engine)?;
+        let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
         if searchers.is_empty() {
             if let Some(notice) = searcher.notice() {
                 tracing::warn!("{notice}");

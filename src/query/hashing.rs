@@ -1,0 +1,144 @@
+//! Stage 1 of a query: its k-mers, hashed and grouped.
+//!
+//! For every query of a chunk and every index, [`KmerArena::add_query`] hashes the query's
+//! k-mers with that index's parameters, sorts them, and keeps each distinct k-mer once with
+//! its weight (how many positions of the query it occupies). The hashes and weights of all
+//! queries lie back to back in one arena per index, reused from chunk to chunk.
+
+use crate::kmer::{BaseRule, KmerHasher};
+
+/// One query's distinct k-mers in one index: entries `start..start + count` of the index's
+/// arena, `positions` k-mer positions in all.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueryKmers {
+    /// First entry.
+    pub start: u32,
+    /// Distinct k-mers.
+    pub count: u32,
+    /// k-mer positions of the query (`L − k + 1`), the sum of the weights.
+    pub positions: u64,
+}
+
+impl QueryKmers {
+    /// The entries of this query in its index's arena.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.count as usize
+    }
+}
+
+/// The hashed k-mers of the queries of a chunk; see the module documentation.
+pub struct KmerArena {
+    hashers: Vec<KmerHasher>,
+    /// Per index: `H` hashes of every distinct k-mer, back to back.
+    hashes: Vec<Vec<u64>>,
+    /// Per index: the weight of every distinct k-mer.
+    weights: Vec<Vec<u32>>,
+    /// Per (query, index), query-major.
+    queries: Vec<QueryKmers>,
+    scratch: Vec<u64>,
+    order: Vec<u32>,
+}
+
+impl KmerArena {
+    /// An arena for indexes with these (k, canonical, hash count) parameters.
+    pub fn new(parameters: impl Iterator<Item = (u32, bool, u32)>) -> KmerArena {
+        let hashers: Vec<KmerHasher> = parameters
+            .map(|(k, canonical, hashes)| KmerHasher::new(k, canonical, hashes, BaseRule::Cobs))
+            .collect();
+        let indexes = hashers.len();
+        KmerArena {
+            hashers,
+            hashes: vec![Vec::new(); indexes],
+            weights: vec![Vec::new(); indexes],
+            queries: Vec::new(),
+            scratch: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Forgets the queries of the previous chunk, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.hashes.iter_mut().for_each(Vec::clear);
+        self.weights.iter_mut().for_each(Vec::clear);
+        self.queries.clear();
+    }
+
+    /// Indexes the arena was made for.
+    pub fn index_count(&self) -> usize {
+        self.hashers.len()
+    }
+
+    /// Queries added since the last [`KmerArena::clear`].
+    pub fn query_count(&self) -> usize {
+        self.queries.len() / self.index_count().max(1)
+    }
+
+    /// Query `query`'s k-mers in index `index`.
+    pub fn query(&self, query: usize, index: usize) -> QueryKmers {
+        self.queries[query * self.index_count() + index]
+    }
+
+    /// Index `index`'s hashes (`H` per distinct k-mer).
+    pub fn hashes(&self, index: usize) -> &[u64] {
+        &self.hashes[index]
+    }
+
+    /// Index `index`'s weights (one per distinct k-mer).
+    pub fn weights(&self, index: usize) -> &[u32] {
+        &self.weights[index]
+    }
+
+    /// All per-index weights.
+    pub fn all_weights(&self) -> &[Vec<u32>] {
+        &self.weights
+    }
+
+    /// Hashes `sequence` for every index and appends its distinct k-mers; returns its number
+    /// of distinct (k-mer, hash function) pairs summed over indexes, times `blocks(index)`.
+    pub fn add_query(&mut self, sequence: &[u8], blocks: impl Fn(usize) -> usize) -> usize {
+        let mut lookups = 0;
+        for index in 0..self.hashers.len() {
+            let h = self.hashers[index].num_hashes() as usize;
+            self.scratch.clear();
+            self.hashers[index].hashes_into(sequence, &mut self.scratch);
+            let positions = self.scratch.len() / h;
+            let start = self.weights[index].len();
+            self.group(index, h, positions);
+            let count = self.weights[index].len() - start;
+            lookups += count * h * blocks(index);
+            self.queries.push(QueryKmers {
+                start: start as u32,
+                count: count as u32,
+                positions: positions as u64,
+            });
+        }
+        lookups
+    }
+
+    /// Appends the distinct k-mers of `scratch` (`positions` k-mers of `h` hashes) to index
+    /// `index`'s arena, each with the number of positions it occupies.
+    fn group(&mut self, index: usize, h: usize, positions: usize) {
+        self.order.clear();
+        self.order.extend(0..positions as u32);
+        let hashes = &self.scratch;
+        self.order.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize * h, b as usize * h);
+            hashes[a..a + h].cmp(&hashes[b..b + h])
+        });
+        let (arena, weights) = (&mut self.hashes[index], &mut self.weights[index]);
+        let mut previous: Option<usize> = None;
+        for &position in &self.order {
+            let at = position as usize * h;
+            let current = &hashes[at..at + h];
+            if let Some(p) = previous {
+                if &hashes[p..p + h] == current {
+                    *weights.last_mut().expect("a previous k-mer") += 1;
+                    continue;
+                }
+            }
+            arena.extend_from_slice(current);
+            weights.push(1);
+            previous = Some(at);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Stage 3 of a query whose index is in memory (the `ram` engine, or the `mmap` engine over a
+//! page-cache-resident file): rows are scored where they lie.
+//!
+//! There is no plan, no request and no copy: for every (block, query) unit, the rows of the
+//! query's distinct k-mers are located (`hash mod rows`), prefetched one group ahead, and
+//! added [`TREE_ROWS`] at a time through the carry-save tree of [`super::sliced`]. Threshold
+//! pruning is checked after every group, so a block is abandoned as soon as no document in it
+//! can reach the threshold, which reads even less than the planned path can. Units of
+//! different blocks are independent; [`score`] spreads blocks over threads when asked.
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use super::counters::{Counters, CountersSlice};
+use super::hashing::KmerArena;
+use super::plan::PlanBlock;
+use super::sliced::TREE_ROWS;
+use crate::io::{IoError, ResidentFiles};
+
+/// What scoring from memory did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResidentCounters {
+    /// Rows added (per query).
+    pub rows: u64,
+    /// Units that died by pruning.
+    pub units_pruned: u64,
+    /// Time spent scoring, summed over threads.
+    pub accumulate: Duration,
+}
+
+impl ResidentCounters {
+    fn add(&mut self, other: &ResidentCounters) {
+        self.rows += other.rows;
+        self.units_pruned += other.units_pruned;
+        self.accumulate += other.accumulate;
+    }
+}
+
+/// Reusable buffers of one scoring thread: ANDed rows of multi-hash indexes.
+#[derive(Debug, Default)]
+pub struct ResidentScratch {
+    and: Vec<u8>,
+    current: Vec<usize>,
+    next: Vec<usize>,
+}
+
+/// Everything a scoring thread reads.
+pub struct ResidentInput<'a> {
+    /// All blocks.
+    pub blocks: &'a [PlanBlock],
+    /// The bytes of every file, in engine order.
+    pub files: &'a [&'a [u8]],
+    /// Where they come from: asked for faults by every scoring thread when it is done.
+    pub source: &'a dyn ResidentFiles,
+    /// The path of every file, for errors.
+    pub paths: &'a [std::path::PathBuf],
+    /// The chunk's hashed queries.
+    pub arena: &'a KmerArena,
+    /// Queries of the chunk.
+    pub queries: usize,
+}
+
+/// Scores every live unit of the chunk; `threads > 1` spreads blocks over that many threads.
+pub fn score(
+    input: &ResidentInput<'_>,
+    counters: &mut Counters,
+    scratch: &mut Vec<ResidentScratch>,
+    threads: usize,
+    rows_per_query: &mut [u64],
+) -> Result<ResidentCounters, IoError> {
+    let groups = block_groups(input.blocks, threads);
+    scratch.resize_with(groups.len().max(1), ResidentScratch::default);
+    if groups.len() <= 1 {
+        let range = 0..input.blocks.len();
+        return score_blocks(
+            input,
+            range,
+            counters.slice_mut(),
+            &mut scratch[0],
+            rows_per_query,
+        );
+    }
+    let mut slices = Vec::with_capacity(groups.len());
+    let mut rest = counters.slice_mut();
+    for range in &groups[..groups.len() - 1] {
+        let (low, high) = rest.split_at_block(range.end, input.queries);
+        slices.push(low);
+        rest = high;
+    }
+    slices.push(rest);
+    let mut per_thread_rows = vec![vec![0u64; rows_per_query.len()]; groups.len()];
+    let mut outcomes: Vec<Result<ResidentCounters, IoError>> = Vec::with_capacity(groups.len());
+    outcomes.resize_with(groups.len(), || Ok(ResidentCounters::default()));
+    rayon::scope(|s| {
+        let work = groups
+            .iter()
+            .cloned()
+            .zip(slices)
+            .zip(scratch.iter_mut())
+            .zip(per_thread_rows.iter_mut())
+            .zip(outcomes.iter_mut());
+        for ((((range, slice), scratch), rows), outcome) in work {
+            s.spawn(move |_| *outcome = score_blocks(input, range, slice, scratch, rows));
+        }
+    });
+    let mut total = ResidentCounters::default();
+    for outcome in outcomes {
+        total.add(&outcome?);
+    }
+    for rows in per_thread_rows {
+        for (sum, r) in rows_per_query.iter_mut().zip(rows) {
+            *sum += r;
+        }
+    }
+    Ok(total)
+}
+
+/// Contiguous ranges of blocks of about equal work (row bytes), at most `threads` of them.
+fn block_groups(blocks: &[PlanBlock], threads: usize) -> Vec<Range<usize>> {
+    let threads = threads.clamp(1, blocks.len().max(1));
+    let total: u64 = blocks.iter().map(|b| b.used_bytes).sum();
+    let mut groups = Vec::with_capacity(threads);
+    let mut start = 0;
+    let mut done = 0u64;
+    for (number, block) in blocks.iter().enumerate() {
+        done += block.used_bytes;
+        let wanted = total * (groups.len() as u64 + 1) / threads as u64;
+        if done >= wanted && groups.len() + 1 < threads {
+            groups.push(start..number + 1);
+            start = number + 1;
+        }
+    }
+    if start < blocks.len() {
+        groups.push(start..blocks.len());
+    }
+    groups
+}
+
+fn score_blocks(
+    input: &ResidentInput<'_>,
+    blocks: Range<usize>,
+    mut counters: CountersSlice<'_>,
+    scratch: &mut ResidentScratch,
+    rows_per_query: &mut [u64],
+) -> Result<ResidentCounters, IoError> {
+    let started = Instant::now();
+    let mut done = ResidentCounters::default();
+    for number in blocks {
+        let block = &input.blocks[number];
+        let file = input.files[block.file as usize];
+        for (query, rows_of_query) in rows_per_query.iter_mut().enumerate() {
+            let unit = number * input.queries + query;
+            if counters.unit(unit).dead {
+                continue;
+            }
+            let kmers = input.arena.query(query, block.index as usize);
+            let job = UnitJob {
+                block,
+                file,
+                path: &input.paths[block.file as usize],
+                hashes: input.arena.hashes(block.index as usize),
+                weights: input.arena.weights(block.index as usize),
+                kmers: kmers.range(),
+                unit,
+            };
+            let (rows, pruned) = job.score(&mut counters, scratch)?;
+            *rows_of_query += rows;
+            done.rows += rows;
+            done.units_pruned += pruned as u64;
+        }
+    }
+    done.accumulate = started.elapsed();
+    // A fault while this thread touched mapped memory invalidates what it computed.
+    input.source.take_fault()?;
+    Ok(done)
+}
+
+/// One (block, query) unit to score.
+struct UnitJob<'a> {
+    block: &'a PlanBlock,
+    file: &'a [u8],
+    path: &'a std::path::Path,
+    hashes: &'a [u64],
+    weights: &'a [u32],
+    kmers: Range<usize>,
+    unit: usize,
+}
+
+impl UnitJob<'_> {
+    /// Byte offset of the row `hash` selects.
+    #[inline(always)]
+    fn row_offset(&self, hash: u64) -> usize {
+        let row = hash % self.block.row_modulus;
+        (self.block.data_offset + row * self.block.row_bytes) as usize
+    }
+
+    /// The used bytes of the row at `offset`.
+    #[inline(always)]
+    fn row(&self, offset: usize) -> Result<&[u8], IoError> {
+        let used = self.block.used_bytes as usize;
+        self.file
+            .get(offset..offset + used)
+            .ok_or_else(|| IoError::UnexpectedEnd {
+                path: self.path.to_path_buf(),
+                offset: offset as u64,
+                size: self.file.len() as u64,
+            })
+    }
+
+    /// Computes and prefetches the row offsets of k-mers `from..from + TREE_ROWS`.
+    #[inline(always)]
+    fn locate(&self, from: usize, offsets: &mut [usize]) {
+        let h = self.block.num_hashes as usize;
+        let to = (from + TREE_ROWS).min(self.kmers.end);
+        for (slot, kmer) in (from..to).enumerate() {
+            for j in 0..h {
+                let offset = self.row_offset(self.hashes[kmer * h + j]);
+                offsets[slot * h + j] = offset;
+                prefetch(self.file, offset, self.block.used_bytes as usize);
+            }
+        }
+    }
+
+    /// Adds the unit's rows; returns the rows added and whether the unit was pruned.
+    fn score(
+        &self,
+        counters: &mut CountersSlice<'_>,
+        scratch: &mut ResidentScratch,
+    ) -> Result<(u64, bool), IoError> {
+        let h = self.block.num_hashes as usize;
+        let used = self.block.used_bytes as usize;
+        if h > 1 {
+            scratch.and.resize(TREE_ROWS * used, 0);
+        }
+        let mut current = std::mem::take(&mut scratch.current);
+        let mut next = std::mem::take(&mut scratch.next);
+        current.resize(TREE_ROWS * h, 0);
+        next.resize(TREE_ROWS * h, 0);
+        let outcome = self.score_groups(counters, scratch, &mut current, &mut next);
+        scratch.current = current;
+        scratch.next = next;
+        outcome
+    }
+
+    /// [`UnitJob::score`] with its offset buffers.
+    fn score_groups(
+        &self,
+        counters: &mut CountersSlice<'_>,
+        scratch: &mut ResidentScratch,
+        current: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> Result<(u64, bool), IoError> {
+        let h = self.block.num_hashes as usize;
+        self.locate(self.kmers.start, current);
+        let mut from = self.kmers.start;
+        let mut rows_added = 0u64;
+        while from < self.kmers.end {
+            let len = TREE_ROWS.min(self.kmers.end - from);
+            if from + len < self.kmers.end {
+                self.locate(from + len, next);
+            }
+            let weight = self.add_group(counters, scratch, from, &current[..len * h])?;
+            rows_added += len as u64;
+            if counters.advance(self.unit, weight, self.block.document_count) {
+                return Ok((rows_added, true));
+            }
+            std::mem::swap(current, next);
+            from += len;
+        }
+        Ok((rows_added, false))
+    }
+
+    /// Adds the rows of k-mers `from..` whose offsets are `offsets` (`H` per k-mer); returns
+    /// their summed weight.
+    fn add_group(
+        &self,
+        counters: &mut CountersSlice<'_>,
+        scratch: &mut ResidentScratch,
+        from: usize,
+        offsets: &[usize],
+    ) -> Result<u64, IoError> {
+        let h = self.block.num_hashes as usize;
+        let used = self.block.used_bytes as usize;
+        let mut sliced = counters.counters(self.unit);
+        let mut ones: [&[u8]; TREE_ROWS] = [&[]; TREE_ROWS];
+        let mut count = 0;
+        let mut weight_sum = 0u64;
+        if h > 1 {
+            for (slot, rows) in offsets.chunks_exact(h).enumerate() {
+                let buffer = &mut scratch.and[slot * used..(slot + 1) * used];
+                buffer.copy_from_slice(self.row(rows[0])?);
+                for &offset in &rows[1..] {
+                    for (a, b) in buffer.iter_mut().zip(self.row(offset)?) {
+                        *a &= b;
+                    }
+                }
+            }
+        }
+        for (slot, rows) in offsets.chunks_exact(h).enumerate() {
+            let weight = self.weights[from + slot];
+            weight_sum += weight as u64;
+            let row = if h > 1 {
+                &scratch.and[slot * used..(slot + 1) * used]
+            } else {
+                self.row(rows[0])?
+            };
+            if weight == 1 {
+                ones[count] = row;
+                count += 1;
+            } else {
+                sliced.add_row(row, weight);
+            }
+        }
+        sliced.add_rows(&ones[..count]);
+        Ok(weight_sum)
+    }
+}
+
+/// Asks the CPU to start loading the first cache lines of a row.
+#[inline(always)]
+fn prefetch(file: &[u8], offset: usize, used: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        if offset + used <= file.len() {
+            let lines = used.div_ceil(64).min(4);
+            for line in 0..lines {
+                // SAFETY: the address lies inside `file` (checked above); a prefetch never
+                // faults and has no architectural effect.
+                unsafe { _mm_prefetch(file.as_ptr().add(offset + 64 * line).cast(), _MM_HINT_T0) };
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (file, offset, used);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strength_reduce::StrengthReducedU64;
+
+    fn block(used_bytes: u64) -> PlanBlock {
+        PlanBlock {
+            index: 0,
+            file: 0,
+            data_offset: 0,
+            row_count: 1,
+            row_bytes: used_bytes,
+            used_bytes,
+            num_hashes: 1,
+            document_count: used_bytes * 8,
+            first_document: 0,
+            row_modulus: StrengthReducedU64::new(1),
+        }
+    }
+
+    #[test]
+    fn groups_cover_every_block_once_and_balance_bytes() {
+        let blocks: Vec<PlanBlock> = [10, 10, 10, 10, 40].iter().map(|&b| block(b)).collect();
+        for threads in 1..=6 {
+            let groups = block_groups(&blocks, threads);
+            assert!(groups.len() <= threads.max(1));
+            let covered: Vec<usize> = groups.iter().flat_map(|g| g.clone()).collect();
+            assert_eq!(covered, (0..5).collect::<Vec<_>>(), "threads {threads}");
+        }
+        assert_eq!(block_groups(&blocks, 2), vec![0..4, 4..5]);
+        assert!(block_groups(&[], 4).is_empty());
+    }
+}

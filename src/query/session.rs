@@ -1,0 +1,730 @@
+//! [`Session`]: one thread's way of answering queries over a shared [`Index`].
+//!
+//! A session owns an I/O engine, an optional share of a process-wide row cache, and every
+//! buffer a query needs, reused from batch to batch. It answers a batch of queries in short
+//! named stages:
+//!
+//! 1. **hash** ([`super::hashing`]): distinct k-mers of each query, per index, with weights;
+//! 2. **plan** ([`super::plan`]): every row lookup of every query, sorted, deduplicated,
+//!    aligned and merged into reads (skipped when the index is resident in memory);
+//! 3. **read and accumulate**: either the engine reads the plan and [`super::execute`] adds
+//!    each arriving row into bit-sliced counters, pruning (query, block) pairs that can no
+//!    longer reach their threshold; or, when the engine holds the files in memory,
+//!    [`super::resident`] scores the rows in place, spreading blocks over threads;
+//! 4. **rank** ([`super::rank`]): threshold, order, limit.
+//!
+//! Memory is bounded: a batch whose counters or lookups would exceed fixed budgets is split
+//! into chunks of queries, and a single huge query (a genome) into parts of its k-mers.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::accumulate::AndAccumulators;
+use super::counters::{Counters, Unit};
+use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
+use super::hashing::KmerArena;
+use super::index::{Index, OpenError};
+use super::plan::{Plan, ReadShape};
+use super::rank::{count_threshold, rank, Hit, RankOptions};
+use super::resident::{self, ResidentInput, ResidentScratch};
+use super::stats::{BatchStats, QueryStats, RowSource};
+use crate::format::{HeaderOptions, IndexHeader};
+use crate::io::usage::Usage;
+use crate::io::{
+    open_engine, storage_kind, EngineOptions, IoCounters, IoError, PageCache, ReadEngine,
+    StorageKind, WarmRange,
+};
+
+/// Upper bound on lookups planned at once (24 bytes each).
+pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
+/// Upper bound on the bit-sliced counters of the queries of one chunk.
+pub const COUNTER_BYTES_MAX: usize = 256 << 20;
+/// Upper bound on AND-accumulator memory when indexes use several hash functions.
+pub const AND_BYTES_MAX: usize = 256 << 20;
+/// Default cap on one coalesced read.
+pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
+/// Default gap up to which neighbouring reads merge on local storage. Merging pays when
+/// reading the gap costs less device time than one more request: gap ≈ bandwidth / IOPS.
+/// The disks measured here (BENCHMARKS.md: ~60k random 4 KiB reads/s at depth 32, over
+/// 1 GB/s sequential) put that near 16–32 KiB; a 30-gene batch on the simulated collection
+/// ran 2.8× faster with 16 KiB than without merging. A single gene's rows are rarely that
+/// close, so it costs sparse queries nothing.
+pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
+/// Merge gap on network and parallel file systems, where every request is a round trip.
+pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
+/// Largest merged read on network and parallel file systems.
+pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
+
+/// Why a query could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query has fewer bases than the largest k of the indexes.
+    #[error("query is {length} bases, shorter than k = {k}; it has no k-mer to look up")]
+    TooShort {
+        /// Bases in the query.
+        length: usize,
+        /// Largest term size of the indexes searched.
+        k: u32,
+    },
+    /// Reading the index failed for the whole batch.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A read this query needed failed; other queries of the batch were answered.
+    #[error(transparent)]
+    ReadFailed(Arc<IoError>),
+}
+
+/// Options of a search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// Fraction of a query's k-mers a document must contain to be reported (COBS: `ceil(t·n)`).
+    pub threshold: f64,
+    /// Report at most this many documents (0 = all).
+    pub limit: usize,
+    /// Reproduce COBS's quirk of leaving results unsorted when a query has a single lookup.
+    pub cobs_order: bool,
+    /// Stop reading blocks in which no document can reach the threshold any more.
+    pub prune: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            threshold: 0.8,
+            limit: 0,
+            cobs_order: false,
+            prune: true,
+        }
+    }
+}
+
+/// The answer to one query.
+#[derive(Clone, Debug)]
+pub struct QueryResult {
+    /// k-mer positions of the query, per index (`L − k + 1`).
+    pub kmers_total: Vec<u64>,
+    /// Reported documents, best first.
+    pub hits: Vec<Hit>,
+    /// What the query cost.
+    pub stats: QueryStats,
+    /// What its batch did as a whole (shared by the queries of the batch).
+    pub batch: Arc<BatchStats>,
+}
+
+/// The answer to one query of a batch: its result, or why it was skipped.
+pub type Answer = Result<QueryResult, SearchError>;
+
+/// Answers queries over a shared [`Index`]; see the module documentation.
+pub struct Session {
+    index: Arc<Index>,
+    engine: Box<dyn ReadEngine>,
+    cache: Option<Arc<PageCache>>,
+    notice: Option<String>,
+    shape: ReadShape,
+    threads: usize,
+    resident_fraction: Option<f64>,
+    batches: u64,
+    arena: KmerArena,
+    selected: Vec<bool>,
+    plan: Plan,
+    counters: Counters,
+    and: AndAccumulators,
+    scratch: Vec<u8>,
+    resident: Vec<ResidentScratch>,
+    shares: Vec<QueryShare>,
+    pages: Vec<u64>,
+    last_read: Vec<u32>,
+    charged: Vec<u32>,
+    last_page: Vec<(u32, u64)>,
+    failures: Vec<FailedRead>,
+}
+
+/// What one chunk's read-and-accumulate stage produced, before ranking.
+struct ChunkOutcome {
+    batch: BatchStats,
+    failed: Vec<Option<Arc<IoError>>>,
+}
+
+impl Session {
+    /// Opens and validates every index and an engine over them.
+    pub fn open(paths: &[PathBuf], options: &EngineOptions) -> Result<Session, OpenError> {
+        Session::open_with(paths, &HeaderOptions::default(), options)
+    }
+
+    /// As [`Session::open`], with parameters for pre-2019 headers.
+    pub fn open_with(
+        paths: &[PathBuf],
+        header_options: &HeaderOptions,
+        options: &EngineOptions,
+    ) -> Result<Session, OpenError> {
+        let index = Index::open(paths, header_options)?;
+        Session::with_options(index, options)
+    }
+
+    /// A session over `index` with an engine opened as `options` asks.
+    pub fn with_options(index: Arc<Index>, options: &EngineOptions) -> Result<Session, OpenError> {
+        let opened = open_engine(&index.paths(), options)?;
+        let mut session = Session::new(index, opened.engine)?;
+        session.notice = opened.notice;
+        session.resident_fraction = opened.resident_fraction;
+        Ok(session)
+    }
+
+    /// A session over `index` reading through `engine`, opened on the same files in the same
+    /// order.
+    pub fn new(index: Arc<Index>, engine: Box<dyn ReadEngine>) -> Result<Session, OpenError> {
+        index.check_sizes(|file| engine.file_size(file))?;
+        let shape = read_shape(&index, engine.alignment());
+        let arena = KmerArena::new(
+            index
+                .headers()
+                .iter()
+                .map(|h| (h.k, h.canonical, h.num_hashes)),
+        );
+        Ok(Session {
+            index,
+            engine,
+            cache: None,
+            notice: None,
+            shape,
+            threads: 1,
+            resident_fraction: None,
+            batches: 0,
+            arena,
+            selected: Vec::new(),
+            plan: Plan::default(),
+            counters: Counters::default(),
+            and: AndAccumulators::default(),
+            scratch: Vec::new(),
+            resident: Vec::new(),
+            shares: Vec::new(),
+            pages: Vec::new(),
+            last_read: Vec::new(),
+            charged: Vec::new(),
+            last_page: Vec::new(),
+            failures: Vec::new(),
+        })
+    }
+
+    /// The one-line notice of an engine fallback, if one happened at open.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// The shared index.
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    /// The headers of the open indexes, in order.
+    pub fn headers(&self) -> impl ExactSizeIterator<Item = &IndexHeader> {
+        self.index.headers().iter()
+    }
+
+    /// The engine in use.
+    pub fn engine_kind(&self) -> crate::io::EngineKind {
+        self.engine.kind()
+    }
+
+    /// Where rows come from: read, or scored in place.
+    pub fn source(&self) -> RowSource {
+        if self.engine.resident().is_some() {
+            RowSource::Resident
+        } else {
+            RowSource::Reads
+        }
+    }
+
+    /// Largest term size over the indexes: queries must be at least this long.
+    pub fn k_max(&self) -> u32 {
+        self.index.k_max()
+    }
+
+    /// Scores blocks on up to `threads` threads when rows are scored in memory.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// Sets how neighbouring reads merge (see [`ReadShape`]); alignment stays the engine's
+    /// (or the cache page's, with a cache).
+    pub fn set_coalescing(&mut self, gap_bytes: u64, read_bytes_max: u64) {
+        self.shape.gap_bytes = gap_bytes;
+        self.shape.read_bytes_max = read_bytes_max.max(self.shape.alignment);
+    }
+
+    /// How reads are currently shaped.
+    pub fn read_shape(&self) -> ReadShape {
+        self.shape
+    }
+
+    /// Shares `cache` with this session: reads are then whole cache pages, served from the
+    /// cache when all their pages are there, and stored in it when read.
+    pub fn set_cache(&mut self, cache: Option<Arc<PageCache>>) {
+        let alignment = self.engine.alignment();
+        self.shape.alignment = match &cache {
+            Some(cache) => alignment.max(cache.page_size() as u64),
+            None => alignment,
+        };
+        self.shape.read_bytes_max = self.shape.read_bytes_max.max(self.shape.alignment);
+        self.cache = cache;
+    }
+
+    /// The shared cache, if any.
+    pub fn cache(&self) -> Option<&Arc<PageCache>> {
+        self.cache.as_ref()
+    }
+
+    /// The data sections of the open indexes, as ranges for a cache warm-up.
+    pub fn warm_ranges(&self) -> Vec<WarmRange> {
+        self.index.warm_ranges()
+    }
+
+    /// Scores every document of every index against `sequence`.
+    pub fn search(&mut self, sequence: &[u8], options: &SearchOptions) -> Answer {
+        let mut answers = self.search_batch(&[sequence], options)?;
+        answers.pop().expect("one answer per query")
+    }
+
+    /// Answers `queries` with shared reads; one answer per query, in order. A query shorter
+    /// than k, or one whose reads failed, gets its own error and does not stop the others.
+    pub fn search_batch(
+        &mut self,
+        queries: &[&[u8]],
+        options: &SearchOptions,
+    ) -> Result<Vec<Answer>, SearchError> {
+        self.search_selected(queries, &[], options)
+    }
+
+    /// As [`Session::search_batch`], each query searching only the indexes its selection
+    /// marks (`selections[q][index]`; a missing or `None` selection means all). Blocks of
+    /// unselected indexes are never read for that query.
+    pub fn search_selected(
+        &mut self,
+        queries: &[&[u8]],
+        selections: &[Option<Vec<bool>>],
+        options: &SearchOptions,
+    ) -> Result<Vec<Answer>, SearchError> {
+        let index_count = self.index.file_count();
+        let selected = |q: usize, index: usize| -> bool {
+            selections
+                .get(q)
+                .and_then(Option::as_ref)
+                .is_none_or(|mask| mask.get(index).copied().unwrap_or(false))
+        };
+        let mut answers: Vec<Option<Answer>> = (0..queries.len()).map(|_| None).collect();
+        let mut runnable = Vec::with_capacity(queries.len());
+        for (q, sequence) in queries.iter().enumerate() {
+            let k_max = (0..index_count)
+                .filter(|&x| selected(q, x))
+                .map(|x| self.index.headers()[x].k)
+                .max()
+                .unwrap_or(0);
+            if sequence.len() < k_max as usize {
+                answers[q] = Some(Err(SearchError::TooShort {
+                    length: sequence.len(),
+                    k: k_max,
+                }));
+            } else {
+                runnable.push(q);
+            }
+        }
+        let mut next = 0;
+        while next < runnable.len() {
+            let chunk_start = next;
+            let hashing = self.hash_chunk(queries, &runnable, &mut next, &selected);
+            let chunk = &runnable[chunk_start..next];
+            for (&q, answer) in chunk.iter().zip(self.run_chunk(&hashing, options)?) {
+                answers[q] = Some(answer);
+            }
+        }
+        Ok(answers
+            .into_iter()
+            .map(|a| a.expect("every query answered"))
+            .collect())
+    }
+
+    /// Stage 1 for the next chunk: hashes queries from `runnable[*next..]` until a counter or
+    /// lookup budget is reached (at least one); returns each one's hashing time.
+    fn hash_chunk(
+        &mut self,
+        queries: &[&[u8]],
+        runnable: &[usize],
+        next: &mut usize,
+        selected: &impl Fn(usize, usize) -> bool,
+    ) -> Vec<Duration> {
+        let index_count = self.index.file_count();
+        self.arena.clear();
+        self.selected.clear();
+        let (mut lookups, mut counter_bytes) = (0usize, 0usize);
+        let mut hashing = Vec::new();
+        let start = *next;
+        while *next < runnable.len() {
+            let q = runnable[*next];
+            // A query that would push the chunk past a budget starts the next chunk (where,
+            // alone, it may be split into parts).
+            let length = queries[q].len();
+            let lookups_estimate = self.lookups_upper_bound(length);
+            let counters_estimate = Counters::bytes_for(self.index.blocks(), length as u64);
+            let over = lookups + lookups_estimate > LOOKUPS_PER_BATCH_MAX
+                || counter_bytes + counters_estimate > COUNTER_BYTES_MAX;
+            if *next > start && over {
+                break;
+            }
+            let started = Instant::now();
+            self.selected
+                .extend((0..index_count).map(|x| selected(q, x)));
+            let blocks_of = |x: usize| self.index.headers()[x].blocks.len();
+            lookups += self.arena.add_query(queries[q], blocks_of);
+            counter_bytes += counters_estimate;
+            hashing.push(started.elapsed());
+            *next += 1;
+        }
+        hashing
+    }
+
+    /// Most lookups a query of `length` bases can need (every position distinct).
+    fn lookups_upper_bound(&self, length: usize) -> usize {
+        self.index
+            .headers()
+            .iter()
+            .map(|h| {
+                crate::kmer::kmer_count(length, h.k as usize)
+                    * h.num_hashes as usize
+                    * h.blocks.len()
+            })
+            .sum()
+    }
+
+    /// Stages 2 to 4 for the queries in the arena.
+    fn run_chunk(
+        &mut self,
+        hashing: &[Duration],
+        options: &SearchOptions,
+    ) -> Result<Vec<Answer>, SearchError> {
+        let chunk_len = hashing.len();
+        let started = Instant::now();
+        let usage_before = Usage::now();
+        self.reset_counters(chunk_len, options);
+        self.shares.clear();
+        self.shares.resize(chunk_len, QueryShare::default());
+        self.pages.clear();
+        self.pages.resize(chunk_len, 0);
+        self.batches += 1;
+        let mut outcome = if self.engine.resident().is_some() {
+            self.score_resident(chunk_len)?
+        } else {
+            self.read_and_score(chunk_len)?
+        };
+        let usage = Usage::now().since(&usage_before);
+        outcome.batch.queries = chunk_len as u32;
+        outcome.batch.major_faults = usage.major_faults;
+        outcome.batch.minor_faults = usage.minor_faults;
+        outcome.batch.device_read_bytes = usage.device_read_bytes;
+        outcome.batch.resident_fraction = self.resident_fraction;
+        outcome.batch.total = started.elapsed();
+        let batch = Arc::new(outcome.batch);
+        Ok((0..chunk_len)
+            .map(|q| match outcome.failed[q].take() {
+                Some(error) => Err(SearchError::ReadFailed(error)),
+                None => Ok(self.result(q, hashing[q], &batch, options)),
+            })
+            .collect())
+    }
+
+    /// Sizes and zeroes the counters and pruning states of the chunk's units.
+    fn reset_counters(&mut self, chunk_len: usize, options: &SearchOptions) {
+        let index_count = self.index.file_count();
+        let (arena, selected) = (&self.arena, &self.selected);
+        self.counters
+            .reset(self.index.blocks(), chunk_len, |block, query| {
+                let kmers = arena.query(query, block.index as usize);
+                let needed = count_threshold(options.threshold, kmers.positions);
+                let unit = Unit::new(kmers.positions, needed, options.prune);
+                (unit, selected[query * index_count + block.index as usize])
+            });
+    }
+
+    /// Stage 3 from memory: scores every unit where its rows lie.
+    fn score_resident(&mut self, chunk_len: usize) -> Result<ChunkOutcome, SearchError> {
+        let files = self.engine.resident().expect("a resident engine");
+        let paths = self.index.paths();
+        let bytes: Vec<&[u8]> = (0..paths.len() as u32).map(|f| files.bytes(f)).collect();
+        let input = ResidentInput {
+            blocks: self.index.blocks(),
+            files: &bytes,
+            source: files,
+            paths: &paths,
+            arena: &self.arena,
+            queries: chunk_len,
+        };
+        let threads = self.threads.min(self.index.blocks().len()).max(1);
+        let mut rows = vec![0u64; chunk_len];
+        let done = resident::score(
+            &input,
+            &mut self.counters,
+            &mut self.resident,
+            threads,
+            &mut rows,
+        );
+        let done = done?;
+        for (share, rows) in self.shares.iter_mut().zip(rows) {
+            share.rows = rows;
+        }
+        let mut batch = BatchStats::new(self.batches, self.engine.kind(), RowSource::Resident);
+        batch.threads = threads as u32;
+        batch.parts = 1;
+        batch.row_reads_requested = self.lookups_of_chunk(chunk_len);
+        batch.units_pruned = done.units_pruned;
+        batch.accumulate = done.accumulate;
+        Ok(ChunkOutcome {
+            batch,
+            failed: vec![None; chunk_len],
+        })
+    }
+
+    /// Row lookups of every query of the chunk (all of its distinct k-mers, every block).
+    fn lookups_of_chunk(&self, chunk_len: usize) -> u64 {
+        (0..chunk_len).map(|q| self.lookups_of_query(q)).sum()
+    }
+
+    /// Row lookups of query `q` of the chunk.
+    fn lookups_of_query(&self, q: usize) -> u64 {
+        let index_count = self.index.file_count();
+        self.index
+            .headers()
+            .iter()
+            .enumerate()
+            .filter(|&(x, _)| self.selected[q * index_count + x])
+            .map(|(x, h)| {
+                self.arena.query(q, x).count as u64 * h.num_hashes as u64 * h.blocks.len() as u64
+            })
+            .sum()
+    }
+
+    /// Unique k-mers planned per part of a single query too large for one batch.
+    fn kmers_per_part(&self) -> usize {
+        let blocks = self.index.blocks();
+        let lookups_per_kmer: usize = blocks
+            .iter()
+            .map(|b| b.num_hashes as usize)
+            .sum::<usize>()
+            .max(1);
+        let mut part = (LOOKUPS_PER_BATCH_MAX / lookups_per_kmer).max(1);
+        if blocks.iter().any(|b| b.num_hashes > 1) {
+            let row_bytes_max = blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1) as usize;
+            part = part.min((AND_BYTES_MAX / (2 * row_bytes_max)).max(1));
+        }
+        part
+    }
+
+    /// Stages 2 and 3 through the engine: plans and reads the chunk, in parts of its k-mers
+    /// when a single query is too large to plan at once.
+    fn read_and_score(&mut self, chunk_len: usize) -> Result<ChunkOutcome, SearchError> {
+        let index_count = self.index.file_count();
+        let largest = (0..chunk_len * index_count)
+            .map(|i| self.arena.query(i / index_count, i % index_count).count as usize)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let part = if chunk_len == 1 {
+            self.kmers_per_part()
+        } else {
+            usize::MAX
+        };
+        let mut batch = BatchStats::new(self.batches, self.engine.kind(), RowSource::Reads);
+        let mut io = IoCounters::default();
+        let mut executed = ExecuteCounters::default();
+        let cache_before = self.cache.as_ref().map(|c| c.stats());
+        self.failures.clear();
+        let mut part_start = 0usize;
+        while part_start < largest {
+            let part_end = part_start.saturating_add(part).min(largest);
+            let planned_at = Instant::now();
+            self.plan_part(chunk_len, part_start..part_end);
+            batch.planning += planned_at.elapsed();
+            batch.row_reads_requested += self.plan.lookups.len() as u64;
+            batch.unique_rows += self.plan.rows.len() as u64;
+            batch.unique_pages_4k += self.plan.pages_4k;
+            let done = self.execute_part(chunk_len, &mut io)?;
+            executed.reads_pruned += done.reads_pruned;
+            executed.reads_cached += done.reads_cached;
+            executed.units_pruned += done.units_pruned;
+            executed.accumulate += done.accumulate;
+            batch.parts += 1;
+            part_start = part_end;
+        }
+        if let (Some(before), Some(cache)) = (cache_before, self.cache.as_ref()) {
+            let after = cache.stats();
+            batch.cache_hits = after.hits - before.hits;
+            batch.cache_misses = after.misses - before.misses;
+        }
+        batch.read_requests = io.read_requests;
+        batch.bytes_read = io.bytes_read;
+        batch.retries = io.retries;
+        batch.io_wait = io.io_wait;
+        batch.reads_pruned = executed.reads_pruned;
+        batch.reads_from_cache = executed.reads_cached;
+        batch.units_pruned = executed.units_pruned;
+        batch.accumulate = executed.accumulate;
+        let mut failed = vec![None; chunk_len];
+        for failure in self.failures.drain(..) {
+            let error = Arc::new(failure.error);
+            for q in failure.queries {
+                failed[q as usize].get_or_insert_with(|| error.clone());
+            }
+        }
+        Ok(ChunkOutcome { batch, failed })
+    }
+
+    /// Stage 2: plans the lookups of k-mers `kmers` (positions within each query's distinct
+    /// k-mers) of every query of the chunk.
+    fn plan_part(&mut self, chunk_len: usize, kmers: std::ops::Range<usize>) {
+        let index_count = self.index.file_count();
+        self.plan.clear();
+        for (number, block) in self.index.blocks().iter().enumerate() {
+            let hashes = self.arena.hashes(block.index as usize);
+            let h = block.num_hashes as usize;
+            for q in 0..chunk_len {
+                if !self.selected[q * index_count + block.index as usize] {
+                    continue;
+                }
+                let range = self.arena.query(q, block.index as usize).range();
+                let from = range.start + kmers.start.min(range.len());
+                let to = range.start + kmers.end.min(range.len());
+                if from < to {
+                    self.plan.add_block_lookups(
+                        number as u32,
+                        block,
+                        q as u32,
+                        &hashes[..to * h],
+                        from as u32..to as u32,
+                    );
+                }
+            }
+        }
+        self.plan.finish(self.index.blocks(), &self.shape);
+        self.plan
+            .count_query_pages(self.index.blocks(), &mut self.pages, &mut self.last_page);
+    }
+
+    /// Stage 3: reads the plan and adds every row as it arrives.
+    fn execute_part(
+        &mut self,
+        chunk_len: usize,
+        io: &mut IoCounters,
+    ) -> Result<ExecuteCounters, SearchError> {
+        if self.plan.pair_count > 0 {
+            let blocks = self.index.blocks();
+            let row_bytes_max = blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1);
+            self.and
+                .reset(self.plan.pair_count as usize, row_bytes_max as usize);
+        }
+        self.last_read.clear();
+        self.last_read.resize(chunk_len, u32::MAX);
+        let mut executor = Executor {
+            plan: &self.plan,
+            blocks: self.index.blocks(),
+            weights: self.arena.all_weights(),
+            counters: self.counters.slice_mut(),
+            queries: chunk_len,
+            and: &mut self.and,
+            cache: self.cache.as_deref(),
+            scratch: &mut self.scratch,
+            shares: &mut self.shares,
+            last_read: &mut self.last_read,
+            charged: &mut self.charged,
+            failures: &mut self.failures,
+            counters_out: ExecuteCounters::default(),
+        };
+        self.engine
+            .read_batch(&self.plan.reads, &mut executor, io)?;
+        Ok(executor.counters_out)
+    }
+
+    /// Stage 4 for query `q` of the chunk: its hits and stats.
+    fn result(
+        &self,
+        q: usize,
+        hashing: Duration,
+        batch: &Arc<BatchStats>,
+        options: &SearchOptions,
+    ) -> QueryResult {
+        let ranked_at = Instant::now();
+        let index_count = self.index.file_count();
+        let kmers_total: Vec<u64> = (0..index_count)
+            .map(|x| self.arena.query(q, x).positions)
+            .collect();
+        let lookups_single: u64 = (0..index_count)
+            .map(|x| self.arena.query(q, x).positions * self.index.headers()[x].num_hashes as u64)
+            .sum();
+        let selected = &self.selected[q * index_count..(q + 1) * index_count];
+        let hits = rank(
+            self.index.blocks(),
+            &self.counters,
+            q,
+            &kmers_total,
+            &RankOptions {
+                threshold: options.threshold,
+                limit: options.limit,
+                unsorted: options.cobs_order && lookups_single <= 1,
+            },
+            |index| selected[index as usize],
+        );
+        let mut stats = QueryStats::new(batch.engine, batch.source);
+        stats.batch = batch.batch;
+        stats.batch_queries = batch.queries;
+        stats.kmers = kmers_total.iter().copied().max().unwrap_or(0);
+        stats.unique_kmers = (0..index_count)
+            .map(|x| self.arena.query(q, x).count as u64)
+            .max()
+            .unwrap_or(0);
+        stats.row_reads_requested = self.lookups_of_query(q);
+        let share = self.shares[q];
+        stats.rows_added = share.rows;
+        stats.read_requests = share.reads;
+        stats.bytes_read = share.bytes;
+        stats.unique_pages_4k = self.pages[q];
+        stats.blocks_pruned = (0..self.index.blocks().len())
+            .filter(|&b| {
+                let unit = self.counters.unit_index(q as u32, b as u32);
+                self.counters.unit(unit).pruned
+            })
+            .count() as u64;
+        stats.hashing = hashing;
+        stats.ranking = ranked_at.elapsed();
+        stats.total = hashing + batch.total + stats.ranking;
+        QueryResult {
+            kmers_total,
+            hits,
+            stats,
+            batch: batch.clone(),
+        }
+    }
+}
+
+/// Read shape for `index` on this engine: network file systems merge far more.
+fn read_shape(index: &Index, alignment: u64) -> ReadShape {
+    let network = index
+        .headers()
+        .iter()
+        .find_map(|h| match storage_kind(&h.path) {
+            StorageKind::Network(name) => Some(name),
+            StorageKind::Local => None,
+        });
+    match network {
+        Some(name) => {
+            tracing::info!("{name} detected: merging reads up to {MERGE_GAP_NETWORK} bytes apart");
+            ReadShape {
+                alignment,
+                gap_bytes: MERGE_GAP_NETWORK,
+                read_bytes_max: READ_BYTES_MAX_NETWORK,
+            }
+        }
+        None => ReadShape {
+            alignment,
+            gap_bytes: MERGE_GAP_DEFAULT,
+            read_bytes_max: READ_BYTES_MAX_DEFAULT,
+        },
+    }
+}
