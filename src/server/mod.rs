@@ -365,6 +365,9 @@ fn open_searchers(
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
+        // Rows scored in memory spread over every core: the threads come from one shared
+        // pool, so workers running at once share the cores instead of multiplying threads.
+        searcher.set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
         if searchers.is_empty() {
             if let Some(notice) = searcher.notice() {
                 tracing::warn!("{notice}");
