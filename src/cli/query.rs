@@ -56,6 +56,10 @@ pub struct QueryArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
     format: OutputFormat,
+    /// Show where each hit matches: covered query intervals and the longest gap (reads the
+    /// hits' rows again)
+    #[arg(long, help_heading = "Output")]
+    coverage: bool,
     /// Print per-query I/O and time accounting on standard error (in JSON output always)
     #[arg(long, help_heading = "Output")]
     stats: bool,
@@ -230,6 +234,9 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         labels,
         args.sequence.is_some(),
     )?;
+    if args.coverage {
+        writer.enable_coverage();
+    }
     if let Some(bytes) = args.cache_size {
         searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
     }
@@ -248,6 +255,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         limit: args.limit,
         cobs_order: args.format == OutputFormat::Cobs,
         prune: !args.no_prune,
+        coverage: args.coverage,
     };
     let mut batch = Batch {
         origin: String::new(),

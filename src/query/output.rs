@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{BatchStats, QueryResult, QueryStats};
+use super::{BatchStats, Coverage, QueryResult, QueryStats};
 use crate::format::DocumentNames;
 
 /// Output formats of `bitsift query`.
@@ -31,6 +31,10 @@ pub struct ResultWriter<W: Write> {
     verbatim: bool,
     /// JSON: the stats of every batch seen, written once at the end.
     batches: Vec<std::sync::Arc<BatchStats>>,
+    /// The results carry coverage (TSV: `covered`, `longest_gap` columns).
+    coverage: bool,
+    /// TSV: the header line is out.
+    header_written: bool,
 }
 
 #[derive(Serialize)]
@@ -41,6 +45,8 @@ struct JsonHit<'a> {
     kmers_found: u32,
     kmers_total: u64,
     fraction: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<&'a Coverage>,
 }
 
 #[derive(Serialize)]
@@ -90,16 +96,7 @@ impl<W: Write> ResultWriter<W> {
     ) -> io::Result<Self> {
         assert_eq!(names.len(), index_labels.len(), "one label per index");
         match format {
-            OutputFormat::Tsv => {
-                if names.len() > 1 {
-                    writeln!(
-                        out,
-                        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction"
-                    )?;
-                } else {
-                    writeln!(out, "query\tdocument\tkmers_found\tkmers_total\tfraction")?;
-                }
-            }
+            OutputFormat::Tsv => {}
             OutputFormat::Json => {
                 let indexes: Vec<JsonIndex> = index_labels
                     .iter()
@@ -123,7 +120,36 @@ impl<W: Write> ResultWriter<W> {
             queries_written: 0,
             verbatim,
             batches: Vec::new(),
+            coverage: false,
+            header_written: false,
         })
+    }
+
+    /// Adds where each hit matches to the output (results must carry coverage): in TSV the
+    /// columns `covered` (1-based intervals, `-` for none) and `longest_gap`; in JSON a
+    /// `coverage` object per hit. Call before the first result.
+    pub fn enable_coverage(&mut self) {
+        debug_assert!(!self.header_written, "coverage enabled after output began");
+        self.coverage = true;
+    }
+
+    /// Writes the TSV header line once, before the first line of data: an input error found
+    /// before any result leaves standard output empty.
+    fn ensure_header(&mut self) -> io::Result<()> {
+        if self.header_written || self.format != OutputFormat::Tsv {
+            return Ok(());
+        }
+        self.header_written = true;
+        let index = if self.names.len() > 1 { "index\t" } else { "" };
+        let coverage = if self.coverage {
+            "\tcovered\tlongest_gap"
+        } else {
+            ""
+        };
+        writeln!(
+            self.out,
+            "query\t{index}document\tkmers_found\tkmers_total\tfraction{coverage}"
+        )
     }
 
     fn json_separator(&mut self) -> io::Result<()> {
@@ -139,19 +165,30 @@ impl<W: Write> ResultWriter<W> {
     pub fn write_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
         match self.format {
             OutputFormat::Tsv => {
-                for hit in &result.hits {
+                self.ensure_header()?;
+                for (i, hit) in result.hits.iter().enumerate() {
                     let total = result.kmers_total[hit.index as usize];
                     let document = self.names[hit.index as usize].get(hit.document as usize);
                     write!(self.out, "{query}\t")?;
                     if let Some(label) = label(&self.names, &self.index_labels, hit.index) {
                         write!(self.out, "{label}\t")?;
                     }
-                    writeln!(
+                    write!(
                         self.out,
                         "{document}\t{}\t{total}\t{:.4}",
                         hit.kmers_found,
                         fraction(hit.kmers_found, total)
                     )?;
+                    if self.coverage {
+                        let coverage = result.coverage.get(i).cloned().unwrap_or_default();
+                        write!(
+                            self.out,
+                            "\t{}\t{}",
+                            coverage.intervals_text(),
+                            coverage.longest_gap
+                        )?;
+                    }
+                    writeln!(self.out)?;
                 }
             }
             OutputFormat::Json => {
@@ -160,7 +197,8 @@ impl<W: Write> ResultWriter<W> {
                 let hits = result
                     .hits
                     .iter()
-                    .map(|hit| {
+                    .enumerate()
+                    .map(|(i, hit)| {
                         let total = result.kmers_total[hit.index as usize];
                         JsonHit {
                             document: names[hit.index as usize].get(hit.document as usize),
@@ -168,6 +206,7 @@ impl<W: Write> ResultWriter<W> {
                             kmers_found: hit.kmers_found,
                             kmers_total: total,
                             fraction: (fraction(hit.kmers_found, total) * 1e4).round() / 1e4,
+                            coverage: result.coverage.get(i),
                         }
                     })
                     .collect();
@@ -209,6 +248,7 @@ impl<W: Write> ResultWriter<W> {
 
     /// Ends the output and flushes it.
     pub fn finish(mut self) -> io::Result<W> {
+        self.ensure_header()?;
         if self.format == OutputFormat::Json {
             write!(self.out, "\n],\"batches\":")?;
             let batches: Vec<&BatchStats> = self.batches.iter().map(|b| b.as_ref()).collect();

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
 use super::counters::{Counters, Unit};
+use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
 use super::hashing::KmerArena;
 use super::index::{Index, OpenError};
@@ -86,6 +87,8 @@ pub struct SearchOptions {
     pub cobs_order: bool,
     /// Stop reading blocks in which no document can reach the threshold any more.
     pub prune: bool,
+    /// Compute where each hit matches ([`Coverage`]): its rows are read again.
+    pub coverage: bool,
 }
 
 impl Default for SearchOptions {
@@ -95,6 +98,7 @@ impl Default for SearchOptions {
             limit: 0,
             cobs_order: false,
             prune: true,
+            coverage: false,
         }
     }
 }
@@ -110,6 +114,8 @@ pub struct QueryResult {
     pub stats: QueryStats,
     /// What its batch did as a whole (shared by the queries of the batch).
     pub batch: Arc<BatchStats>,
+    /// Where each hit matches, in the order of `hits` (empty unless asked for).
+    pub coverage: Vec<Coverage>,
 }
 
 /// The answer to one query of a batch: its result, or why it was skipped.
@@ -426,12 +432,34 @@ impl Session {
         outcome.batch.resident_fraction = self.resident_fraction;
         outcome.batch.total = started.elapsed();
         let batch = Arc::new(outcome.batch);
-        Ok((0..chunk_len)
+        let mut answers: Vec<Answer> = (0..chunk_len)
             .map(|q| match outcome.failed[q].take() {
                 Some(error) => Err(SearchError::ReadFailed(error)),
                 None => Ok(self.result(q, hashing[q], &batch, options)),
             })
-            .collect())
+            .collect();
+        if options.coverage {
+            self.cover(&mut answers)?;
+        }
+        Ok(answers)
+    }
+
+    /// Coverage of every hit (see [`super::coverage`]); its cost goes into the queries' totals.
+    fn cover(&mut self, answers: &mut [Answer]) -> Result<(), SearchError> {
+        let started = Instant::now();
+        let input = CoverInput {
+            index: &self.index,
+            arena: &self.arena,
+            shape: &self.shape,
+        };
+        self.work.plan.clear();
+        cover(&input, self.engine.as_mut(), &mut self.work.plan, answers)?;
+        let spent = started.elapsed();
+        for result in answers.iter_mut().flatten() {
+            result.stats.coverage = spent;
+            result.stats.total += spent;
+        }
+        Ok(())
     }
 
     /// Sizes and zeroes the counters and pruning states of the chunk's units.
@@ -706,6 +734,7 @@ impl Session {
             hits,
             stats,
             batch: batch.clone(),
+            coverage: Vec::new(),
         }
     }
 }
