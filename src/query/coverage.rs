@@ -279,7 +279,7 @@ fn fill_in(input: &CoverInput<'_>, results: &mut [Answer], starts: &[usize], cou
             .map(|hit| {
                 let start = *next.next().expect("a start per hit");
                 let header = &headers[hit.index as usize];
-                let (k, hashes) = (header.k as u64, header.num_hashes as u32);
+                let (k, hashes) = (header.k as u64, header.num_hashes);
                 let kmers = input.arena.query(q, hit.index as usize);
                 let matched = input
                     .arena
