@@ -12,8 +12,10 @@
 //! one byte column (`rows` bytes) per thread.
 //!
 //! The output is written under a temporary name and renamed when complete ([`output`]).
-//! bitsift reads soft-masked (lowercase) bases as uppercase; every other non-ACGT byte follows
-//! COBS (it becomes `A`), see [`crate::kmer`].
+//! Sequences are read with [`crate::alphabet`]'s standard rule: soft-masked (lowercase) bases
+//! count as uppercase, whitespace is dropped, `U` is `T`, and a record that is not a
+//! nucleotide sequence (a protein, say) fails the build, naming the file and the record.
+//! `N` and the IUPAC codes follow COBS (they become `A`), see [`crate::kmer`].
 
 pub mod inputs;
 pub mod layout;
@@ -169,26 +171,26 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
 fn validate(options: &BuildOptions) -> Result<(), BuildError> {
     if options.k == 0 || options.k > K_MAX {
         return Err(BuildError::Invalid(format!(
-            "-k {} is out of range (1..={K_MAX})",
+            "-k {} is out of range: k is from 1 to {K_MAX}",
             options.k
         )));
     }
     if !(options.fpr > 0.0 && options.fpr < 1.0) {
         return Err(BuildError::Invalid(format!(
-            "--fpr {} is out of range (between 0 and 1, e.g. 0.3)",
+            "--fpr {} is out of range: the false-positive rate is between 0 and 1 (e.g. 0.3)",
             options.fpr
         )));
     }
     if options.num_hashes == 0 || options.num_hashes as u64 > HASHES_MAX {
         return Err(BuildError::Invalid(format!(
-            "--hashes {} is out of range (1..={HASHES_MAX})",
+            "--hashes {} is out of range: from 1 to {HASHES_MAX} hash functions",
             options.num_hashes
         )));
     }
     if let Some(page_size) = options.page_size {
         if page_size == 0 || page_size > 1 << 20 {
             return Err(BuildError::Invalid(format!(
-                "--page-size {page_size} is out of range (1..=1048576 bytes per row)"
+                "--page-size {page_size} is out of range: from 1 to 1048576 bytes per row"
             )));
         }
     }

@@ -22,12 +22,7 @@ pub struct BuildArgs {
     #[arg(value_name = "INPUT", help_heading = "Input")]
     inputs: Vec<PathBuf>,
     /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(
-        short = 'l',
-        long = "list",
-        value_name = "FILE",
-        help_heading = "Input"
-    )]
+    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
     lists: Vec<PathBuf>,
     /// One document per FASTA/FASTQ record instead of one per file
     #[arg(long, help_heading = "Input")]
@@ -37,7 +32,12 @@ pub struct BuildArgs {
     #[arg(short, long, default_value_t = 31, help_heading = "Index")]
     k: u32,
     /// Target false-positive rate of one k-mer lookup
-    #[arg(short = 'f', long, default_value_t = 0.3, help_heading = "Index")]
+    #[arg(
+        long,
+        default_value_t = 0.3,
+        allow_negative_numbers = true,
+        help_heading = "Index"
+    )]
     fpr: f64,
     /// Hash functions per k-mer
     #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]

@@ -32,7 +32,7 @@ pub struct DemoArgs {
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     engine: EngineChoice,
     /// Report documents containing at least this fraction of a query's k-mers
-    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold)]
+    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: f64,
 }
 

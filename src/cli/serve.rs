@@ -75,8 +75,7 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
-        .map_err(anyhow::Error::msg)?;
+    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         anyhow::bail!(
             "--timeout {} must be a positive number of seconds",

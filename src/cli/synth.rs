@@ -49,7 +49,12 @@ pub struct SynthArgs {
     #[arg(short, long, default_value_t = 31, help_heading = "Index")]
     k: u32,
     /// Target false-positive rate of one k-mer lookup
-    #[arg(short = 'f', long, default_value_t = 0.3, help_heading = "Index")]
+    #[arg(
+        long,
+        default_value_t = 0.3,
+        allow_negative_numbers = true,
+        help_heading = "Index"
+    )]
     fpr: f64,
     /// Hash functions per k-mer
     #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]

@@ -198,7 +198,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         .collect();
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
-        Some(path) => Metadata::load(path)?,
+        Some(path) => Metadata::load(path).map_err(|e| e.to_string())?,
         None => Metadata::default(),
     };
     let dispatcher = Dispatcher::start(

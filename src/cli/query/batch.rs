@@ -1,0 +1,188 @@
+//! Query records collected, normalised and searched together; the ones that cannot be
+//! searched (not DNA, shorter than k) are reported and counted, and the rest still run.
+
+use std::io::Write;
+
+use anyhow::Result;
+use bitsift::alphabet::{normalize, BaseReading};
+use bitsift::query::output::{ResultWriter, SkipReason};
+use bitsift::query::{SearchError, SearchOptions, Searcher};
+use bitsift::seqfile::SeqRecord;
+
+/// Query bases collected before a batch is searched: bounds the memory of a huge query file.
+const BATCH_BYTES_MAX: usize = 64 << 20;
+/// Skipped queries named one by one on standard error; the rest are only counted.
+const SKIP_WARNINGS_MAX: u64 = 10;
+
+/// Queries that were not searched, by reason.
+#[derive(Debug, Default)]
+pub struct Skips {
+    too_short: u64,
+    not_dna: u64,
+    /// Queries seen, searched or not.
+    pub queries: u64,
+}
+
+impl Skips {
+    /// Queries not searched.
+    pub fn total(&self) -> u64 {
+        self.too_short + self.not_dna
+    }
+
+    fn count(&mut self, reason: SkipReason) {
+        match reason {
+            SkipReason::TooShort => self.too_short += 1,
+            SkipReason::NotNucleotides => self.not_dna += 1,
+        }
+    }
+
+    /// One line: how many queries were skipped and why.
+    pub fn summary(&self) -> String {
+        let mut reasons = Vec::new();
+        if self.too_short > 0 {
+            reasons.push(format!("{} shorter than k", self.too_short));
+        }
+        if self.not_dna > 0 {
+            reasons.push(format!("{} not DNA", self.not_dna));
+        }
+        let unlisted = self.total().saturating_sub(SKIP_WARNINGS_MAX);
+        format!(
+            "{} of {} {} not searched ({}){}; exit status 3",
+            self.total(),
+            self.queries,
+            if self.queries == 1 {
+                "query was"
+            } else {
+                "queries were"
+            },
+            reasons.join(", "),
+            if unlisted > 0 {
+                format!(", {unlisted} of them not listed above")
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+/// Query records waiting to be searched together.
+pub struct Batch<'o> {
+    /// `path: ` of the query file, to prefix messages.
+    pub origin: String,
+    reading: BaseReading,
+    options: &'o SearchOptions,
+    stats: bool,
+    records: Vec<SeqRecord>,
+    bytes: usize,
+    lowercase_warned: bool,
+    /// What was skipped so far.
+    pub skips: Skips,
+}
+
+impl<'o> Batch<'o> {
+    /// An empty batch reading bases by `reading` and searching with `options`.
+    pub fn new(reading: BaseReading, options: &'o SearchOptions, stats: bool) -> Self {
+        Batch {
+            origin: String::new(),
+            reading,
+            options,
+            stats,
+            records: Vec::new(),
+            bytes: 0,
+            lowercase_warned: false,
+            skips: Skips::default(),
+        }
+    }
+
+    /// Records waiting.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the waiting records hold enough bases to be searched now.
+    pub fn is_full(&self) -> bool {
+        self.bytes >= BATCH_BYTES_MAX
+    }
+
+    /// Normalises `record` and adds it, or reports it as skipped when it is not DNA.
+    pub fn push<W: Write>(
+        &mut self,
+        mut record: SeqRecord,
+        writer: &mut ResultWriter<W>,
+    ) -> Result<()> {
+        self.skips.queries += 1;
+        if let Err(error) = normalize(&mut record.sequence, self.reading) {
+            let message = error.to_string();
+            return self.skip(&record.name, SkipReason::NotNucleotides, &message, writer);
+        }
+        self.warn_lowercase(&record);
+        self.bytes += record.sequence.len();
+        self.records.push(record);
+        Ok(())
+    }
+
+    /// Under COBS's byte rule lowercase bases read as A: say so once.
+    fn warn_lowercase(&mut self, record: &SeqRecord) {
+        if self.lowercase_warned
+            || self.reading != (BaseReading::Cobs { fold_case: false })
+            || !record.sequence.iter().any(u8::is_ascii_lowercase)
+        {
+            return;
+        }
+        self.lowercase_warned = true;
+        tracing::warn!(
+            "{}query {:?} has lowercase bases, which the COBS rule reads as A (so they rarely match); drop --cobs-bases, or add --fold-case, to read them as ACGT",
+            self.origin,
+            record.name
+        );
+    }
+
+    fn skip<W: Write>(
+        &mut self,
+        name: &str,
+        reason: SkipReason,
+        message: &str,
+        writer: &mut ResultWriter<W>,
+    ) -> Result<()> {
+        self.skips.count(reason);
+        if self.skips.total() <= SKIP_WARNINGS_MAX {
+            tracing::warn!(
+                "{}query {name:?}: {message}; it was not searched",
+                self.origin
+            );
+        }
+        writer.write_skipped(name, reason, message)?;
+        Ok(())
+    }
+
+    /// Searches the collected queries together and writes their results in order.
+    pub fn run<W: Write>(
+        &mut self,
+        searcher: &mut Searcher,
+        writer: &mut ResultWriter<W>,
+    ) -> Result<()> {
+        if self.records.is_empty() {
+            return Ok(());
+        }
+        let queries: Vec<&[u8]> = self.records.iter().map(|r| r.sequence.as_slice()).collect();
+        let answers = searcher.search_batch(&queries, self.options)?;
+        let records = std::mem::take(&mut self.records);
+        self.bytes = 0;
+        for (record, answer) in records.iter().zip(answers) {
+            match answer {
+                Ok(result) => {
+                    writer.write_result(&record.name, &result)?;
+                    if self.stats {
+                        eprintln!("# {}\t{}", record.name, result.stats.summary());
+                    }
+                }
+                Err(error @ SearchError::TooShort { .. }) => {
+                    let message = error.to_string();
+                    self.skip(&record.name, SkipReason::TooShort, &message, writer)?;
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Ok(())
+    }
+}
