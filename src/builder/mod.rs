@@ -24,13 +24,14 @@ pub mod output;
 pub mod scan;
 
 use std::collections::HashMap;
+use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX};
 use crate::seqfile::SeqFileError;
@@ -140,6 +141,8 @@ pub struct BuildReport {
     pub file_bytes: u64,
     /// k-mer positions indexed.
     pub kmers: u64,
+    /// k-mer positions of the largest document (which sizes the rows of its block).
+    pub kmers_largest_document: u64,
     /// Bases read.
     pub bases: u64,
     /// Blocks that did not fit the memory budget and were built in column groups.
@@ -203,6 +206,10 @@ fn bar(visible: bool, length: u64, template: &str) -> ProgressBar {
     }
     let bar = ProgressBar::new(length);
     if let Ok(style) = ProgressStyle::with_template(template) {
+        // `{rate}`: the k-mers of pass 2 per second, with its unit (`{per_sec}` is bare).
+        let style = style.with_key("rate", |state: &ProgressState, out: &mut dyn fmt::Write| {
+            let _ = write!(out, "{:.1} M k-mers/s", state.per_sec() / 1e6);
+        });
         bar.set_style(style.progress_chars("=> "));
     }
     bar
@@ -246,9 +253,9 @@ fn build_in_pool(
         .map_err(BuildError::Invalid)?;
     let expected_bytes = header.len() as u64 + layout.data_bytes();
     tracing::info!(
-        "{} documents, {} blocks of {} documents, {}-byte rows, index size {}",
-        documents.len(),
-        blocks.len(),
+        "{}, {} of {} documents, {}-byte rows, index size {}",
+        crate::units::plural(documents.len() as u64, "document"),
+        crate::units::plural(blocks.len() as u64, "block"),
         8 * page_size,
         page_size,
         format_bytes(expected_bytes)
@@ -260,7 +267,7 @@ fn build_in_pool(
         bar: bar(
             options.progress,
             kmers,
-            "building  [{bar:30}] {percent:>3}%  {msg}  {per_sec}  ETA {eta}",
+            "building  [{bar:30}] {percent:>3}%  {msg}  {rate}  ETA {eta}",
         ),
         documents_done: AtomicU64::new(0),
         documents_total: documents.len() as u64,
@@ -298,6 +305,7 @@ fn build_in_pool(
         page_size,
         file_bytes: expected_bytes,
         kmers,
+        kmers_largest_document: documents.iter().map(|d| d.kmers).max().unwrap_or(0),
         bases: documents.iter().map(|d| d.bases).sum(),
         blocks_spilled,
         seconds: started.elapsed().as_secs_f64(),

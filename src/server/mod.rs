@@ -250,8 +250,9 @@ pub fn run(config: ServerConfig) -> Result<(), String> {
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         let documents: usize = state.indexes.iter().map(|i| i.names.len()).sum();
         eprintln!(
-            "bitsift: serving {} index(es), {documents} documents, on http://{address}/ (Ctrl-C to stop)",
-            state.indexes.len()
+            "bitsift: serving {}, {}, on http://{address}/ (Ctrl-C to stop)",
+            crate::units::plural(state.indexes.len() as u64, "index"),
+            crate::units::plural(documents as u64, "document")
         );
         axum::serve(listener, router)
             .with_graceful_shutdown(shutdown_signal())

@@ -17,6 +17,7 @@ use bitsift::query::output::{
 };
 use bitsift::query::{SearchOptions, Searcher};
 use bitsift::seqfile::{SeqReader, SeqRecord};
+use bitsift::units::plural;
 use clap::Args;
 
 use super::output_file::Sink;
@@ -225,9 +226,9 @@ fn load_metadata(path: &Path, searcher: &Searcher) -> Result<Metadata> {
         .any(|name| metadata.get(name).is_some());
     if !matched && !metadata.is_empty() {
         tracing::warn!(
-            "{}: none of its {} names is a document of the indexes; its first column must hold document names as the index lists them (bitsift info --documents)",
+            "{}: none of its {} is a document of the indexes; its first column must hold document names as the index lists them (bitsift info --documents)",
             path.display(),
-            metadata.len()
+            plural(metadata.len() as u64, "name")
         );
     }
     Ok(metadata)
@@ -321,9 +322,9 @@ fn stop_warmup(warmup: Option<Warmup>) {
     if let Some(warmup) = warmup {
         let report = warmup.stop();
         tracing::info!(
-            "warm-up read {} into the cache ({} pages)",
+            "warm-up read {} into the cache ({})",
             bitsift::units::format_bytes(report.bytes_read),
-            report.pages_inserted
+            plural(report.pages_inserted, "page")
         );
     }
 }
