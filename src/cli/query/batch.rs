@@ -65,14 +65,20 @@ impl Skips {
     }
 }
 
-/// Query records waiting to be searched together.
+/// A query of the batch, in input order: to be searched, or already refused.
+enum Pending {
+    Search(SeqRecord),
+    NotDna { name: String, message: String },
+}
+
+/// Query records waiting to be searched together; results are written in input order.
 pub struct Batch<'o> {
     /// `path: ` of the query file, to prefix messages.
     pub origin: String,
     reading: BaseReading,
     options: &'o SearchOptions,
     stats: bool,
-    records: Vec<SeqRecord>,
+    pending: Vec<Pending>,
     bytes: usize,
     lowercase_warned: bool,
     /// What was skipped so far.
@@ -87,7 +93,7 @@ impl<'o> Batch<'o> {
             reading,
             options,
             stats,
-            records: Vec::new(),
+            pending: Vec::new(),
             bytes: 0,
             lowercase_warned: false,
             skips: Skips::default(),
@@ -96,7 +102,7 @@ impl<'o> Batch<'o> {
 
     /// Records waiting.
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.pending.len()
     }
 
     /// Whether the waiting records hold enough bases to be searched now.
@@ -104,21 +110,22 @@ impl<'o> Batch<'o> {
         self.bytes >= BATCH_BYTES_MAX
     }
 
-    /// Normalises `record` and adds it, or reports it as skipped when it is not DNA.
-    pub fn push<W: Write>(
-        &mut self,
-        mut record: SeqRecord,
-        writer: &mut ResultWriter<W>,
-    ) -> Result<()> {
+    /// Normalises `record` and adds it; a record that is not DNA is reported on standard
+    /// error now and in the results in its turn.
+    pub fn push(&mut self, mut record: SeqRecord) {
         self.skips.queries += 1;
         if let Err(error) = normalize(&mut record.sequence, self.reading) {
             let message = error.to_string();
-            return self.skip(&record.name, SkipReason::NotNucleotides, &message, writer);
+            self.warn_skipped(&record.name, SkipReason::NotNucleotides, &message);
+            self.pending.push(Pending::NotDna {
+                name: record.name,
+                message,
+            });
+            return;
         }
         self.warn_lowercase(&record);
         self.bytes += record.sequence.len();
-        self.records.push(record);
-        Ok(())
+        self.pending.push(Pending::Search(record));
     }
 
     /// Under COBS's byte rule lowercase bases read as A: say so once.
@@ -137,13 +144,8 @@ impl<'o> Batch<'o> {
         );
     }
 
-    fn skip<W: Write>(
-        &mut self,
-        name: &str,
-        reason: SkipReason,
-        message: &str,
-        writer: &mut ResultWriter<W>,
-    ) -> Result<()> {
+    /// Counts a skipped query and names it on standard error (the first few).
+    fn warn_skipped(&mut self, name: &str, reason: SkipReason, message: &str) {
         self.skips.count(reason);
         if self.skips.total() <= SKIP_WARNINGS_MAX {
             tracing::warn!(
@@ -151,24 +153,41 @@ impl<'o> Batch<'o> {
                 self.origin
             );
         }
-        writer.write_skipped(name, reason, message)?;
-        Ok(())
     }
 
-    /// Searches the collected queries together and writes their results in order.
+    /// Searches the collected queries together and writes their results in input order.
     pub fn run<W: Write>(
         &mut self,
         searcher: &mut Searcher,
         writer: &mut ResultWriter<W>,
     ) -> Result<()> {
-        if self.records.is_empty() {
+        if self.pending.is_empty() {
             return Ok(());
         }
-        let queries: Vec<&[u8]> = self.records.iter().map(|r| r.sequence.as_slice()).collect();
-        let answers = searcher.search_batch(&queries, self.options)?;
-        let records = std::mem::take(&mut self.records);
+        let pending = std::mem::take(&mut self.pending);
         self.bytes = 0;
-        for (record, answer) in records.iter().zip(answers) {
+        let queries: Vec<&[u8]> = pending
+            .iter()
+            .filter_map(|p| match p {
+                Pending::Search(record) => Some(record.sequence.as_slice()),
+                Pending::NotDna { .. } => None,
+            })
+            .collect();
+        let mut answers = if queries.is_empty() {
+            Vec::new()
+        } else {
+            searcher.search_batch(&queries, self.options)?
+        }
+        .into_iter();
+        for entry in &pending {
+            let record = match entry {
+                Pending::Search(record) => record,
+                Pending::NotDna { name, message } => {
+                    writer.write_skipped(name, SkipReason::NotNucleotides, message)?;
+                    continue;
+                }
+            };
+            let answer = answers.next().expect("one answer per searched query");
             match answer {
                 Ok(result) => {
                     writer.write_result(&record.name, &result)?;
@@ -178,7 +197,8 @@ impl<'o> Batch<'o> {
                 }
                 Err(error @ SearchError::TooShort { .. }) => {
                     let message = error.to_string();
-                    self.skip(&record.name, SkipReason::TooShort, &message, writer)?;
+                    self.warn_skipped(&record.name, SkipReason::TooShort, &message);
+                    writer.write_skipped(&record.name, SkipReason::TooShort, &message)?;
                 }
                 Err(error) => return Err(error.into()),
             }

@@ -294,13 +294,13 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
                 name: "query".into(),
                 sequence: sequence.trim().as_bytes().to_vec(),
             };
-            batch.push(record, &mut writer)?;
+            batch.push(record);
         }
         Queries::File(reader) => {
             batch.origin = format!("{}: ", reader.path().display());
             let mut record = SeqRecord::default();
             while reader.next_into(&mut record)? {
-                batch.push(std::mem::take(&mut record), &mut writer)?;
+                batch.push(std::mem::take(&mut record));
                 if batch.len() >= batch_max || batch.is_full() {
                     batch.run(&mut searcher, &mut writer)?;
                 }
