@@ -19,7 +19,23 @@ use clap::{Parser, Subcommand};
 
 const ABOUT: &str = "Search COBS genome indexes at the speed of the storage";
 
-const EXAMPLES: &str = "\
+/// The exit statuses, shown by `bitsift --help` and `bitsift query --help`.
+macro_rules! exit_status_help {
+    () => {
+        "\
+Exit status:
+  0  done: every query was searched (with or without hits)
+  1  failed: a file could not be read or written, an index is damaged, a read failed
+  2  usage: the command line is wrong (unknown option, bad value, a file name where a
+     sequence goes); nothing was run
+  3  partial: some queries were not searched (shorter than k, not DNA) and were reported
+     on standard error; the others were"
+    };
+}
+use exit_status_help;
+
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   bitsift demo                                          build and search the bundled genomes
   bitsift build -o genomes.cobs_compact assemblies/     one document per file
@@ -27,16 +43,12 @@ Examples:
   bitsift query -i genomes.cobs_compact --stats ACGT... one sequence, with I/O accounting
   bitsift info genomes.cobs_compact                     geometry and alignment of an index
 
-Exit status:
-  0  done: every query was searched (with or without hits)
-  1  failed: a file could not be read or written, an index is damaged, a read failed
-  2  usage: the command line is wrong (unknown option, bad value, a file name where a
-     sequence goes); nothing was run
-  3  partial: some queries were not searched (shorter than k, not DNA) and were reported
-     on standard error; the others were";
+",
+    exit_status_help!()
+);
 
 #[derive(Parser, Debug)]
-#[command(name = "bitsift", version, about = ABOUT, after_help = EXAMPLES, propagate_version = true)]
+#[command(name = "bitsift", version, about = ABOUT, after_help = AFTER_HELP, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -26,6 +26,7 @@ use batch::{Batch, Skips};
 
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
+#[command(after_help = super::exit_status_help!())]
 pub struct QueryArgs {
     /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift) or a directory of
     /// them; repeat for several. All are searched in one batch and ranked together
