@@ -91,22 +91,69 @@ const CLASSES: [Class; 256] = {
     table
 };
 
+/// Bit of [`KIND`]: the byte is neither a base nor whitespace.
+const KIND_FOREIGN: u8 = 1;
+/// Bit of [`KIND`]: the byte is whitespace.
+const KIND_SPACE: u8 = 2;
+
+/// Per byte, [`KIND_FOREIGN`] or [`KIND_SPACE`] or 0 (a base): OR-ed over a sequence, it
+/// says in one branch-free pass whether anything needs an error or removing.
+const KIND: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = match CLASSES[i] {
+            Class::Base(_) => 0,
+            Class::Space => KIND_SPACE,
+            Class::Foreign => KIND_FOREIGN,
+        };
+        i += 1;
+    }
+    table
+};
+
+/// Under [`BaseReading::Standard`], what each byte becomes: its base, or 0 for whitespace
+/// (dropped). Foreign bytes never get here.
+const STANDARD: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        if let Class::Base(base) = CLASSES[i] {
+            table[i] = base;
+        }
+        i += 1;
+    }
+    table
+};
+
 /// Whether `byte` is a nucleotide letter (either case, IUPAC codes and `U` included).
 pub fn is_nucleotide(byte: u8) -> bool {
     matches!(CLASSES[byte as usize], Class::Base(_))
 }
 
 /// Checks that `sequence` holds nucleotides only and rewrites it as `reading` says (see the
-/// module documentation). On error the sequence is left in an unspecified state.
+/// module documentation). On error the sequence is left as it was.
 pub fn normalize(sequence: &mut Vec<u8>, reading: BaseReading) -> Result<(), NotNucleotides> {
-    check(sequence)?;
+    let kinds = sequence
+        .iter()
+        .fold(0u8, |kinds, &b| kinds | KIND[b as usize]);
+    if kinds & KIND_FOREIGN != 0 {
+        return Err(not_nucleotides(sequence));
+    }
     match reading {
+        BaseReading::Standard if kinds & KIND_SPACE != 0 => {
+            // Compacting in place: whitespace maps to 0 and is overwritten.
+            let mut kept = 0;
+            for read in 0..sequence.len() {
+                let base = STANDARD[sequence[read] as usize];
+                sequence[kept] = base;
+                kept += usize::from(base != 0);
+            }
+            sequence.truncate(kept);
+        }
         BaseReading::Standard => {
-            sequence.retain(|&b| CLASSES[b as usize] != Class::Space);
             for byte in sequence.iter_mut() {
-                if let Class::Base(base) = CLASSES[*byte as usize] {
-                    *byte = base;
-                }
+                *byte = STANDARD[*byte as usize];
             }
         }
         BaseReading::Cobs { fold_case: true } => sequence.make_ascii_uppercase(),
@@ -115,35 +162,30 @@ pub fn normalize(sequence: &mut Vec<u8>, reading: BaseReading) -> Result<(), Not
     Ok(())
 }
 
-/// The error for the first bytes of `sequence` that are neither bases nor whitespace.
-fn check(sequence: &[u8]) -> Result<(), NotNucleotides> {
-    let Some(first) = sequence
-        .iter()
-        .position(|&b| CLASSES[b as usize] == Class::Foreign)
-    else {
-        return Ok(());
-    };
+/// The error for a sequence holding bytes that are neither bases nor whitespace.
+fn not_nucleotides(sequence: &[u8]) -> NotNucleotides {
+    let foreign = |b: u8| KIND[b as usize] == KIND_FOREIGN;
+    let first = sequence.iter().position(|&b| foreign(b)).unwrap_or(0);
     let mut letters = Vec::new();
     let mut count = 0;
     let mut more_letters = false;
-    for &byte in &sequence[first..] {
-        if CLASSES[byte as usize] == Class::Foreign {
-            count += 1;
-            if !letters.contains(&byte) {
-                if letters.len() < SHOWN_MAX {
-                    letters.push(byte);
-                } else {
-                    more_letters = true;
-                }
-            }
+    for &byte in sequence[first..].iter().filter(|&&b| foreign(b)) {
+        count += 1;
+        if letters.contains(&byte) {
+            continue;
+        }
+        if letters.len() < SHOWN_MAX {
+            letters.push(byte);
+        } else {
+            more_letters = true;
         }
     }
-    Err(NotNucleotides {
+    NotNucleotides {
         position: first + 1,
         letters,
         count,
         more_letters,
-    })
+    }
 }
 
 /// What the offending letters suggest the input is.
@@ -251,6 +293,13 @@ mod tests {
             error.to_string(),
             "not a nucleotide sequence: it looks like a protein ('L', 'I', 'Q', 'P', 'E', 'F' from position 4; 11 in all); bitsift searches DNA: A, C, G, T, U, N and the IUPAC codes"
         );
+    }
+
+    #[test]
+    fn a_refused_sequence_is_left_as_it_was() {
+        let mut sequence = b"acgt acgtE".to_vec();
+        assert!(normalize(&mut sequence, BaseReading::Standard).is_err());
+        assert_eq!(sequence, b"acgt acgtE");
     }
 
     #[test]

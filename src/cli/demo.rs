@@ -101,7 +101,8 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
 /// Writes the bundled genomes to `dir` and builds `demo.cobs_compact` from them.
 fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
     let genomes = dir.join("genomes");
-    std::fs::create_dir_all(&genomes)?;
+    std::fs::create_dir_all(&genomes)
+        .with_context(|| format!("{}: cannot create directory", genomes.display()))?;
     for (name, bytes) in bundled::GENOMES {
         std::fs::write(genomes.join(name), bytes)
             .with_context(|| format!("{}: cannot write", genomes.join(name).display()))?;
@@ -140,11 +141,13 @@ fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
 /// The bundled query files, written to `dir/queries` and read back: (file name, records).
 fn read_queries(dir: &Path) -> Result<Vec<(String, Vec<SeqRecord>)>> {
     let queries_dir = dir.join("queries");
-    std::fs::create_dir_all(&queries_dir)?;
+    std::fs::create_dir_all(&queries_dir)
+        .with_context(|| format!("{}: cannot create directory", queries_dir.display()))?;
     let mut files = Vec::new();
     for (file_name, bytes) in bundled::QUERIES {
         let path = queries_dir.join(file_name);
-        std::fs::write(&path, bytes)?;
+        std::fs::write(&path, bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
         let mut reader = SeqReader::open(&path)?;
         let mut records = Vec::new();
         let mut record = SeqRecord::default();
