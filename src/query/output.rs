@@ -166,12 +166,6 @@ struct JsonSkipped<'a> {
     error: &'a str,
 }
 
-#[derive(Serialize)]
-struct JsonHead<'a> {
-    bitsift: &'a Provenance,
-    indexes: &'a [IndexSummary],
-}
-
 /// `found / total`; 0 for an empty query.
 pub fn fraction(found: u32, total: u64) -> f64 {
     if total == 0 {
@@ -234,13 +228,11 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 writeln!(self.out, "{}", columns.join("\t"))
             }
             OutputFormat::Json => {
-                let head = JsonHead {
-                    bitsift: &self.setup.provenance,
-                    indexes: &self.setup.indexes,
-                };
-                let text = serde_json::to_string(&head)?;
-                // Reopen the object to append the queries array.
-                write!(self.out, "{},\"queries\":[", &text[..text.len() - 1])
+                write!(self.out, "{{\"bitsift\":")?;
+                serde_json::to_writer(&mut self.out, &self.setup.provenance)?;
+                write!(self.out, ",\"indexes\":")?;
+                serde_json::to_writer(&mut self.out, &self.setup.indexes)?;
+                write!(self.out, ",\"queries\":[")
             }
             OutputFormat::Cobs => Ok(()),
         }
