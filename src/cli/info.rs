@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::format::{IndexHeader, IndexKind};
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
 use super::Outcome;
@@ -89,19 +89,32 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     println!("hash functions   {}", info.hashes);
     println!("documents        {}", info.documents);
     let last = header.blocks.last().map_or(0, |b| b.document_count);
-    println!(
-        "blocks           {} ({} documents each, the last {})",
-        info.blocks, info.documents_per_block, last
-    );
+    if info.blocks == 1 {
+        println!(
+            "blocks           1 (room for {}, {} used)",
+            plural(info.documents_per_block, "document"),
+            last
+        );
+    } else {
+        println!(
+            "blocks           {} ({} documents each, the last {})",
+            info.blocks, info.documents_per_block, last
+        );
+    }
     let row_unit = match header.kind {
         IndexKind::Compact => "page size",
         IndexKind::Classic => "row size",
     };
     println!("{row_unit:<17}{} bytes per row", info.page_size);
-    println!(
-        "rows per block   {}..{} ({} rows in all)",
-        info.rows_min, info.rows_max, info.rows_total
-    );
+    if info.blocks == 1 {
+        println!("rows             {}", info.rows_total);
+    } else {
+        println!(
+            "rows per block   {} ({} in all)",
+            span(info.rows_min, info.rows_max),
+            info.rows_total
+        );
+    }
     println!(
         "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
         info.data_offset,
@@ -114,8 +127,9 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         info.file_size
     );
     println!(
-        "cost per k-mer   {} row reads of {} bytes",
-        info.reads_per_kmer, info.page_size
+        "cost per k-mer   {} of {} bytes",
+        plural(info.reads_per_kmer, "row read"),
+        info.page_size
     );
     if let Some(names) = &info.document_names {
         println!();

@@ -121,8 +121,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
-        .map_err(anyhow::Error::msg)?;
+    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
     let config = ServerConfig {
         indexes,
         listen: args.listen,

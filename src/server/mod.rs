@@ -397,7 +397,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
     let indexes = index_entries(&searchers[0], names);
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
-        Some(path) => Metadata::load(path).map_err(ServerError::Metadata)?,
+        Some(path) => Metadata::load(path).map_err(|e| ServerError::Metadata(e.to_string()))?,
         None => Metadata::default(),
     };
     let dispatcher = Dispatcher::start(
@@ -547,8 +547,9 @@ fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
         state.body_budget.bytes()
     );
     eprintln!(
-        "bitsift: serving {} index(es), {documents} documents, on http://{address}/ (Ctrl-C to stop)",
-        state.indexes.len()
+        "bitsift: serving {}, {}, on http://{address}/ (Ctrl-C to stop)",
+        crate::units::plural(state.indexes.len() as u64, "index"),
+        crate::units::plural(documents as u64, "document")
     );
 }
 
