@@ -12,7 +12,8 @@
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`server`]: the HTTP search server (JSON API and web page);
-//! - [`seqfile`], [`units`]: sequence files and byte sizes.
+//! - [`seqfile`], [`units`]: sequence files and byte sizes; `tempfiles`: temporary outputs
+//!   removed on error, on SIGINT/SIGTERM and after a crash.
 
 #![warn(missing_docs)]
 
@@ -25,4 +26,5 @@ pub mod query;
 pub mod seqfile;
 pub mod server;
 pub mod synth;
+mod tempfiles;
 pub mod units;
