@@ -2,6 +2,7 @@
 //! own module; clap types stop here and become validated library options.
 
 mod build;
+mod checksum;
 mod demo;
 mod info;
 mod iobench;
@@ -9,6 +10,7 @@ mod logging;
 mod query;
 mod serve;
 mod synth;
+mod verify;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -54,6 +56,10 @@ enum Command {
     Iobench(iobench::IobenchArgs),
     /// Write an index with the geometry of a real collection and random rows
     Synth(synth::SynthArgs),
+    /// Check whole indexes against their checksums; list every damaged page
+    Verify(verify::VerifyArgs),
+    /// Create the checksums of indexes built without them (by COBS, for example)
+    Checksum(checksum::ChecksumArgs),
 }
 
 /// Exit status: 0 success, 1 failure, 2 finished with some inputs reported and skipped.
@@ -90,6 +96,8 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args, ui),
         Command::Iobench(args) => iobench::run(args, ui),
         Command::Synth(args) => synth::run(args, ui),
+        Command::Verify(args) => verify::run(args),
+        Command::Checksum(args) => checksum::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -114,6 +122,51 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 /// Parses a byte size for clap.
 fn parse_size(text: &str) -> Result<u64, String> {
     bitsift::units::parse_bytes(text)
+}
+
+/// Parses an amount of memory to allocate (a cache, a build budget): more than the machine
+/// has cannot be honoured, so it is an error rather than an abort when allocating.
+fn parse_memory_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    match bitsift::units::memory_total_bytes() {
+        Some(total) if bytes > total => Err(format!(
+            "{text} is more than this machine's memory ({}); choose a smaller size",
+            bitsift::units::format_bytes(total)
+        )),
+        _ => Ok(bytes),
+    }
+}
+
+/// Largest read or gap between merged reads (reads are at most 4 GiB, and each needs a
+/// buffer of its size).
+const READ_BYTES_MAX: u64 = 64 << 20;
+
+/// Parses a read size or gap, at most [`READ_BYTES_MAX`].
+fn parse_read_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    if bytes > READ_BYTES_MAX {
+        return Err(format!(
+            "{text} is too large: reads and gaps between merged reads are at most {}",
+            bitsift::units::format_bytes(READ_BYTES_MAX)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Longest request timeout of `serve`, in seconds (one day).
+const TIMEOUT_SECONDS_MAX: f64 = 86_400.0;
+
+/// Parses a timeout in seconds: positive, finite, at most a day.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= TIMEOUT_SECONDS_MAX) {
+        return Err(format!(
+            "{text} is out of range: a timeout is a positive number of seconds, at most {TIMEOUT_SECONDS_MAX} (one day)"
+        ));
+    }
+    Ok(seconds)
 }
 
 /// Parses a threshold in 0..=1 for clap.
@@ -144,5 +197,20 @@ mod tests {
         assert_eq!(parse_threshold("0.8").unwrap(), 0.8);
         assert!(parse_threshold("1.5").is_err());
         assert!(parse_threshold("x").is_err());
+        assert!(parse_threshold("NaN").is_err());
+    }
+
+    #[test]
+    fn values_that_cannot_be_honoured_are_errors() {
+        assert_eq!(parse_timeout("60").unwrap(), 60.0);
+        for bad in ["1e30", "inf", "NaN", "0", "-1", "x"] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_memory_size("1M").unwrap(), 1 << 20);
+        let error = parse_memory_size("100000T").unwrap_err();
+        assert!(error.contains("more than this machine's memory"), "{error}");
+        assert_eq!(parse_read_size("256K").unwrap(), 256 << 10);
+        assert!(parse_read_size("5G").is_err());
+        assert!(parse_size("1e30").is_err());
     }
 }

@@ -9,7 +9,7 @@ use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
 use bitsift::server::ServerConfig;
 use clap::Args;
 
-use super::{parse_size, Outcome};
+use super::{parse_memory_size, parse_timeout, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -49,6 +49,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         default_value_t = 60.0,
+        value_parser = parse_timeout,
         value_name = "SECONDS",
         help_heading = "Server"
     )]
@@ -58,7 +59,7 @@ pub struct ServeArgs {
     workers: usize,
 
     /// Page cache shared by all requests (0: none; with O_DIRECT the only cache)
-    #[arg(long, value_parser = parse_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_memory_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
     cache_size: u64,
     /// Stream the indexes into the cache after start-up, at idle I/O priority
     #[arg(long, help_heading = "I/O")]
@@ -77,12 +78,6 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<Outcome> {
     let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
         .map_err(anyhow::Error::msg)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        anyhow::bail!(
-            "--timeout {} must be a positive number of seconds",
-            args.timeout
-        );
-    }
     let config = ServerConfig {
         indexes,
         listen: args.listen,
@@ -91,7 +86,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         max_concurrent: args.max_concurrent.max(1),
         max_queued: args.max_queued,
         max_query_bases: args.max_query_bases,
-        request_timeout: Duration::from_secs_f64(args.timeout),
+        request_timeout: Duration::try_from_secs_f64(args.timeout)?,
         workers: args.workers.max(1),
         engine: EngineOptions {
             choice: args.engine,
