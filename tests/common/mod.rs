@@ -69,9 +69,10 @@ pub fn write_fasta(path: &Path, records: &[(String, Vec<u8>)]) {
     }
 }
 
-/// COBS v0.3.x canonical term, written again from the description in `cobs-format.md` (not
-/// from bitsift's code): maps F (ACGT kept, else A) and Rc (A↔T, C↔G, else T); compare
-/// `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides; ties keep forward.
+/// COBS v0.3.x canonical term, written again from the description in the README ("Bases,
+/// case and k-mers"), not from bitsift's code: maps F (ACGT kept, else A) and Rc (A↔T, C↔G,
+/// else T); compare `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides;
+/// ties keep forward.
 /// `fold` reads lowercase acgt as uppercase first (bitsift's build rule).
 pub fn reference_term(window: &[u8], canonical: bool, fold: bool) -> Vec<u8> {
     let folded: Vec<u8> = window
