@@ -56,7 +56,10 @@ fn classic(u: &mut Unstructured) -> arbitrary::Result<Vec<u8>> {
         file.extend_from_slice(format!("g{d}\n").as_bytes());
     }
     file.extend_from_slice(b"CLASSIC_INDEX");
-    file.resize(file.len() + (rows * documents.div_ceil(8) as u64) as usize, 0x5A);
+    file.resize(
+        file.len() + (rows * documents.div_ceil(8) as u64) as usize,
+        0x5A,
+    );
     Ok(file)
 }
 
