@@ -1,7 +1,7 @@
 //! Writing a file so that it is either complete or absent: write to a temporary name in the
 //! same directory, fsync, rename, fsync the directory. Dropped before commit (an error, a full
 //! disk), or interrupted by SIGINT or SIGTERM, the temporary file is removed; temporary files
-//! of killed builds are removed by the next build in the directory ([`crate::tempfiles`]).
+//! of killed builds are removed by the next build in the directory (`src/tempfiles.rs`).
 //!
 //! An index gets its checksum sidecar ([`crate::format::checksums`]) computed from the bytes
 //! as they are written, with no second pass over the file.

@@ -11,7 +11,7 @@
 //! - [`Checksums::load`] reads the sidecar when an index is opened and checks it against the
 //!   header and the file size; [`Checksums::verify`] checks every read of whole pages.
 //! - [`Checksums::compute`] and [`Checksums::write`] make a sidecar for an existing index;
-//!   the builder computes one while it writes ([`ChecksumBuilder`]).
+//!   the builder computes one while it writes (`ChecksumBuilder`).
 //! - [`Checksums::check_file`] reads a whole index and lists what is damaged.
 
 use std::fs::File;
