@@ -13,7 +13,8 @@
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
-//!   files, document metadata tables, byte sizes.
+//!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
+//!   error, on SIGINT/SIGTERM and after a crash.
 
 #![warn(missing_docs)]
 
@@ -31,4 +32,5 @@ pub mod query;
 pub mod seqfile;
 pub mod server;
 pub mod synth;
+mod tempfiles;
 pub mod units;

@@ -55,7 +55,16 @@ impl SeqReader {
             path: path.to_path_buf(),
             detail: format!("cannot open: {e}"),
         })?;
-        let inner = needletail::parse_fastx_reader(file).map_err(|e| describe(path, &e, 0))?;
+        SeqReader::from_reader(path, file)
+    }
+
+    /// Reads sequences from `reader` (a pipe, bytes in memory), compressed or not, naming
+    /// them `path` in errors.
+    pub fn from_reader(
+        path: &Path,
+        reader: impl std::io::Read + Send + 'static,
+    ) -> Result<SeqReader, SeqFileError> {
+        let inner = needletail::parse_fastx_reader(reader).map_err(|e| describe(path, &e, 0))?;
         Ok(SeqReader {
             path: path.to_path_buf(),
             inner,

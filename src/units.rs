@@ -31,6 +31,16 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Physical memory of the machine in bytes (`sysinfo(2)`).
+pub fn memory_total_bytes() -> Option<u64> {
+    // SAFETY: sysinfo fills the zeroed struct it is given and reads nothing else.
+    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sysinfo(&mut info) } != 0 {
+        return None;
+    }
+    (info.totalram as u64).checked_mul(info.mem_unit.max(1) as u64)
+}
+
 /// Formats bytes with a binary unit and three significant digits: `1.50 GiB`.
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

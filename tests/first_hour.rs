@@ -373,7 +373,15 @@ fn failed_runs_write_no_header_and_no_output_file() {
         names.sort();
         names
     };
-    assert_eq!(names(d), ["broken.fq", "hits.tsv", "small.cobs_compact"]);
+    assert_eq!(
+        names(d),
+        [
+            "broken.fq",
+            "hits.tsv",
+            "small.cobs_compact",
+            "small.cobs_compact.bitsift-checksums"
+        ]
+    );
 
     let good = write_text(&d.join("good.fa"), &format!(">mcr\n{gene}\n"));
     let output = query(

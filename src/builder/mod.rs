@@ -33,7 +33,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX};
+use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::seqfile::SeqFileError;
 use crate::units::format_bytes;
 use layout::BlockPlan;
@@ -191,7 +191,7 @@ fn validate(options: &BuildOptions) -> Result<(), BuildError> {
         )));
     }
     if let Some(page_size) = options.page_size {
-        if page_size == 0 || page_size > 1 << 20 {
+        if page_size == 0 || page_size > PAGE_SIZE_MAX {
             return Err(BuildError::Invalid(format!(
                 "--page-size {page_size} is out of range: from 1 to 1048576 bytes per row"
             )));
@@ -260,7 +260,8 @@ fn build_in_pool(
         page_size,
         format_bytes(expected_bytes)
     );
-    let mut pending = PendingFile::create(&options.output, options.force)?;
+    let mut pending =
+        PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
     pending.write_all(&header)?;
     let kmers: u64 = documents.iter().map(|d| d.kmers).sum();
     let progress = Progress {

@@ -8,7 +8,7 @@ use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
-use super::{parse_size, Outcome, Ui};
+use super::{parse_memory_size, Outcome, Ui};
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
@@ -54,7 +54,7 @@ pub struct BuildArgs {
     #[arg(short = 'T', long, help_heading = "Resources")]
     threads: Option<usize>,
     /// Memory budget, e.g. 8G [default: half the available memory]
-    #[arg(short, long, value_parser = parse_size, value_name = "SIZE", help_heading = "Resources")]
+    #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
     memory: Option<u64>,
 }
 

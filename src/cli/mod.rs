@@ -2,6 +2,7 @@
 //! own module; clap types stop here and become validated library options.
 
 mod build;
+mod checksum;
 mod demo;
 mod indexes;
 mod info;
@@ -11,6 +12,7 @@ mod output_file;
 mod query;
 mod serve;
 mod synth;
+mod verify;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -76,6 +78,10 @@ enum Command {
     Iobench(iobench::IobenchArgs),
     /// Write an index with the geometry of a real collection and random rows
     Synth(synth::SynthArgs),
+    /// Check whole indexes against their checksums; list every damaged page
+    Verify(verify::VerifyArgs),
+    /// Create the checksums of indexes built without them (by COBS, for example)
+    Checksum(checksum::ChecksumArgs),
 }
 
 /// How a command ended, when it did not fail. Exit status 0 or [`EXIT_PARTIAL`].
@@ -125,6 +131,8 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args, ui),
         Command::Iobench(args) => iobench::run(args, ui),
         Command::Synth(args) => synth::run(args, ui),
+        Command::Verify(args) => verify::run(args),
+        Command::Checksum(args) => checksum::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
@@ -178,6 +186,35 @@ fn threads_or_cores(threads: usize) -> usize {
         return threads;
     }
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Parses an amount of memory to allocate (a cache, a build budget): more than the machine
+/// has cannot be honoured, so it is an error rather than an abort when allocating.
+fn parse_memory_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    match bitsift::units::memory_total_bytes() {
+        Some(total) if bytes > total => Err(format!(
+            "{text} is more than this machine's memory ({}); choose a smaller size",
+            bitsift::units::format_bytes(total)
+        )),
+        _ => Ok(bytes),
+    }
+}
+
+/// Largest read or gap between merged reads (reads are at most 4 GiB, and each needs a
+/// buffer of its size).
+const READ_BYTES_MAX: u64 = 64 << 20;
+
+/// Parses a read size or gap, at most [`READ_BYTES_MAX`].
+fn parse_read_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    if bytes > READ_BYTES_MAX {
+        return Err(format!(
+            "{text} is too large: reads and gaps between merged reads are at most {}",
+            bitsift::units::format_bytes(READ_BYTES_MAX)
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Parses a threshold in 0..=1 for clap (which must let negative numbers through to it,
@@ -261,5 +298,15 @@ mod tests {
         assert_eq!(meaning[&'t'].1, "threshold");
         assert_eq!(meaning[&'l'].1, "limit");
         assert_eq!(meaning[&'f'].1, "file");
+    }
+
+    #[test]
+    fn values_that_cannot_be_honoured_are_errors() {
+        assert_eq!(parse_memory_size("1M").unwrap(), 1 << 20);
+        let error = parse_memory_size("100000T").unwrap_err();
+        assert!(error.contains("more than this machine's memory"), "{error}");
+        assert_eq!(parse_read_size("256K").unwrap(), 256 << 10);
+        assert!(parse_read_size("5G").is_err());
+        assert!(parse_size("1e30").is_err());
     }
 }

@@ -48,7 +48,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::builder::output::{parent_directory, PendingFile};
 use crate::builder::BuildError;
-use crate::format::{HASHES_MAX, K_MAX};
+use crate::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::units::format_bytes;
 
 pub use plan::{document_name, genome_sizes, kmers_of, scale_fitting, SynthBlock, SynthPlan};
@@ -230,7 +230,7 @@ pub fn validate(options: &SynthOptions) -> Result<(), SynthError> {
         ));
     }
     if let Some(page_size) = options.page_size {
-        if page_size == 0 || page_size > 1 << 20 {
+        if page_size == 0 || page_size > PAGE_SIZE_MAX {
             return invalid(format!(
                 "--page-size {page_size} is out of range: from 1 to 1048576 bytes per row"
             ));
@@ -267,7 +267,8 @@ pub fn synth(
     }
     let plan = SynthPlan::new(options)?;
     announce(&plan);
-    let mut pending = PendingFile::create(&options.output, options.force)?;
+    let mut pending =
+        PendingFile::create_index(&options.output, options.force, plan.header.len() as u64)?;
     check_space(options, &plan)?;
     pending.write_all(&plan.header)?;
     let bar = progress_bar(options.progress, plan.file_bytes);

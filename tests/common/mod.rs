@@ -69,11 +69,11 @@ pub fn write_fasta(path: &Path, records: &[(String, Vec<u8>)]) {
     }
 }
 
-/// COBS v0.3.x canonical term, written again from the description in `cobs-format.md` (not
-/// from bitsift's code): maps F (ACGT kept, else A) and Rc (A↔T, C↔G, else T); compare
-/// `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides; ties keep forward.
-/// `fold` reads letters as uppercase and `U` as `T` first (bitsift's rule for genomes and
-/// queries, README "Bases, case and k-mers").
+/// COBS v0.3.x canonical term, written again from the description in the README ("Bases,
+/// case and k-mers"), not from bitsift's code: maps F (ACGT kept, else A) and Rc (A↔T, C↔G,
+/// else T); compare `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides;
+/// ties keep forward. `fold` reads letters as uppercase and `U` as `T` first (bitsift's rule
+/// for genomes and queries).
 pub fn reference_term(window: &[u8], canonical: bool, fold: bool) -> Vec<u8> {
     let folded: Vec<u8> = window
         .iter()

@@ -21,7 +21,7 @@ use bitsift::units::plural;
 use clap::Args;
 
 use super::output_file::Sink;
-use super::{parse_size, parse_threshold, Outcome, Ui, UsageError};
+use super::{parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError};
 use batch::{Batch, Skips};
 
 #[derive(Args, Debug)]
@@ -114,13 +114,13 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
     engine: EngineChoice,
     /// Merge reads separated by at most this many bytes (e.g. 16K)
-    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
     merge_gap: Option<u64>,
     /// Largest merged read
-    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
     read_max: Option<u64>,
     /// Keep up to this much of the index in a page cache for the queries of this run
-    #[arg(long, value_parser = parse_size, value_name = "BYTES", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", help_heading = "I/O")]
     cache_size: Option<u64>,
     /// Stream the index into the cache in the background (needs --cache-size)
     #[arg(long, requires = "cache_size", help_heading = "I/O")]
