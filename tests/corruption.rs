@@ -18,7 +18,9 @@
 //! BITSIFT_CORRUPTION_TRIALS=1000 cargo test --release --test corruption -- --ignored --nocapture
 //! ```
 //!
-//! `BITSIFT_CORRUPTION_COMMAND=verify` runs the long trials with `bitsift verify` instead, and
+//! `BITSIFT_CORRUPTION_COMMAND=verify` runs the long trials with `bitsift verify` instead,
+//! `BITSIFT_CORRUPTION_ENGINE=pread` (or `uring`, `mmap`, `ram`) makes `query` use that engine
+//! (by default the index, just damaged, is in the page cache and scored in place), and
 //! `BITSIFT_CORRUPTION_REPORT=FILE` writes the counts as JSON.
 
 mod common;
@@ -268,13 +270,21 @@ impl Subject {
         let index = self.index.display().to_string();
         match command {
             "verify" => vec!["verify".into(), index],
-            _ => vec![
-                "query".into(),
-                "-i".into(),
-                index,
-                "-f".into(),
-                self.queries.display().to_string(),
-            ],
+            _ => {
+                let mut args = vec![
+                    "query".into(),
+                    "-i".into(),
+                    index,
+                    "-f".into(),
+                    self.queries.display().to_string(),
+                ];
+                // The engine that serves the rows: the automatic choice scores a just-damaged
+                // index in place (it is in the page cache); `pread` or `uring` read it.
+                if let Ok(engine) = std::env::var("BITSIFT_CORRUPTION_ENGINE") {
+                    args.extend(["--engine".into(), engine]);
+                }
+                args
+            }
         }
     }
 }

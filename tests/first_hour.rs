@@ -398,7 +398,13 @@ fn failed_runs_write_no_header_and_no_output_file() {
     );
     assert_eq!(
         names(d),
-        ["broken.fq", "good.fa", "hits.tsv", "small.cobs_compact"]
+        [
+            "broken.fq",
+            "good.fa",
+            "hits.tsv",
+            "small.cobs_compact",
+            "small.cobs_compact.bitsift-checksums"
+        ]
     );
 }
 

@@ -1233,3 +1233,50 @@ fn bases_follow_one_rule_and_proteins_get_400() {
         named.body
     );
 }
+
+/// Issue 12: a served index whose pages do not match its checksum sidecar fails the searches
+/// that read them with the mismatch (a server error, not the client's), and `/healthz` turns
+/// unhealthy, listing it as damaged; a copy with its sidecar (`cp INDEX* dir/`) is checked.
+#[test]
+fn a_damaged_index_fails_its_searches_with_the_checksum_error_and_healthz_says_so() {
+    let dir = temp_dir();
+    let (plasmids, _, _) = fixtures(dir.path());
+    let damaged = dir.path().join("damaged.cobs_compact");
+    std::fs::copy(&plasmids, &damaged).unwrap();
+    std::fs::copy(
+        bitsift::format::sidecar_path(&plasmids),
+        bitsift::format::sidecar_path(&damaged),
+    )
+    .unwrap();
+    // One byte of every 4 KiB page of the data section (before the server starts, so that
+    // what it sees is not a file changed under it but a file that does not match its sums).
+    let header = bitsift::format::IndexHeader::open(&damaged).unwrap();
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let mut at = header.data_offset as usize + 7;
+    while at < bytes.len() {
+        bytes[at] ^= 0x5a;
+        at += 4096;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    let server = Server::start(&[&damaged], &[]);
+    let a = server.address;
+    let health = http(a, "GET", "/healthz", b"");
+    assert_eq!(health.status, 200, "{}", health.body);
+    let answer = post(
+        a,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.5}),
+    );
+    assert_eq!(answer.status, 500, "{}", answer.body);
+    let error = answer.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains("damaged.cobs_compact: checksum mismatch"),
+        "{error}"
+    );
+    let health = http(a, "GET", "/healthz", b"");
+    assert_eq!(health.status, 503, "{}", health.body);
+    let body = health.json();
+    assert_eq!(body["status"], "unhealthy");
+    assert_eq!(body["damaged"][0]["name"], "damaged");
+    let listed = http(a, "GET", "/api/indexes", b"").json();
+    assert_eq!(listed["indexes"][0]["status"], "damaged");
+}

@@ -207,6 +207,8 @@ pub struct FaultCounts {
     pub flipped: u64,
     /// Completions handed over before an earlier one.
     pub reordered: u64,
+    /// Read attempts seen (faulty or not).
+    pub attempts: u64,
 }
 
 /// A handle on a [`FaultEngine`]'s counts that stays valid after the engine has been moved
@@ -223,7 +225,7 @@ impl FaultTally {
 
 /// Atomic [`FaultCounts`], shared with the hook (which engines may call from many threads).
 #[derive(Debug, Default)]
-struct Counts([AtomicU64; 9]);
+struct Counts([AtomicU64; 10]);
 
 impl Counts {
     fn bump(&self, index: usize) {
@@ -242,6 +244,7 @@ impl Counts {
             bad_page: get(6),
             flipped: get(7),
             reordered: get(8),
+            attempts: get(9),
         }
     }
 }
@@ -275,10 +278,14 @@ fn unit(seed: u64, kind: u64, a: u64, b: u64, c: u64) -> f64 {
 struct Injector {
     plan: Arc<FaultPlan>,
     counts: Arc<Counts>,
+    /// Batches read so far: part of every draw, so that a read repeated in a later batch
+    /// (the same few pages of a small index, again and again) gets draws of its own.
+    batches: Arc<AtomicU64>,
 }
 
 impl FaultHook for Injector {
     fn rewrite(&self, attempt: &Attempt, result: AttemptResult) -> AttemptResult {
+        self.counts.bump(9);
         let plan = &*self.plan;
         let want_end = (attempt.offset + attempt.len as u64).min(attempt.file_size);
         let rest_start = attempt.offset + attempt.done as u64;
@@ -297,7 +304,12 @@ impl FaultHook for Injector {
             };
             return AttemptResult::Errno(errno);
         }
-        let key = (attempt.file as u64, rest_start, attempt.index as u64);
+        let batch = self.batches.load(Ordering::Relaxed);
+        let key = (
+            attempt.file as u64,
+            rest_start,
+            attempt.index as u64 | batch << 16,
+        );
         if unit(plan.seed, KIND_DELAY, key.0, key.1, key.2) < plan.delay {
             self.counts.bump(5);
             let fraction = unit(plan.seed, KIND_DELAY + 100, key.0, key.1, key.2);
@@ -382,6 +394,8 @@ pub struct FaultEngine {
     held: Vec<(usize, Vec<u8>)>,
     spare: Vec<Vec<u8>>,
     completions: u64,
+    /// Batches read, shared with the hook (see `Injector::batches`).
+    batches: Arc<AtomicU64>,
 }
 
 impl FaultEngine {
@@ -389,9 +403,11 @@ impl FaultEngine {
     pub fn new(mut inner: Box<dyn ReadEngine>, plan: FaultPlan) -> FaultEngine {
         let plan = Arc::new(plan);
         let counts = Arc::new(Counts::default());
+        let batches = Arc::new(AtomicU64::new(0));
         let injector = Injector {
             plan: Arc::clone(&plan),
             counts: Arc::clone(&counts),
+            batches: Arc::clone(&batches),
         };
         let hooked = inner.set_fault_hook(Some(Arc::new(injector)));
         FaultEngine {
@@ -402,6 +418,7 @@ impl FaultEngine {
             held: Vec::new(),
             spare: Vec::new(),
             completions: 0,
+            batches,
         }
     }
 
@@ -450,6 +467,7 @@ impl ReadEngine for FaultEngine {
         consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
+        self.batches.fetch_add(1, Ordering::Relaxed);
         let mut boundary = Boundary {
             inner: consumer,
             plan: &self.plan,
@@ -554,6 +572,7 @@ mod tests {
         Injector {
             plan: Arc::new(plan),
             counts: Arc::new(Counts::default()),
+            batches: Arc::new(AtomicU64::new(0)),
         }
     }
 

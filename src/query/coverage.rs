@@ -22,6 +22,7 @@
 
 use super::hashing::KmerArena;
 use super::index::Index;
+use super::integrity::{Integrity, ReadError};
 use super::plan::{Plan, PlanBlock, ReadShape};
 use super::session::Answer;
 use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine};
@@ -136,13 +137,23 @@ pub struct CoverageConsumer<'a> {
     pub queries: usize,
     /// Per (target, k-mer): rows with the bit set.
     pub counts: &'a mut [u8],
+    /// Checksums every read is checked against.
+    pub integrity: &'a Integrity,
     /// The first read that failed, if any (coverage then fails for the chunk).
-    pub failure: Option<IoError>,
+    pub failure: Option<ReadError>,
 }
 
 impl ReadConsumer for CoverageConsumer<'_> {
     fn complete(&mut self, read: usize, bytes: &[u8]) {
-        let read_offset = self.plan.reads[read].offset;
+        let request = self.plan.reads[read];
+        if let Err(error) = self
+            .integrity
+            .verify_read(request.file, request.offset, bytes)
+        {
+            self.failure.get_or_insert(error.into());
+            return;
+        }
+        let read_offset = request.offset;
         for row in self.plan.rows_of_read(read) {
             let start = (row.offset - read_offset) as usize;
             let used = self.blocks[row.block as usize].used_bytes as usize;
@@ -162,7 +173,7 @@ impl ReadConsumer for CoverageConsumer<'_> {
     }
 
     fn failed(&mut self, _read: usize, error: IoError) -> Result<(), IoError> {
-        self.failure.get_or_insert(error);
+        self.failure.get_or_insert(error.into());
         Ok(())
     }
 }
@@ -184,7 +195,7 @@ pub fn cover(
     engine: &mut dyn ReadEngine,
     plan: &mut Plan,
     results: &mut [Answer],
-) -> Result<IoCounters, IoError> {
+) -> Result<IoCounters, ReadError> {
     let (mut targets, starts, total) = targets_of(input, results);
     targets.sort_unstable_by_key(|t| (t.block, t.query));
     let queries = results.len();
@@ -209,6 +220,7 @@ pub fn cover(
         by_unit: &by_unit,
         queries,
         counts: &mut counts,
+        integrity: input.index.integrity(),
         failure: None,
     };
     let mut io = IoCounters::default();

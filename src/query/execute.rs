@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
 use super::counters::CountersSlice;
+use super::integrity::{Integrity, ReadError};
 use super::plan::{Plan, PlanBlock};
 use crate::io::{IoError, PageCache, ReadConsumer};
 
@@ -53,11 +54,12 @@ pub struct QueryShare {
     pub rows: u64,
 }
 
-/// A read that failed for good, and the queries whose rows it held.
+/// A read that failed for good (or whose bytes did not match their checksums), and the
+/// queries whose rows it held.
 #[derive(Debug)]
 pub struct FailedRead {
     /// The error.
-    pub error: IoError,
+    pub error: ReadError,
     /// Queries (positions in the chunk) that needed a row of the read.
     pub queries: Vec<u32>,
 }
@@ -78,6 +80,8 @@ pub struct Executor<'a> {
     pub and: &'a mut AndAccumulators,
     /// The shared page cache, if any.
     pub cache: Option<&'a PageCache>,
+    /// Checksums every read is checked against before its rows count.
+    pub integrity: &'a Integrity,
     /// A scratch buffer for reads assembled from cached pages.
     pub scratch: &'a mut Vec<u8>,
     /// Per query of the chunk: its share of the reads.
@@ -238,6 +242,12 @@ impl Executor<'_> {
         }
     }
 
+    /// Records that read `read` cannot be counted: the queries needing it fail.
+    fn fail(&mut self, read: usize, error: ReadError) {
+        let queries = self.queries_of_read(read);
+        self.failures.push(FailedRead { error, queries });
+    }
+
     /// The distinct queries needing a row of read `read`.
     fn queries_of_read(&self, read: usize) -> Vec<u32> {
         let mut queries: Vec<u32> = self
@@ -266,6 +276,15 @@ impl ReadConsumer for Executor<'_> {
     }
 
     fn complete(&mut self, read: usize, bytes: &[u8]) {
+        let request = self.plan.reads[read];
+        if let Err(error) = self
+            .integrity
+            .verify_read(request.file, request.offset, bytes)
+        {
+            // Damaged bytes are never counted nor cached: the queries needing them fail.
+            self.fail(read, error.into());
+            return;
+        }
         if let Some(cache) = self.cache {
             let request = self.plan.reads[read];
             let page = cache.page_size();
@@ -277,8 +296,7 @@ impl ReadConsumer for Executor<'_> {
     }
 
     fn failed(&mut self, read: usize, error: IoError) -> Result<(), IoError> {
-        let queries = self.queries_of_read(read);
-        self.failures.push(FailedRead { error, queries });
+        self.fail(read, error.into());
         Ok(())
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use strength_reduce::StrengthReducedU64;
 
+use super::integrity::Integrity;
 use super::plan::PlanBlock;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::WarmRange;
@@ -33,6 +34,7 @@ pub enum OpenError {
 pub struct Index {
     headers: Vec<IndexHeader>,
     blocks: Vec<PlanBlock>,
+    integrity: Integrity,
 }
 
 impl Index {
@@ -42,10 +44,14 @@ impl Index {
             .iter()
             .map(|path| IndexHeader::open_with(path, options))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Arc::new(Index::from_headers(headers)?))
+        let integrity = Integrity::load(&headers)?;
+        let mut index = Index::from_headers(headers)?;
+        index.integrity = integrity;
+        Ok(Arc::new(index))
     }
 
-    /// An index over already-parsed headers.
+    /// An index over already-parsed headers, without checksums (see [`Index::open`], which
+    /// loads each file's checksum sidecar).
     pub fn from_headers(headers: Vec<IndexHeader>) -> Result<Index, OpenError> {
         if headers.is_empty() {
             return Err(OpenError::NoIndex);
@@ -67,7 +73,16 @@ impl Index {
                 });
             }
         }
-        Ok(Index { headers, blocks })
+        Ok(Index {
+            headers,
+            blocks,
+            integrity: Integrity::default(),
+        })
+    }
+
+    /// The files' checksums: what every read is checked against.
+    pub fn integrity(&self) -> &Integrity {
+        &self.integrity
     }
 
     /// The headers, in the order given.

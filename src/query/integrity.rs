@@ -72,9 +72,7 @@ impl Integrity {
 
     /// Whether file `file` has checksums.
     pub fn covers(&self, file: u32) -> bool {
-        self.files
-            .get(file as usize)
-            .is_some_and(Option::is_some)
+        self.files.get(file as usize).is_some_and(Option::is_some)
     }
 
     /// Files without checksums, whose reads cannot be checked.
@@ -125,7 +123,9 @@ impl Integrity {
             }
             let start = (page * CHECKSUM_PAGE_BYTES) as usize;
             let end = (start + CHECKSUM_PAGE_BYTES as usize).min(data.len());
-            checks.checksums.verify_page(page, &data[start.min(end)..end])?;
+            checks
+                .checksums
+                .verify_page(page, &data[start.min(end)..end])?;
             slot.fetch_or(bit, Ordering::Relaxed);
         }
         Ok(())

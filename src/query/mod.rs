@@ -26,6 +26,7 @@ pub mod coverage;
 pub mod execute;
 pub mod hashing;
 mod index;
+pub mod integrity;
 pub mod output;
 pub mod plan;
 pub mod rank;
@@ -36,6 +37,7 @@ mod stats;
 
 pub use coverage::Coverage;
 pub use index::{Index, OpenError};
+pub use integrity::{Integrity, ReadError};
 pub use rank::{count_threshold, Hit};
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,

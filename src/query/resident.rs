@@ -13,12 +13,13 @@ use std::time::{Duration, Instant};
 
 use super::counters::{Counters, CountersSlice};
 use super::hashing::KmerArena;
+use super::integrity::{Integrity, ReadError};
 use super::plan::PlanBlock;
 use super::sliced::TREE_ROWS;
 use crate::io::{IoError, ResidentFiles};
 
 /// What scoring from memory did.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct ResidentCounters {
     /// Rows added (per query).
     pub rows: u64,
@@ -26,13 +27,17 @@ pub struct ResidentCounters {
     pub units_pruned: u64,
     /// Time spent scoring, summed over threads.
     pub accumulate: Duration,
+    /// Queries (positions in the chunk) whose rows could not be counted, and why: the other
+    /// queries are still answered.
+    pub failures: Vec<(usize, ReadError)>,
 }
 
 impl ResidentCounters {
-    fn add(&mut self, other: &ResidentCounters) {
+    fn add(&mut self, other: ResidentCounters) {
         self.rows += other.rows;
         self.units_pruned += other.units_pruned;
         self.accumulate += other.accumulate;
+        self.failures.extend(other.failures);
     }
 }
 
@@ -50,8 +55,10 @@ pub struct ResidentInput<'a> {
     pub blocks: &'a [PlanBlock],
     /// The bytes of every file, in engine order.
     pub files: &'a [&'a [u8]],
-    /// Where they come from: asked for faults by every scoring thread when it is done.
+    /// Where they come from: asked for faults by every scoring thread after every unit.
     pub source: &'a dyn ResidentFiles,
+    /// Checksums of the files: every page is checked the first time a row in it is used.
+    pub integrity: &'a Integrity,
     /// The path of every file, for errors.
     pub paths: &'a [std::path::PathBuf],
     /// The chunk's hashed queries.
@@ -67,7 +74,7 @@ pub fn score(
     scratch: &mut Vec<ResidentScratch>,
     threads: usize,
     rows_per_query: &mut [u64],
-) -> Result<ResidentCounters, IoError> {
+) -> ResidentCounters {
     let groups = block_groups(input.blocks, threads);
     scratch.resize_with(groups.len().max(1), ResidentScratch::default);
     if groups.len() <= 1 {
@@ -89,8 +96,8 @@ pub fn score(
     }
     slices.push(rest);
     let mut per_thread_rows = vec![vec![0u64; rows_per_query.len()]; groups.len()];
-    let mut outcomes: Vec<Result<ResidentCounters, IoError>> = Vec::with_capacity(groups.len());
-    outcomes.resize_with(groups.len(), || Ok(ResidentCounters::default()));
+    let mut outcomes: Vec<ResidentCounters> = Vec::with_capacity(groups.len());
+    outcomes.resize_with(groups.len(), ResidentCounters::default);
     rayon::scope(|s| {
         let work = groups
             .iter()
@@ -105,14 +112,14 @@ pub fn score(
     });
     let mut total = ResidentCounters::default();
     for outcome in outcomes {
-        total.add(&outcome?);
+        total.add(outcome);
     }
     for rows in per_thread_rows {
         for (sum, r) in rows_per_query.iter_mut().zip(rows) {
             *sum += r;
         }
     }
-    Ok(total)
+    total
 }
 
 /// Contiguous ranges of blocks of about equal work (row bytes), at most `threads` of them.
@@ -142,7 +149,7 @@ fn score_blocks(
     mut counters: CountersSlice<'_>,
     scratch: &mut ResidentScratch,
     rows_per_query: &mut [u64],
-) -> Result<ResidentCounters, IoError> {
+) -> ResidentCounters {
     let started = Instant::now();
     let mut done = ResidentCounters::default();
     for number in blocks {
@@ -157,28 +164,40 @@ fn score_blocks(
             let job = UnitJob {
                 block,
                 file,
+                integrity: input.integrity,
                 path: &input.paths[block.file as usize],
                 hashes: input.arena.hashes(block.index as usize),
                 weights: input.arena.weights(block.index as usize),
                 kmers: kmers.range(),
                 unit,
             };
-            let (rows, pruned) = job.score(&mut counters, scratch)?;
-            *rows_of_query += rows;
-            done.rows += rows;
-            done.units_pruned += pruned as u64;
+            // A fault while this thread touched mapped memory invalidates the unit.
+            let scored = job.score(&mut counters, scratch).and_then(|outcome| {
+                input
+                    .source
+                    .take_fault()
+                    .map(|()| outcome)
+                    .map_err(ReadError::from)
+            });
+            match scored {
+                Ok((rows, pruned)) => {
+                    *rows_of_query += rows;
+                    done.rows += rows;
+                    done.units_pruned += pruned as u64;
+                }
+                Err(error) => done.failures.push((query, error)),
+            }
         }
     }
     done.accumulate = started.elapsed();
-    // A fault while this thread touched mapped memory invalidates what it computed.
-    input.source.take_fault()?;
-    Ok(done)
+    done
 }
 
 /// One (block, query) unit to score.
 struct UnitJob<'a> {
     block: &'a PlanBlock,
     file: &'a [u8],
+    integrity: &'a Integrity,
     path: &'a std::path::Path,
     hashes: &'a [u64],
     weights: &'a [u32],
@@ -194,17 +213,21 @@ impl UnitJob<'_> {
         (self.block.data_offset + row * self.block.row_bytes) as usize
     }
 
-    /// The used bytes of the row at `offset`.
+    /// The used bytes of the row at `offset`, checked against the file's checksums.
     #[inline(always)]
-    fn row(&self, offset: usize) -> Result<&[u8], IoError> {
+    fn row(&self, offset: usize) -> Result<&[u8], ReadError> {
         let used = self.block.used_bytes as usize;
-        self.file
+        let row = self
+            .file
             .get(offset..offset + used)
             .ok_or_else(|| IoError::UnexpectedEnd {
                 path: self.path.to_path_buf(),
                 offset: offset as u64,
                 size: self.file.len() as u64,
-            })
+            })?;
+        self.integrity
+            .verify_resident(self.block.file, self.file, offset as u64, used as u64)?;
+        Ok(row)
     }
 
     /// Computes and prefetches the row offsets of k-mers `from..from + TREE_ROWS`.
@@ -226,7 +249,7 @@ impl UnitJob<'_> {
         &self,
         counters: &mut CountersSlice<'_>,
         scratch: &mut ResidentScratch,
-    ) -> Result<(u64, bool), IoError> {
+    ) -> Result<(u64, bool), ReadError> {
         let h = self.block.num_hashes as usize;
         let used = self.block.used_bytes as usize;
         if h > 1 {
@@ -249,7 +272,7 @@ impl UnitJob<'_> {
         scratch: &mut ResidentScratch,
         current: &mut Vec<usize>,
         next: &mut Vec<usize>,
-    ) -> Result<(u64, bool), IoError> {
+    ) -> Result<(u64, bool), ReadError> {
         let h = self.block.num_hashes as usize;
         self.locate(self.kmers.start, current);
         let mut from = self.kmers.start;
@@ -278,7 +301,7 @@ impl UnitJob<'_> {
         scratch: &mut ResidentScratch,
         from: usize,
         offsets: &[usize],
-    ) -> Result<u64, IoError> {
+    ) -> Result<u64, ReadError> {
         let h = self.block.num_hashes as usize;
         let used = self.block.used_bytes as usize;
         let mut sliced = counters.counters(self.unit);

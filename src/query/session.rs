@@ -26,6 +26,7 @@ use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
 use super::hashing::KmerArena;
 use super::index::{Index, OpenError};
+use super::integrity::ReadError;
 use super::plan::{Plan, ReadShape};
 use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
@@ -71,9 +72,10 @@ pub enum SearchError {
     /// Reading the index failed for the whole batch.
     #[error(transparent)]
     Io(#[from] IoError),
-    /// A read this query needed failed; other queries of the batch were answered.
+    /// A read this query needed failed, or its bytes did not match the index's checksums;
+    /// the other queries of the batch were answered.
     #[error(transparent)]
-    ReadFailed(Arc<IoError>),
+    ReadFailed(Arc<ReadError>),
 }
 
 /// Options of a search.
@@ -161,7 +163,7 @@ struct Scratch {
 /// What one chunk's read-and-accumulate stage produced, before ranking.
 struct ChunkOutcome {
     batch: BatchStats,
-    failed: Vec<Option<Arc<IoError>>>,
+    failed: Vec<Option<Arc<ReadError>>>,
 }
 
 impl Session {
@@ -193,7 +195,7 @@ impl Session {
     /// order.
     pub fn new(index: Arc<Index>, engine: Box<dyn ReadEngine>) -> Result<Session, OpenError> {
         index.check_sizes(|file| engine.file_size(file))?;
-        let shape = read_shape(&index, engine.alignment());
+        let shape = read_shape(&index, read_alignment(&index, engine.alignment()));
         let arena = KmerArena::new(
             index
                 .headers()
@@ -268,7 +270,7 @@ impl Session {
     /// Shares `cache` with this session: reads are then whole cache pages, served from the
     /// cache when all their pages are there, and stored in it when read.
     pub fn set_cache(&mut self, cache: Option<Arc<PageCache>>) {
-        let alignment = self.engine.alignment();
+        let alignment = read_alignment(&self.index, self.engine.alignment());
         self.shape.alignment = match &cache {
             Some(cache) => alignment.max(cache.page_size() as u64),
             None => alignment,
@@ -453,7 +455,16 @@ impl Session {
             shape: &self.shape,
         };
         self.work.plan.clear();
-        cover(&input, self.engine.as_mut(), &mut self.work.plan, answers)?;
+        if let Err(error) = cover(&input, self.engine.as_mut(), &mut self.work.plan, answers) {
+            // Where the hits match could not be read: no query of the chunk is answered
+            // without what it asked for.
+            let error = Arc::new(error);
+            for answer in answers.iter_mut() {
+                if answer.is_ok() {
+                    *answer = Err(SearchError::ReadFailed(error.clone()));
+                }
+            }
+        }
         let spent = started.elapsed();
         for result in answers.iter_mut().flatten() {
             result.stats.coverage = spent;
@@ -485,6 +496,7 @@ impl Session {
             blocks: self.index.blocks(),
             files: &bytes,
             source: files,
+            integrity: self.index.integrity(),
             paths: &paths,
             arena: &self.arena,
             queries: chunk_len,
@@ -498,7 +510,10 @@ impl Session {
             threads,
             &mut rows,
         );
-        let done = done?;
+        let mut failed = vec![None; chunk_len];
+        for (q, error) in done.failures {
+            failed[q].get_or_insert_with(|| Arc::new(error));
+        }
         for (share, rows) in self.work.shares.iter_mut().zip(rows) {
             share.rows = rows;
         }
@@ -508,10 +523,7 @@ impl Session {
         batch.row_reads_requested = self.lookups_of_chunk(chunk_len);
         batch.units_pruned = done.units_pruned;
         batch.accumulate = done.accumulate;
-        Ok(ChunkOutcome {
-            batch,
-            failed: vec![None; chunk_len],
-        })
+        Ok(ChunkOutcome { batch, failed })
     }
 
     /// Row lookups of every query of the chunk (all of its distinct k-mers, every block).
@@ -665,6 +677,7 @@ impl Session {
             queries: chunk_len,
             and: &mut self.work.and,
             cache: self.cache.as_deref(),
+            integrity: self.index.integrity(),
             scratch: &mut self.work.bytes,
             shares: &mut self.work.shares,
             last_read: &mut self.work.last_read,
@@ -736,6 +749,16 @@ impl Session {
             batch: batch.clone(),
             coverage: Vec::new(),
         }
+    }
+}
+
+/// Offsets and lengths of reads: the engine's alignment, and whole 4 KiB pages when a file
+/// has checksums (a page is the unit they are checked in).
+fn read_alignment(index: &Index, engine_alignment: u64) -> u64 {
+    if index.integrity().any() {
+        engine_alignment.max(crate::format::CHECKSUM_PAGE_BYTES)
+    } else {
+        engine_alignment
     }
 }
 

@@ -457,7 +457,7 @@ async fn search_inner(
         queue_ms: ms(queued),
         ..Default::default()
     };
-    let mut errors = 0;
+    let (mut errors, mut read_failures) = (0, 0);
     for ((record, answer), bases) in records.iter().zip(answers).zip(bases) {
         match answer {
             Ok(result) => {
@@ -520,6 +520,7 @@ async fn search_inner(
             Err(SearchError::ReadFailed(e)) => {
                 // Only this query needed the failed rows: the others of the batch stand.
                 errors += 1;
+                read_failures += 1;
                 results.push(QueryAnswer {
                     query: record.name.clone(),
                     bases,
@@ -538,11 +539,17 @@ async fn search_inner(
     }
     if errors == results.len() {
         let message = results[0].error.clone().unwrap_or_default();
-        return Err(ApiError::bad_request(if results.len() == 1 {
+        let message = if results.len() == 1 {
             message
         } else {
             format!("no query could be searched: {message}")
-        }));
+        };
+        // The index failed the request, not its input: a server error.
+        return Err(if read_failures > 0 {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+        } else {
+            ApiError::bad_request(message)
+        });
     }
     let elapsed = started.elapsed();
     stats.time_ms = ms(elapsed);
@@ -620,7 +627,10 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
 /// ("changed", the error).
 fn index_status(state: &AppState, position: usize) -> (&'static str, Option<&str>) {
     match state.watch.check(position) {
-        Ok(()) => ("ok", None),
+        Ok(()) => match state.watch.damaged(position) {
+            None => ("ok", None),
+            Some(message) => ("damaged", Some(message)),
+        },
         Err(message) => ("changed", Some(message)),
     }
 }
@@ -635,7 +645,8 @@ fn unavailable_json(state: &AppState) -> serde_json::Value {
 
 /// `GET /healthz`: 200 "ok"; 200 "degraded" when indexes that could not be opened were left
 /// out at start (`--skip-broken`, listed under `unavailable`); 503 "unhealthy" when a served
-/// index changed on disk (listed under `changed`), since searches of it now fail.
+/// index changed on disk (listed under `changed`), since searches of it now fail, or when a
+/// read did not match the index's checksums (listed under `damaged`).
 pub async fn health(State(state): State<Arc<AppState>>) -> Response {
     let changed: Vec<serde_json::Value> = state
         .changed_indexes()
@@ -645,7 +656,14 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
             serde_json::json!({"name": index.name, "file": index.file, "status": "changed", "error": error})
         })
         .collect();
-    let (status, code) = if !changed.is_empty() {
+    let damaged: Vec<serde_json::Value> = (0..state.indexes.len())
+        .filter_map(|position| {
+            let error = state.watch.damaged(position)?;
+            let index = &state.indexes[position];
+            Some(serde_json::json!({"name": index.name, "file": index.file, "status": "damaged", "error": error}))
+        })
+        .collect();
+    let (status, code) = if !changed.is_empty() || !damaged.is_empty() {
         ("unhealthy", StatusCode::SERVICE_UNAVAILABLE)
     } else if !state.unavailable.is_empty() {
         ("degraded", StatusCode::OK)
@@ -660,6 +678,9 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
     });
     if !changed.is_empty() {
         body["changed"] = changed.into();
+    }
+    if !damaged.is_empty() {
+        body["damaged"] = damaged.into();
     }
     if !state.unavailable.is_empty() {
         body["unavailable"] = unavailable_json(&state);

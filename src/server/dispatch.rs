@@ -23,7 +23,8 @@ use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
 use super::watch::IndexWatch;
-use crate::query::{Answer, SearchOptions, Session as Searcher};
+use crate::format::ChecksumError;
+use crate::query::{Answer, ReadError, SearchError, SearchOptions, Session as Searcher};
 
 /// Queries one batch may take from the queue at most.
 pub const QUERIES_PER_BATCH_MAX: usize = 4096;
@@ -208,6 +209,20 @@ fn check_files(jobs: &[SearchJob], watch: &IndexWatch, look: bool) -> Vec<Option
         .collect()
 }
 
+/// Marks the files whose reads did not match their checksums as damaged (health reports them).
+fn note_damage(answers: &[Answer], watch: &IndexWatch) {
+    for answer in answers {
+        let Err(SearchError::ReadFailed(error)) = answer else {
+            continue;
+        };
+        if let ReadError::Checksum(ChecksumError::Mismatch { path, .. }) = error.as_ref() {
+            if let Some(index) = watch.position(path) {
+                watch.mark_damaged(index, error.to_string());
+            }
+        }
+    }
+}
+
 /// The first change among the indexes `job` searches.
 fn change_of<'a>(job: &SearchJob, changes: &'a [Option<String>]) -> Option<&'a String> {
     changes
@@ -260,6 +275,7 @@ fn run_group(
                     batch.reads_pruned,
                 );
             }
+            note_damage(&answers, watch);
             // A file changed before or while it was read: those answers may come from bytes
             // that are not the indexed ones.
             let changes = check_files(&group, watch, true);

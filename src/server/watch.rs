@@ -67,6 +67,8 @@ struct Watched {
     path: PathBuf,
     identity: FileIdentity,
     changed: OnceLock<String>,
+    /// A read of the file did not match its checksums (the first such error).
+    damaged: OnceLock<String>,
 }
 
 /// The identities of the served index files, captured at open, and whether each changed since.
@@ -87,6 +89,7 @@ impl IndexWatch {
                     path: path.clone(),
                     identity,
                     changed: OnceLock::new(),
+                    damaged: OnceLock::new(),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -126,6 +129,27 @@ impl IndexWatch {
                 Err(stored)
             }
         }
+    }
+
+    /// Records that a read of file `index` did not match its checksums. Searches go on (the
+    /// other pages may be intact, and a search needing the damaged one fails with the
+    /// error), but the file is reported damaged until the server restarts.
+    pub fn mark_damaged(&self, index: usize, message: String) {
+        if let Some(watched) = self.files.get(index) {
+            if watched.damaged.set(message).is_ok() {
+                tracing::error!("{}", watched.damaged.get().map_or("", String::as_str));
+            }
+        }
+    }
+
+    /// The first checksum mismatch seen in file `index`.
+    pub fn damaged(&self, index: usize) -> Option<&str> {
+        self.files[index].damaged.get().map(String::as_str)
+    }
+
+    /// Index of the watched file at `path`.
+    pub fn position(&self, path: &std::path::Path) -> Option<usize> {
+        self.files.iter().position(|w| w.path == path)
     }
 
     /// The change already seen in file `index`, without looking at the file again.

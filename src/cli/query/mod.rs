@@ -216,6 +216,11 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
             eprintln!("bitsift: {notice}");
         }
     }
+    if !ui.quiet {
+        if let Some(notice) = unchecked_notice(&searcher) {
+            eprintln!("bitsift: notice: {notice}");
+        }
+    }
     if let Some(bytes) = args.cache_size {
         searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
     }
@@ -230,6 +235,21 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         args.read_max.unwrap_or(shape.read_bytes_max),
     );
     Ok((searcher, warmup))
+}
+
+/// Says which indexes have no checksum sidecar, whose reads are therefore not checked.
+fn unchecked_notice(searcher: &Searcher) -> Option<String> {
+    let index = searcher.index();
+    let unchecked = index.integrity().unchecked(index.headers());
+    let first = unchecked.first()?.display();
+    Some(match unchecked.len() {
+        1 => format!(
+            "{first} has no checksums, so its reads cannot be checked; create them with `bitsift checksum {first}`"
+        ),
+        n => format!(
+            "{n} indexes (the first: {first}) have no checksums, so their reads cannot be checked; create them with `bitsift checksum`"
+        ),
+    })
 }
 
 /// Loads `--metadata` and warns when none of its names is a document of the indexes.
