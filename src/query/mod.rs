@@ -33,7 +33,7 @@ mod session;
 pub mod sliced;
 mod stats;
 
-pub use index::{Index, OpenError};
+pub use index::{HiddenDocuments, Index, OpenError};
 pub use rank::{count_threshold, Hit};
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
