@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod builder;
+pub mod collection;
 pub mod format;
 pub mod io;
 pub mod iobench;
