@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use bitsift::collection::{CollectionError, SearchSet};
 use bitsift::format::HeaderOptions;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::output::{OutputFormat, ResultWriter};
@@ -17,10 +18,20 @@ use super::{parse_size, parse_threshold, Outcome, Ui};
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 pub struct QueryArgs {
-    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift) or a directory of
-    /// them; repeat for several. All are searched in one batch and ranked together
+    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift), a directory of
+    /// them, or a collection; repeat for several. All are searched in one batch and ranked
+    /// together
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     indexes: Vec<PathBuf>,
+    /// Search only these sub-indexes of the collections given (file names, comma-separated),
+    /// with the collection's removed documents hidden; for searches split over jobs
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        help_heading = "Input"
+    )]
+    subindexes: Vec<String>,
     /// File listing index paths, one per line (e.g. the 305 Phylign batches)
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     index_list: Vec<PathBuf>,
@@ -185,6 +196,25 @@ impl Batch {
     }
 }
 
+/// The files and hidden documents of `-i`/`--index-list` arguments (collections expanded).
+pub fn search_set(
+    indexes: &[PathBuf],
+    lists: &[PathBuf],
+    subindexes: &[String],
+) -> Result<SearchSet> {
+    SearchSet::expand(indexes, lists, subindexes).map_err(no_index_hint)
+}
+
+/// Adds the options to an error that says no index was given.
+fn no_index_hint(error: CollectionError) -> anyhow::Error {
+    match error {
+        CollectionError::Open(bitsift::query::OpenError::NoIndex) => anyhow::anyhow!(
+            "no index given: pass -i INDEX (a file, a directory of indexes or a collection) or --index-list FILE"
+        ),
+        other => other.into(),
+    }
+}
+
 fn parse_yes_no(text: &str) -> Result<bool, String> {
     match text {
         "yes" | "true" | "1" => Ok(true),
@@ -199,13 +229,18 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         queue_depth: args.queue_depth,
         direct: args.direct_io,
     };
-    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
-        .map_err(anyhow::Error::msg)?;
     let header_options = HeaderOptions {
         legacy_k: args.legacy_k,
         legacy_canonical: args.legacy_canonical,
     };
-    let mut searcher = Searcher::open_with(&indexes, &header_options, &engine)?;
+    let (_, index) = SearchSet::open_fresh(
+        &args.indexes,
+        &args.index_list,
+        &args.subindexes,
+        &header_options,
+    )
+    .map_err(no_index_hint)?;
+    let mut searcher = Searcher::with_options(index, &engine)?;
     if let Some(notice) = searcher.notice() {
         if !ui.quiet {
             eprintln!("bitsift: {notice}");

@@ -13,7 +13,7 @@ use super::{parse_size, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Index file or directory of indexes; repeat for several
+    /// Index file, directory of indexes, or collection; repeat for several
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     indexes: Vec<PathBuf>,
     /// File listing index paths, one per line
@@ -121,10 +121,10 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
-        .map_err(anyhow::Error::msg)?;
+    let set = super::query::search_set(&args.indexes, &args.index_list, &[])?;
     let config = ServerConfig {
-        indexes,
+        indexes: set.paths,
+        hidden: set.hidden,
         listen: args.listen,
         cache_bytes: args.cache_size,
         warm: args.warm,

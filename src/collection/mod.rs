@@ -43,8 +43,8 @@ pub use bits::or_bits;
 pub use clean::clean;
 pub use lock::WriterLock;
 pub use manifest::{
-    is_collection, Manifest, Parameters, Provenance, SubIndex, FORMAT_NAME, FORMAT_VERSION,
-    MANIFEST_NAME, PADDING_NAME,
+    is_collection, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME,
+    FORMAT_VERSION, MANIFEST_NAME, PADDING_NAME,
 };
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use remove::{remove, RemoveOptions, RemoveReport};
