@@ -90,6 +90,12 @@ pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
     }
     let directory = &options.directory;
     let created = prepare_directory(directory)?;
+    // Checked before the lock too, so a foreign directory does not even get a lock file.
+    if !super::is_collection(directory) && !only_leftovers(directory)? {
+        return Err(CollectionError::NotACollection {
+            path: directory.clone(),
+        });
+    }
     let _lock = WriterLock::acquire(directory)?;
     let existing = if super::is_collection(directory) {
         Some(Manifest::load(directory)?)
@@ -326,10 +332,10 @@ fn adopt(
     let header = IndexHeader::open(source)?;
     let parameters = &manifest.parameters;
     let differs = |what: &str, has: String, wants: String| {
-        CollectionError::Mismatch {
+        CollectionError::AdoptMismatch {
         path: source.to_path_buf(),
         detail: format!(
-            "cannot adopt: the index has {what} {has} but the collection has {wants}; only indexes with the collection's k, hash functions and canonical form can join it"
+            "cannot adopt: the index has {what} {has} but the collection has {what} {wants}; only indexes with the collection's k, hash functions and canonical form can join it"
         ),
     }
     };

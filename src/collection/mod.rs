@@ -90,6 +90,14 @@ pub enum CollectionError {
         /// Which parameter differs, and how.
         detail: String,
     },
+    /// An index to adopt does not have the collection's parameters.
+    #[error("{path}: {detail}", path = path.display())]
+    AdoptMismatch {
+        /// The index.
+        path: PathBuf,
+        /// Which parameter differs, and how.
+        detail: String,
+    },
     /// Document names that the collection already shows.
     #[error("{path}: {count} document name(s) already in the collection or repeated: {shown}; nothing was added", path = path.display(), shown = names.join(", "))]
     Duplicates {
