@@ -19,6 +19,15 @@ pub struct ServeArgs {
     /// File listing index paths, one per line
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     index_list: Vec<PathBuf>,
+    /// Serve only these sub-indexes of the collections given (file names, comma-separated):
+    /// one machine's part of a collection spread over several
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        help_heading = "Input"
+    )]
+    subindexes: Vec<String>,
     /// TSV of document metadata: a header, then the document name and its columns
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
@@ -121,7 +130,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let set = super::query::search_set(&args.indexes, &args.index_list, &[])?;
+    let set = super::query::search_set(&args.indexes, &args.index_list, &args.subindexes)?;
     let config = ServerConfig {
         indexes: set.paths,
         hidden: set.hidden,
