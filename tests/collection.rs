@@ -782,3 +782,31 @@ fn copy_collection(from: &Path, to: &Path) {
         std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
     }
 }
+
+#[test]
+fn a_collection_whose_every_document_was_removed_and_merged_says_so() {
+    let dir = temp_dir();
+    let (genomes, sequences) = write_genomes(&dir.path().join("genomes"), 2, 101);
+    let queries = write_queries(dir.path(), &sequences, 102);
+    let collection = dir.path().join("collection");
+    ok(add(&collection, &genomes, &[]));
+    let names = dir.path().join("remove.txt");
+    std::fs::write(&names, "g00\ng01\n").unwrap();
+    ok(run(&[
+        "remove",
+        "-q",
+        text(&collection),
+        "--documents",
+        text(&names),
+    ]));
+    assert!(hits(&[&collection], &queries, &[]).is_empty(), "all hidden");
+    ok(run(&["merge", "-q", text(&collection)]));
+    assert_eq!(directory_listing(&collection), vec!["collection.json"]);
+    let empty = run(&["query", "-i", text(&collection), "-f", text(&queries)]);
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(
+        stderr(&empty).contains("the collection holds no sub-index"),
+        "{}",
+        stderr(&empty)
+    );
+}

@@ -110,6 +110,12 @@ impl SearchSet {
         matched: &mut [bool],
     ) -> Result<(), CollectionError> {
         let manifest = Manifest::load(directory)?;
+        if manifest.subindexes.is_empty() {
+            return Err(CollectionError::Invalid(format!(
+                "{}: the collection holds no sub-index (every document was removed and merged away)",
+                directory.display()
+            )));
+        }
         for sub in &manifest.subindexes {
             if !subindexes.is_empty() {
                 let Some(position) = subindexes.iter().position(|s| *s == sub.file) else {
