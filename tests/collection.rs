@@ -148,6 +148,22 @@ fn subindex_files(collection: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Files in the collection directory that are neither its manifest, nor a listed sub-index,
+/// nor the sidecar of one: what a writer left behind.
+fn strays(collection: &Path) -> Vec<String> {
+    let listed = subindex_files(collection);
+    directory_listing(collection)
+        .into_iter()
+        .filter(|name| name != "collection.json")
+        .filter(|name| {
+            let base = name
+                .find(".bitsift-")
+                .map_or(name.as_str(), |at| &name[..at]);
+            !listed.iter().any(|file| file == base)
+        })
+        .collect()
+}
+
 /// Files in the collection directory, sorted (the lock file aside).
 fn directory_listing(collection: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(collection)
@@ -192,8 +208,17 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
     );
     assert_eq!(
         directory_listing(&collection),
-        vec!["collection.json", "sub-000003.cobs_compact"],
-        "merged sub-indexes are deleted after the commit"
+        vec![
+            "collection.json",
+            "sub-000003.cobs_compact",
+            "sub-000003.cobs_compact.bitsift-checksums"
+        ],
+        "merged sub-indexes and their sidecars are deleted after the commit"
+    );
+    assert_eq!(
+        std::fs::read(collection.join("sub-000003.cobs_compact.bitsift-checksums")).unwrap(),
+        std::fs::read(dir.path().join("fresh.cobs_compact.bitsift-checksums")).unwrap(),
+        "the merged file's checksums are those of the fresh build"
     );
 }
 
@@ -431,10 +456,11 @@ fn add_refuses_mismatches_duplicates_and_foreign_directories() {
         generation,
         "nothing committed"
     );
-    assert_eq!(
-        directory_listing(&collection),
-        vec!["collection.json", "sub-000001.cobs_compact"],
-        "the refused sub-index was deleted"
+    assert_eq!(subindex_files(&collection), vec!["sub-000001.cobs_compact"]);
+    assert!(
+        strays(&collection).is_empty(),
+        "the refused sub-index and its sidecar were deleted: {:?}",
+        directory_listing(&collection)
     );
     let warned = add(&collection, &genomes[1..3], &["--duplicates", "warn"]);
     assert!(warned.status.success());
@@ -668,12 +694,7 @@ fn a_crash_at_any_step_of_add_remove_or_merge_leaves_before_or_after() {
         }
         // The next writer removes what the crash left and works.
         ok(add(&target, &genomes[8..], &[]));
-        let listed = subindex_files(&target);
-        let on_disk: Vec<String> = directory_listing(&target)
-            .into_iter()
-            .filter(|n| n != "collection.json")
-            .collect();
-        assert_eq!(on_disk, listed, "{point}: no leftovers");
+        assert!(strays(&target).is_empty(), "{point}: {:?}", strays(&target));
     }
 
     let names = dir.path().join("remove.txt");
@@ -715,11 +736,10 @@ fn a_crash_at_any_step_of_add_remove_or_merge_leaves_before_or_after() {
         assert_eq!(files.len() == 1, committed, "{point}: {files:?}");
         ok(run(&["merge", "-q", text(&target)]));
         assert_eq!(score_map(&state(&target, &queries)), score_map(&removed));
-        let on_disk: Vec<String> = directory_listing(&target)
-            .into_iter()
-            .filter(|n| n != "collection.json")
-            .collect();
-        assert_eq!(on_disk, subindex_files(&target), "{point}: no leftovers");
+        assert!(strays(&target).is_empty(), "{point}: {:?}", strays(&target));
+        for file in subindex_files(&target) {
+            ok(run(&["verify", text(&target.join(file))]));
+        }
     }
 }
 
@@ -801,7 +821,8 @@ fn a_collection_whose_every_document_was_removed_and_merged_says_so() {
     ]));
     assert!(hits(&[&collection], &queries, &[]).is_empty(), "all hidden");
     ok(run(&["merge", "-q", text(&collection)]));
-    assert_eq!(directory_listing(&collection), vec!["collection.json"]);
+    assert_eq!(subindex_files(&collection), Vec::<String>::new());
+    assert!(strays(&collection).is_empty(), "{:?}", strays(&collection));
     let empty = run(&["query", "-i", text(&collection), "-f", text(&queries)]);
     assert_eq!(empty.status.code(), Some(1));
     assert!(

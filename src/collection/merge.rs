@@ -467,7 +467,9 @@ fn write_merged(
             File::open(&m.header.path).map_err(CollectionError::io(&m.header.path, "cannot open"))
         })
         .collect::<Result<_, _>>()?;
-    let mut pending = PendingFile::create(&path, false)?;
+    // The checksum sidecar is computed from the bytes as they are written and committed
+    // with the file; summaries (issue 14) are not written for merged files.
+    let mut pending = PendingFile::create_index(&path, false, header.len() as u64)?;
     pending.write_all(&header)?;
     for out in blocks {
         match out {
@@ -500,10 +502,8 @@ fn write_merged(
         expected,
         "merged file size follows its layout"
     );
-    // HOOK(issue 12, checksum sidecars): once `PendingFile` writes `FILE.bitsift-checksums`
-    // at commit (branch i12-integrity), merged files get theirs here with no change.
     // HOOK(issue 14, block summaries): summaries cannot be copied from the members (their
-    // blocks are renumbered) and no sidecar is written; the query then reads every block.
+    // blocks are renumbered), so a merged file has none and queries read all its blocks.
     pending.commit()?;
     let written = IndexHeader::open(&path)?;
     assert_eq!(written.document_count(), names.len() as u64);

@@ -4,6 +4,7 @@
 //! which documents are removed), or a plain directory scanned recursively for index files and
 //! collections, in path order. A list file names such paths, one per line.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -94,7 +95,37 @@ impl SearchSet {
         if set.paths.is_empty() {
             return Err(OpenError::NoIndex.into());
         }
+        set.drop_repeats();
         Ok(set)
+    }
+
+    /// Keeps the first of several paths to the same file (same canonical path), with a
+    /// warning: searching an index twice would report every hit twice.
+    fn drop_repeats(&mut self) {
+        let mut seen: HashMap<PathBuf, usize> = HashMap::with_capacity(self.paths.len());
+        let mut keep = Vec::with_capacity(self.paths.len());
+        for (position, path) in self.paths.iter().enumerate() {
+            // A missing file keeps its own path; opening it reports the problem.
+            let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if let Some(&first) = seen.get(&key) {
+                tracing::warn!(
+                    "{}: the same index as {}; it is searched once",
+                    path.display(),
+                    self.paths[first].display()
+                );
+                keep.push(false);
+            } else {
+                seen.insert(key, position);
+                keep.push(true);
+            }
+        }
+        let mut flags = keep.iter();
+        self.paths.retain(|_| *flags.next().unwrap_or(&true));
+        let mut flags = keep.iter();
+        self.hidden.retain(|_| *flags.next().unwrap_or(&true));
+        let mut flags = keep.iter();
+        self.expected_documents
+            .retain(|_| *flags.next().unwrap_or(&true));
     }
 
     fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<u64>) {
