@@ -23,6 +23,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod alphabet;
 pub mod builder;
+pub mod collection;
 pub mod format;
 pub mod io;
 pub mod iobench;

@@ -1280,3 +1280,59 @@ fn a_damaged_index_fails_its_searches_with_the_checksum_error_and_healthz_says_s
     let listed = http(a, "GET", "/api/indexes", b"").json();
     assert_eq!(listed["indexes"][0]["status"], "damaged");
 }
+
+#[test]
+fn a_collection_is_served_with_its_removed_documents_hidden() {
+    let dir = temp_dir();
+    let collection = dir.path().join("collection");
+    for genomes in [
+        &[
+            "Kpn_pMCR_1511_KX377410.fa.gz",
+            "Eco_pBK32602_KU295134.fa.gz",
+        ][..],
+        &["Phage_lambda_NC_001416.fa.gz"][..],
+    ] {
+        let mut args = vec![
+            "add".to_string(),
+            "-q".into(),
+            collection.display().to_string(),
+        ];
+        args.extend(
+            genomes
+                .iter()
+                .map(|g| demo_file(&format!("genomes/{g}")).display().to_string()),
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = run(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let names = dir.path().join("remove.txt");
+    std::fs::write(&names, "Kpn_pMCR_1511_KX377410\n").unwrap();
+    let removed = run(&[
+        "remove",
+        collection.to_str().unwrap(),
+        "--documents",
+        names.to_str().unwrap(),
+    ]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    let server = Server::start(&[&collection], &[]);
+    let indexes = http(server.address, "GET", "/api/indexes", b"").json();
+    assert_eq!(indexes["indexes"].as_array().unwrap().len(), 2, "{indexes}");
+    let found = post(
+        server.address,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+    );
+    assert_eq!(found.status, 200, "{}", found.body);
+    let documents: Vec<String> = found.json()["results"][0]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["document"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        documents.len(),
+        2,
+        "threshold 0 lists every shown document: {documents:?}"
+    );
+    assert!(!documents.contains(&"Kpn_pMCR_1511_KX377410".to_string()));
+}

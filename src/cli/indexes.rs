@@ -1,30 +1,38 @@
-//! The index files of `query` and `serve`: files, directories and list files expanded in
-//! order, with an index named twice (by any path) searched once.
+//! The index files of `query` and `serve`: files, directories, collections and list files
+//! expanded in order ([`SearchSet`]), with an index named twice (by any path) searched once.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
+use bitsift::collection::{CollectionError, SearchSet};
+use bitsift::format::HeaderOptions;
+use bitsift::query::Index;
 
-/// Expands `paths` and `lists` into index files, dropping repeats of the same file (same
-/// canonical path) with a warning: searching an index twice would report every hit twice.
-pub fn index_paths(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let files = bitsift::format::index_files(paths, lists).map_err(anyhow::Error::msg)?;
-    let mut seen: HashMap<PathBuf, usize> = HashMap::with_capacity(files.len());
-    let mut unique: Vec<PathBuf> = Vec::with_capacity(files.len());
-    for file in files {
-        // A missing file keeps its own path; opening it reports the problem.
-        let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-        if let Some(&first) = seen.get(&key) {
-            tracing::warn!(
-                "{}: the same index as {}; it is searched once",
-                file.display(),
-                unique[first].display()
-            );
-            continue;
-        }
-        seen.insert(key, unique.len());
-        unique.push(file);
+/// Expands `paths` and `lists` (collections with their removed documents; `subindexes`
+/// selects sub-indexes of the collections).
+pub fn index_set(paths: &[PathBuf], lists: &[PathBuf], subindexes: &[String]) -> Result<SearchSet> {
+    SearchSet::expand(paths, lists, subindexes).map_err(no_index_hint)
+}
+
+/// Expands and opens, as `query` does (again if a collection changed in between).
+pub fn open_index(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+    subindexes: &[String],
+    options: &HeaderOptions,
+) -> Result<Arc<Index>> {
+    let (_, index) =
+        SearchSet::open_fresh(paths, lists, subindexes, options).map_err(no_index_hint)?;
+    Ok(index)
+}
+
+/// Adds the options to an error that says no index was given.
+fn no_index_hint(error: CollectionError) -> anyhow::Error {
+    match error {
+        CollectionError::Open(bitsift::query::OpenError::NoIndex) => anyhow::anyhow!(
+            "no index given: pass -i INDEX (a file, a directory of indexes or a collection) or --index-list FILE"
+        ),
+        other => other.into(),
     }
-    Ok(unique)
 }

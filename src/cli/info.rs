@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bitsift::collection::{Manifest, SubIndexKind};
 use bitsift::format::{sidecar_path, Checksums, IndexHeader, IndexKind};
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
@@ -11,7 +12,7 @@ use super::Outcome;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Index file (.cobs_compact or .cobs_classic)
+    /// Index file (.cobs_compact or .cobs_classic) or collection directory
     #[arg(value_name = "INDEX")]
     index: PathBuf,
     /// Print as JSON
@@ -51,6 +52,9 @@ struct Info<'a> {
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
+    if bitsift::collection::is_collection(&args.index) {
+        return collection_info(&args);
+    }
     let header = IndexHeader::open(&args.index)?;
     let (checksums, checksums_error) = match Checksums::load(&args.index, &header) {
         Ok(Some(_)) => ("ok", None),
@@ -178,4 +182,155 @@ fn rows_within_pages(header: &IndexHeader) -> bool {
         let in_page = b.data_offset % 4096;
         b.row_bytes <= 4096 && 4096 % b.row_bytes == 0 && in_page % b.row_bytes == 0
     })
+}
+
+#[derive(serde::Serialize)]
+struct CollectionInfo<'a> {
+    path: String,
+    format: &'static str,
+    version: u32,
+    generation: u64,
+    k: u32,
+    canonical: bool,
+    hashes: u32,
+    fpr: Option<f64>,
+    page_size: Option<u64>,
+    documents: u64,
+    documents_hidden: u64,
+    subindexes: Vec<SubIndexInfo<'a>>,
+    blocks: u64,
+    bytes: u64,
+    reads_per_kmer: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document_names: Option<Vec<(&'a str, &'a str)>>,
+}
+
+#[derive(serde::Serialize)]
+struct SubIndexInfo<'a> {
+    file: &'a str,
+    kind: SubIndexKind,
+    page_size: u64,
+    blocks: u64,
+    documents: u64,
+    hidden: u64,
+    placeholders: u64,
+    bytes: u64,
+    created: &'a str,
+    command: &'a str,
+}
+
+/// `info DIR` of a collection: its manifest, summed up.
+fn collection_info(args: &InfoArgs) -> Result<Outcome> {
+    let manifest = Manifest::load(&args.index)?;
+    let subindexes: Vec<SubIndexInfo> = manifest
+        .subindexes
+        .iter()
+        .map(|sub| {
+            let shown = sub.visible_count();
+            SubIndexInfo {
+                file: &sub.file,
+                kind: sub.kind,
+                page_size: sub.page_size,
+                blocks: sub.blocks,
+                documents: shown,
+                hidden: sub.document_count - shown - sub.padding.len() as u64,
+                placeholders: sub.padding.len() as u64,
+                bytes: sub.bytes,
+                created: &sub.created,
+                command: &sub.provenance.command,
+            }
+        })
+        .collect();
+    let parameters = &manifest.parameters;
+    let info = CollectionInfo {
+        path: args.index.display().to_string(),
+        format: "collection",
+        version: manifest.version,
+        generation: manifest.generation,
+        k: parameters.k,
+        canonical: parameters.canonical,
+        hashes: parameters.hashes,
+        fpr: parameters.fpr,
+        page_size: parameters.page_size,
+        documents: subindexes.iter().map(|s| s.documents).sum(),
+        documents_hidden: subindexes.iter().map(|s| s.hidden).sum(),
+        blocks: subindexes.iter().map(|s| s.blocks).sum(),
+        bytes: subindexes.iter().map(|s| s.bytes).sum(),
+        reads_per_kmer: subindexes.iter().map(|s| s.blocks).sum::<u64>() * parameters.hashes as u64,
+        document_names: args.documents.then(|| {
+            manifest
+                .subindexes
+                .iter()
+                .flat_map(|sub| {
+                    sub.visible_names()
+                        .map(move |name| (sub.file.as_str(), name))
+                })
+                .collect()
+        }),
+        subindexes,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(Outcome::Success);
+    }
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    println!("collection       {}", info.path);
+    println!(
+        "format           bitsift collection, version {}, generation {}",
+        info.version, info.generation
+    );
+    println!("k                {}", info.k);
+    println!("canonical        {}", yes_no(info.canonical));
+    println!("hash functions   {}", info.hashes);
+    println!(
+        "fpr              {}",
+        info.fpr.map_or("unknown".into(), |f| f.to_string())
+    );
+    println!(
+        "page size        {}",
+        info.page_size
+            .map_or("chosen per sub-index".into(), |p| format!(
+                "{p} bytes per row"
+            ))
+    );
+    println!(
+        "documents        {} ({} removed, hidden until a merge)",
+        info.documents, info.documents_hidden
+    );
+    println!(
+        "sub-indexes      {} ({} blocks, {} in all)",
+        info.subindexes.len(),
+        info.blocks,
+        format_bytes(info.bytes)
+    );
+    println!("cost per k-mer   {} row reads", info.reads_per_kmer);
+    println!();
+    println!("file\tkind\tpage_size\tblocks\tdocuments\thidden\tplaceholders\tbytes\tcreated\tby");
+    for s in &info.subindexes {
+        println!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            s.file,
+            if s.kind == SubIndexKind::Compact {
+                "compact"
+            } else {
+                "classic"
+            },
+            s.page_size,
+            s.blocks,
+            s.documents,
+            s.hidden,
+            s.placeholders,
+            s.bytes,
+            s.created,
+            s.command
+        );
+    }
+    if let Some(names) = &info.document_names {
+        println!();
+        println!("sub-index\tdocument");
+        for (file, name) in names {
+            println!("{file}\t{name}");
+        }
+    }
+    Ok(Outcome::Success)
 }

@@ -3,11 +3,13 @@
 
 mod build;
 mod checksum;
+mod collection;
 mod demo;
 mod indexes;
 mod info;
 mod iobench;
 mod logging;
+mod merge_results;
 mod output_file;
 mod query;
 mod serve;
@@ -44,6 +46,7 @@ Examples:
   bitsift query -i genomes.cobs_compact -f genes.fa     TSV of hits per gene
   bitsift query -i genomes.cobs_compact --stats ACGT... one sequence, with I/O accounting
   bitsift info genomes.cobs_compact                     geometry and alignment of an index
+  bitsift add collection/ new_genomes/                  grow a collection without a rebuild
 
 ",
     exit_status_help!()
@@ -68,8 +71,16 @@ enum Command {
     Build(build::BuildArgs),
     /// Search indexes for sequences
     Query(query::QueryArgs),
-    /// Describe an index: parameters, geometry, alignment
+    /// Describe an index or a collection: parameters, geometry, alignment
     Info(info::InfoArgs),
+    /// Add genomes (or an existing index) to a collection, creating it if needed
+    Add(collection::AddArgs),
+    /// Hide documents of a collection from every search
+    Remove(collection::RemoveArgs),
+    /// Combine a collection's sub-indexes and drop removed documents, without genomes
+    Merge(collection::MergeArgs),
+    /// Merge `query --format json` results of parts of a collection into one ranking
+    MergeResults(merge_results::MergeResultsArgs),
     /// Serve searches over HTTP: JSON API, web page, metrics
     Serve(serve::ServeArgs),
     /// Build an index of the bundled genomes and search bundled genes
@@ -127,6 +138,10 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(args, ui),
         Command::Query(args) => query::run(args, ui),
         Command::Info(args) => info::run(args),
+        Command::Add(args) => collection::add(args, ui),
+        Command::Remove(args) => collection::remove(args, ui),
+        Command::Merge(args) => collection::merge(args, ui),
+        Command::MergeResults(args) => merge_results::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args, ui),
         Command::Iobench(args) => iobench::run(args, ui),

@@ -13,12 +13,21 @@ use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Index file or directory of indexes; repeat for several
+    /// Index file, directory of indexes, or collection; repeat for several
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     indexes: Vec<PathBuf>,
     /// File listing index paths, one per line
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     index_list: Vec<PathBuf>,
+    /// Serve only these sub-indexes of the collections given (file names, comma-separated):
+    /// one machine's part of a collection spread over several
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        help_heading = "Input"
+    )]
+    subindexes: Vec<String>,
     /// TSV of document metadata: a header, then the document name and its columns
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
@@ -121,9 +130,10 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
+    let set = super::indexes::index_set(&args.indexes, &args.index_list, &args.subindexes)?;
     let config = ServerConfig {
-        indexes,
+        indexes: set.paths,
+        hidden: set.hidden,
         listen: args.listen,
         cache_bytes: args.cache_size,
         warm: args.warm,

@@ -27,6 +27,17 @@ pub enum OpenError {
     /// Nothing to search.
     #[error("no index given")]
     NoIndex,
+    /// A document to hide does not exist in its file (a collection manifest that disagrees
+    /// with its sub-index).
+    #[error("{path}: cannot hide document {document}: the index has {document_count} documents", path = path.display())]
+    HiddenOutOfRange {
+        /// The index file.
+        path: PathBuf,
+        /// The document number asked for.
+        document: u64,
+        /// Documents in the file.
+        document_count: u64,
+    },
 }
 
 /// Parsed index files; see the module documentation.
@@ -35,11 +46,57 @@ pub struct Index {
     headers: Vec<IndexHeader>,
     blocks: Vec<PlanBlock>,
     integrity: Integrity,
+    hidden: Vec<Option<HiddenDocuments>>,
+}
+
+/// Documents of one index file that searches never report: a collection's removed documents
+/// (tombstones) and the placeholders that pad merged blocks. One bit per document, so the
+/// check costs a load per reported document and nothing for files without hidden documents.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HiddenDocuments {
+    words: Vec<u64>,
+    count: u64,
+}
+
+impl HiddenDocuments {
+    /// Whether document `document` is hidden.
+    #[inline]
+    pub fn contains(&self, document: u64) -> bool {
+        self.words
+            .get((document / 64) as usize)
+            .is_some_and(|word| word >> (document % 64) & 1 == 1)
+    }
+
+    /// A set from its bit words (bit `d % 64` of word `d / 64` hides document `d`).
+    pub fn from_words(words: Vec<u64>) -> HiddenDocuments {
+        let count = words.iter().map(|w| w.count_ones() as u64).sum();
+        HiddenDocuments { words, count }
+    }
+
+    /// Number of hidden documents.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// True when no document is hidden.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 impl Index {
     /// Opens and validates every file.
     pub fn open(paths: &[PathBuf], options: &HeaderOptions) -> Result<Arc<Index>, OpenError> {
+        Index::open_hiding(paths, &[], options)
+    }
+
+    /// As [`Index::open`], hiding documents from every result: `hidden[i]` lists document
+    /// numbers of `paths[i]` (a missing or empty list hides nothing).
+    pub fn open_hiding(
+        paths: &[PathBuf],
+        hidden: &[Vec<u64>],
+        options: &HeaderOptions,
+    ) -> Result<Arc<Index>, OpenError> {
         let headers = paths
             .iter()
             .map(|path| IndexHeader::open_with(path, options))
@@ -47,6 +104,9 @@ impl Index {
         let integrity = Integrity::load(&headers)?;
         let mut index = Index::from_headers(headers)?;
         index.integrity = integrity;
+        for (file, documents) in hidden.iter().enumerate().take(paths.len()) {
+            index.hide(file, documents)?;
+        }
         Ok(Arc::new(index))
     }
 
@@ -73,16 +133,55 @@ impl Index {
                 });
             }
         }
+        let hidden = vec![None; headers.len()];
         Ok(Index {
             headers,
             blocks,
+            hidden,
             integrity: Integrity::default(),
         })
+    }
+
+    /// Hides `documents` (numbers in file `file`'s name list) from every result. Ranking
+    /// drops them before thresholds and limits apply, so `limit` still counts visible
+    /// documents only.
+    pub fn hide(&mut self, file: usize, documents: &[u64]) -> Result<(), OpenError> {
+        assert!(file < self.headers.len(), "file {file} out of range");
+        if documents.is_empty() {
+            return Ok(());
+        }
+        let header = &self.headers[file];
+        let document_count = header.document_count();
+        let set = self.hidden[file].get_or_insert_with(|| HiddenDocuments {
+            words: vec![0; document_count.div_ceil(64) as usize],
+            count: 0,
+        });
+        for &document in documents {
+            if document >= document_count {
+                return Err(OpenError::HiddenOutOfRange {
+                    path: header.path.clone(),
+                    document,
+                    document_count,
+                });
+            }
+            let word = &mut set.words[(document / 64) as usize];
+            let bit = 1u64 << (document % 64);
+            if *word & bit == 0 {
+                *word |= bit;
+                set.count += 1;
+            }
+        }
+        Ok(())
     }
 
     /// The files' checksums: what every read is checked against.
     pub fn integrity(&self) -> &Integrity {
         &self.integrity
+    }
+
+    /// The hidden documents of every file, in file order (`None`: nothing hidden).
+    pub fn hidden(&self) -> &[Option<HiddenDocuments>] {
+        &self.hidden
     }
 
     /// The headers, in the order given.

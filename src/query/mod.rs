@@ -36,7 +36,7 @@ pub mod sliced;
 mod stats;
 
 pub use coverage::Coverage;
-pub use index::{Index, OpenError};
+pub use index::{HiddenDocuments, Index, OpenError};
 pub use integrity::{Integrity, ReadError};
 pub use rank::{count_threshold, Hit};
 pub use session::{

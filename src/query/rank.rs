@@ -1,6 +1,7 @@
 //! From counters to the reported documents: COBS's threshold, order and limit.
 
 use super::counters::Counters;
+use super::index::HiddenDocuments;
 use super::plan::PlanBlock;
 
 /// A reported document.
@@ -34,7 +35,8 @@ pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
 
 /// Selects the documents of query `query` whose count reaches the threshold of their index,
 /// over the blocks whose index `include` accepts, and orders them by score descending, then
-/// index, then document (COBS's order).
+/// index, then document (COBS's order). Documents in `hidden[index]` are never reported; they
+/// are dropped before the limit applies.
 pub fn rank(
     blocks: &[PlanBlock],
     counters: &Counters,
@@ -42,6 +44,7 @@ pub fn rank(
     kmers_total: &[u64],
     options: &RankOptions,
     include: impl Fn(u32) -> bool,
+    hidden: &[Option<HiddenDocuments>],
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
     for (number, block) in blocks.iter().enumerate() {
@@ -50,10 +53,15 @@ pub fn rank(
         }
         let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
         let view = counters.view(counters.unit_index(query as u32, number as u32));
+        let hidden = hidden.get(block.index as usize).and_then(Option::as_ref);
         view.for_each_at_least(needed, block.document_count, |document, count| {
+            let document = block.first_document + document;
+            if hidden.is_some_and(|h| h.contains(document)) {
+                return;
+            }
             hits.push(Hit {
                 index: block.index,
-                document: block.first_document + document,
+                document,
                 kmers_found: u32::try_from(count).unwrap_or(u32::MAX),
             });
         });
@@ -136,8 +144,16 @@ mod tests {
             limit: 0,
             unsorted: false,
         };
-        let hits = rank(&blocks, &counters, 0, &[10, 10], &all, |_| true);
-        let only_second = rank(&blocks, &counters, 0, &[10, 10], &all, |index| index == 1);
+        let hits = rank(&blocks, &counters, 0, &[10, 10], &all, |_| true, &[]);
+        let only_second = rank(
+            &blocks,
+            &counters,
+            0,
+            &[10, 10],
+            &all,
+            |index| index == 1,
+            &[],
+        );
         assert!(only_second.iter().all(|h| h.index == 1));
         assert_eq!(only_second.len(), 3);
         let keys: Vec<(u32, u64, u32)> = hits
@@ -167,6 +183,7 @@ mod tests {
                 unsorted: false,
             },
             |_| true,
+            &[],
         );
         assert_eq!(top.len(), 2);
         assert_eq!((top[0].document, top[1].document), (1, 2));
@@ -181,8 +198,42 @@ mod tests {
                 unsorted: true,
             },
             |_| true,
+            &[],
         );
         assert_eq!(unsorted[0].document, 0);
         assert_eq!(unsorted[0].kmers_found, 5);
+    }
+
+    #[test]
+    fn hidden_documents_are_dropped_before_the_limit() {
+        let blocks = vec![block(0, 4, 0), block(1, 3, 0)];
+        let counters = counters(&blocks, &[vec![5, 9, 9, 0], vec![9, 1, 5]]);
+        assert!(!HiddenDocuments::default().contains(1));
+        let hidden = vec![Some(hidden_set(&[1, 2], 4)), None];
+        let options = RankOptions {
+            threshold: 0.5,
+            limit: 2,
+            unsorted: false,
+        };
+        let top = rank(
+            &blocks,
+            &counters,
+            0,
+            &[10, 10],
+            &options,
+            |_| true,
+            &hidden,
+        );
+        let keys: Vec<(u32, u64)> = top.iter().map(|h| (h.index, h.document)).collect();
+        // (0, 1) and (0, 2) score 9 but are hidden; the limit still yields two documents.
+        assert_eq!(keys, vec![(1, 0), (0, 0)]);
+    }
+
+    fn hidden_set(documents: &[u64], count: u64) -> HiddenDocuments {
+        let mut words = vec![0u64; count.div_ceil(64) as usize];
+        for &d in documents {
+            words[(d / 64) as usize] |= 1 << (d % 64);
+        }
+        HiddenDocuments::from_words(words)
     }
 }

@@ -718,6 +718,7 @@ impl Session {
                 unsorted: options.cobs_order && lookups_single <= 1,
             },
             |index| selected[index as usize],
+            self.index.hidden(),
         );
         let mut stats = QueryStats::new(batch.engine, batch.source);
         stats.batch = batch.batch;

@@ -55,6 +55,9 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 pub struct ServerConfig {
     /// Index files.
     pub indexes: Vec<PathBuf>,
+    /// Per index file, the documents never reported (a collection's removed documents and
+    /// placeholders; see [`crate::collection::SearchSet`]). Missing entries hide nothing.
+    pub hidden: Vec<Vec<u64>>,
     /// Address to listen on.
     pub listen: SocketAddr,
     /// Page cache budget in bytes (0: no cache).
@@ -302,6 +305,8 @@ fn index_names(paths: &[PathBuf]) -> Vec<String> {
 struct Sorted {
     /// Files to serve.
     paths: Vec<PathBuf>,
+    /// Their hidden documents.
+    hidden: Vec<Vec<u64>>,
     /// Their names.
     names: Vec<String>,
     /// Indexes left out.
@@ -315,12 +320,13 @@ fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
     if !config.skip_broken {
         return Ok(Sorted {
             paths: config.indexes.clone(),
+            hidden: config.hidden.clone(),
             names,
             unavailable: Vec::new(),
         });
     }
     let mut sorted = Sorted::default();
-    for (path, name) in config.indexes.iter().zip(names) {
+    for (position, (path, name)) in config.indexes.iter().zip(names).enumerate() {
         // Opening each index alone runs every check a searcher makes, and finds them all.
         let opened = Searcher::open_with(
             std::slice::from_ref(path),
@@ -330,6 +336,9 @@ fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
         match opened {
             Ok(_) => {
                 sorted.paths.push(path.clone());
+                sorted
+                    .hidden
+                    .push(config.hidden.get(position).cloned().unwrap_or_default());
                 sorted.names.push(name);
             }
             Err(error) => {
@@ -356,12 +365,13 @@ fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
 /// One searcher per worker over `paths`, sharing `cache`.
 fn open_searchers(
     paths: &[PathBuf],
+    hidden: &[Vec<u64>],
     config: &ServerConfig,
     cache: &Option<Arc<PageCache>>,
 ) -> Result<Vec<Searcher>, ServerError> {
     let workers = config.workers.max(1);
     // Headers, geometry and names are parsed once and shared; each worker adds its engine.
-    let index = Index::open(paths, &HeaderOptions::default())?;
+    let index = Index::open_hiding(paths, hidden, &HeaderOptions::default())?;
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
@@ -386,6 +396,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
     let metrics = Arc::new(Metrics::default());
     let Sorted {
         paths,
+        hidden,
         names,
         unavailable,
     } = sort_out_broken(&config)?;
@@ -393,7 +404,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
     let watch = IndexWatch::capture(&paths)
         .map_err(|(path, source)| ServerError::Identity { path, source })?;
     let watch = Arc::new(watch);
-    let searchers = open_searchers(&paths, &config, &cache)?;
+    let searchers = open_searchers(&paths, &hidden, &config, &cache)?;
     let indexes = index_entries(&searchers[0], names);
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {

@@ -28,10 +28,20 @@ use batch::{Batch, Skips};
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 #[command(after_help = super::exit_status_help!())]
 pub struct QueryArgs {
-    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift) or a directory of
-    /// them; repeat for several. All are searched in one batch and ranked together
+    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift), a directory of
+    /// them, or a collection; repeat for several. All are searched in one batch and ranked
+    /// together
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     indexes: Vec<PathBuf>,
+    /// Search only these sub-indexes of the collections given (file names, comma-separated),
+    /// with the collection's removed documents hidden; for searches split over jobs
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        help_heading = "Input"
+    )]
+    subindexes: Vec<String>,
     /// File listing index paths, one per line (e.g. the 305 Phylign batches)
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     index_list: Vec<PathBuf>,
@@ -205,12 +215,17 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         queue_depth: args.queue_depth,
         direct: args.direct_io,
     };
-    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
     let header_options = HeaderOptions {
         legacy_k: args.legacy_k,
         legacy_canonical: args.legacy_canonical,
     };
-    let mut searcher = Searcher::open_with(&indexes, &header_options, &engine)?;
+    let index = super::indexes::open_index(
+        &args.indexes,
+        &args.index_list,
+        &args.subindexes,
+        &header_options,
+    )?;
+    let mut searcher = Searcher::with_options(index, &engine)?;
     if let Some(notice) = searcher.notice() {
         if !ui.quiet {
             eprintln!("bitsift: {notice}");

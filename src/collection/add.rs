@@ -1,0 +1,452 @@
+//! `add`: new genomes become a new sub-index (built with the collection's parameters), or an
+//! existing index is adopted as one; both are registered in one manifest commit.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::clean::{clean, only_leftovers, remove_sidecars};
+use super::lock::WriterLock;
+use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
+use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
+use crate::builder::{build, BuildOptions, BuildReport};
+use crate::format::{IndexHeader, IndexKind};
+
+/// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
+/// new collection).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExplicitParameters {
+    /// Term size.
+    pub k: Option<u32>,
+    /// False-positive rate.
+    pub fpr: Option<f64>,
+    /// Hash functions.
+    pub hashes: Option<u32>,
+    /// Canonical k-mers.
+    pub canonical: Option<bool>,
+    /// Bytes per row.
+    pub page_size: Option<u64>,
+}
+
+/// What to do with document names the collection already shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DuplicatePolicy {
+    /// Refuse the addition.
+    #[default]
+    Error,
+    /// Add, with a warning naming them.
+    Warn,
+    /// Add silently.
+    Allow,
+}
+
+/// What to add.
+#[derive(Clone, Debug)]
+pub struct AddOptions {
+    /// The collection (created when it does not exist).
+    pub directory: PathBuf,
+    /// Sequence files and directories to build into one new sub-index.
+    pub inputs: Vec<PathBuf>,
+    /// Files listing inputs.
+    pub lists: Vec<PathBuf>,
+    /// One document per record.
+    pub per_record: bool,
+    /// Existing COBS indexes to adopt, one sub-index each.
+    pub adopt: Vec<PathBuf>,
+    /// Parameters given explicitly.
+    pub explicit: ExplicitParameters,
+    /// Build threads.
+    pub threads: usize,
+    /// Build memory budget.
+    pub memory_bytes: u64,
+    /// Show build progress.
+    pub progress: bool,
+    /// Duplicate names.
+    pub duplicates: DuplicatePolicy,
+}
+
+/// What `add` did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AddReport {
+    /// Whether the collection was created.
+    pub created: bool,
+    /// The manifest's generation after the commit.
+    pub generation: u64,
+    /// The new sub-indexes.
+    pub added: Vec<SubIndex>,
+    /// The build, when genomes were built.
+    pub build: Option<BuildReport>,
+    /// Names that were already shown (with a policy that let them in).
+    pub duplicates: Vec<String>,
+    /// Leftovers of interrupted writers that were removed.
+    pub cleaned: Vec<String>,
+}
+
+/// Adds genomes and/or adopted indexes to the collection; see the module documentation.
+pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
+    if options.inputs.is_empty() && options.lists.is_empty() && options.adopt.is_empty() {
+        return Err(CollectionError::Invalid(
+            "nothing to add: give sequence files, a list of them, or an index to adopt".into(),
+        ));
+    }
+    let directory = &options.directory;
+    let created = prepare_directory(directory)?;
+    // Checked before the lock too, so a foreign directory does not even get a lock file.
+    if !super::is_collection(directory) && !only_leftovers(directory)? {
+        return Err(CollectionError::NotACollection {
+            path: directory.clone(),
+        });
+    }
+    let _lock = WriterLock::acquire(directory)?;
+    let existing = if super::is_collection(directory) {
+        Some(Manifest::load(directory)?)
+    } else if only_leftovers(directory)? {
+        None
+    } else {
+        return Err(CollectionError::NotACollection {
+            path: directory.clone(),
+        });
+    };
+    let cleaned = clean(directory, existing.as_ref())?;
+    let is_new = existing.is_none();
+    let mut manifest = match existing {
+        Some(manifest) => {
+            check_explicit(directory, &manifest.parameters, &options.explicit)?;
+            manifest
+        }
+        None => Manifest::new(new_parameters(options)?),
+    };
+    let mut added = Vec::new();
+    let result = add_files(options, &mut manifest, &mut added);
+    let outcome = result.and_then(|report| {
+        let duplicates = check_duplicates(directory, &manifest, &added, options.duplicates)?;
+        Ok((report, duplicates))
+    });
+    let (build_report, duplicates) = match outcome {
+        Ok(done) => done,
+        Err(error) => {
+            discard(directory, &added);
+            return Err(error);
+        }
+    };
+    crash::point("add-registering");
+    manifest.subindexes.extend(added.iter().cloned());
+    if let Err(error) = manifest.commit(directory) {
+        discard(directory, &added);
+        return Err(error);
+    }
+    crash::point("add-committed");
+    Ok(AddReport {
+        created: created || is_new,
+        generation: manifest.generation,
+        added,
+        build: build_report,
+        duplicates,
+        cleaned,
+    })
+}
+
+/// Builds the inputs and adopts the indexes into new, not yet listed, sub-index files.
+fn add_files(
+    options: &AddOptions,
+    manifest: &mut Manifest,
+    added: &mut Vec<SubIndex>,
+) -> Result<Option<BuildReport>, CollectionError> {
+    let mut report = None;
+    if !options.inputs.is_empty() || !options.lists.is_empty() {
+        let (sub, built) = build_subindex(options, manifest)?;
+        added.push(sub);
+        report = Some(built);
+        crash::point("add-built");
+    }
+    for path in &options.adopt {
+        added.push(adopt(&options.directory, manifest, path)?);
+        crash::point("add-adopted");
+    }
+    Ok(report)
+}
+
+/// Creates `directory` when missing (its parent must exist); returns whether it did.
+fn prepare_directory(directory: &Path) -> Result<bool, CollectionError> {
+    if directory.is_dir() {
+        return Ok(false);
+    }
+    if directory.exists() {
+        return Err(CollectionError::Invalid(format!(
+            "{}: exists and is not a directory; a collection is a directory",
+            directory.display()
+        )));
+    }
+    std::fs::create_dir(directory).map_err(CollectionError::io(
+        directory,
+        "cannot create the collection directory",
+    ))?;
+    Ok(true)
+}
+
+/// The parameters of a new collection: explicit ones, else those of the first adopted index
+/// when nothing is built, else the build defaults.
+fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
+    let explicit = &options.explicit;
+    let building = !options.inputs.is_empty() || !options.lists.is_empty();
+    let (k, canonical, hashes) = match (building, options.adopt.first()) {
+        (false, Some(first)) => {
+            let header = IndexHeader::open(first)?;
+            (header.k, header.canonical, header.num_hashes)
+        }
+        _ => (31, true, 1),
+    };
+    let parameters = Parameters {
+        k: explicit.k.unwrap_or(k),
+        canonical: explicit.canonical.unwrap_or(canonical),
+        hashes: explicit.hashes.unwrap_or(hashes),
+        fpr: explicit.fpr.or(building.then_some(0.3)),
+        page_size: explicit.page_size,
+    };
+    Ok(parameters)
+}
+
+/// Refuses explicit parameters that differ from the collection's.
+fn check_explicit(
+    directory: &Path,
+    parameters: &Parameters,
+    explicit: &ExplicitParameters,
+) -> Result<(), CollectionError> {
+    let mismatch = |what: &str, given: String, has: String| {
+        CollectionError::Mismatch {
+        path: directory.to_path_buf(),
+        detail: format!(
+            "{what} {given} was asked for but the collection has {what} {has}; every sub-index of a collection shares k, hash functions, false-positive rate, canonical form and (when the collection fixes it) page size, so leave it unset to use the collection's"
+        ),
+    }
+    };
+    if let Some(k) = explicit.k.filter(|&k| k != parameters.k) {
+        return Err(mismatch("k =", k.to_string(), parameters.k.to_string()));
+    }
+    if let Some(h) = explicit.hashes.filter(|&h| h != parameters.hashes) {
+        return Err(mismatch(
+            "hash functions =",
+            h.to_string(),
+            parameters.hashes.to_string(),
+        ));
+    }
+    if let Some(c) = explicit.canonical.filter(|&c| c != parameters.canonical) {
+        let word = |c: bool| if c { "canonical" } else { "non-canonical" }.to_string();
+        return Err(mismatch("k-mers", word(c), word(parameters.canonical)));
+    }
+    if let (Some(given), Some(has)) = (explicit.fpr, parameters.fpr) {
+        if (given - has).abs() > 1e-12 {
+            return Err(mismatch(
+                "false-positive rate",
+                given.to_string(),
+                has.to_string(),
+            ));
+        }
+    }
+    if let (Some(given), Some(has)) = (explicit.page_size, parameters.page_size) {
+        if given != has {
+            return Err(mismatch("page size", given.to_string(), has.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Builds the new genomes into the next sub-index file.
+fn build_subindex(
+    options: &AddOptions,
+    manifest: &mut Manifest,
+) -> Result<(SubIndex, BuildReport), CollectionError> {
+    let parameters = &mut manifest.parameters;
+    let fpr = options.explicit.fpr.or(parameters.fpr).unwrap_or(0.3);
+    parameters.fpr = Some(fpr);
+    let page_size = parameters.page_size.or(options.explicit.page_size);
+    let build_options = BuildOptions {
+        output: PathBuf::new(),
+        inputs: options.inputs.clone(),
+        lists: options.lists.clone(),
+        per_record: options.per_record,
+        k: parameters.k,
+        fpr,
+        num_hashes: parameters.hashes,
+        canonical: parameters.canonical,
+        threads: options.threads,
+        page_size,
+        memory_bytes: options.memory_bytes,
+        force: false,
+        progress: options.progress,
+    };
+    let file = manifest.reserve_file("cobs_compact");
+    let output = subindex_path(&options.directory, &file);
+    let build_options = BuildOptions {
+        output: output.clone(),
+        ..build_options
+    };
+    let report = build(&build_options)?;
+    let header = IndexHeader::open(&output)?;
+    let provenance = Provenance {
+        bitsift_version: env!("CARGO_PKG_VERSION").into(),
+        command: "add".into(),
+        options: serde_json::json!({
+            "k": build_options.k,
+            "fpr": build_options.fpr,
+            "hashes": build_options.num_hashes,
+            "canonical": build_options.canonical,
+            "page_size": build_options.page_size,
+            "per_record": build_options.per_record,
+            "threads": build_options.threads,
+            "memory_bytes": build_options.memory_bytes,
+        }),
+        inputs: options
+            .inputs
+            .iter()
+            .chain(&options.lists)
+            .map(|p| p.display().to_string())
+            .collect(),
+    };
+    Ok((entry(file, &header, provenance), report))
+}
+
+/// A manifest entry describing `header`'s file.
+fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
+    SubIndex {
+        file,
+        kind: header.kind.into(),
+        page_size: header.page_size,
+        blocks: header.blocks.len() as u64,
+        bytes: header.file_size,
+        document_count: header.document_count(),
+        documents: header.names.iter().map(str::to_string).collect(),
+        hidden: Vec::new(),
+        padding: Vec::new(),
+        created: time::now_rfc3339(),
+        provenance,
+    }
+}
+
+/// Brings an existing index in: checks its parameters, then hard-links it into the
+/// collection (or copies it across file systems), with its sidecars.
+fn adopt(
+    directory: &Path,
+    manifest: &mut Manifest,
+    source: &Path,
+) -> Result<SubIndex, CollectionError> {
+    let header = IndexHeader::open(source)?;
+    let parameters = &manifest.parameters;
+    let differs = |what: &str, has: String, wants: String| {
+        CollectionError::AdoptMismatch {
+        path: source.to_path_buf(),
+        detail: format!(
+            "cannot adopt: the index has {what} {has} but the collection has {what} {wants}; only indexes with the collection's k, hash functions and canonical form can join it"
+        ),
+    }
+    };
+    if header.k != parameters.k {
+        return Err(differs(
+            "k =",
+            header.k.to_string(),
+            parameters.k.to_string(),
+        ));
+    }
+    if header.num_hashes != parameters.hashes {
+        return Err(differs(
+            "hash functions =",
+            header.num_hashes.to_string(),
+            parameters.hashes.to_string(),
+        ));
+    }
+    if header.canonical != parameters.canonical {
+        let word = |c: bool| if c { "canonical" } else { "non-canonical" }.to_string();
+        return Err(differs(
+            "k-mers",
+            word(header.canonical),
+            word(parameters.canonical),
+        ));
+    }
+    let extension = match header.kind {
+        IndexKind::Compact => "cobs_compact",
+        IndexKind::Classic => "cobs_classic",
+    };
+    let file = manifest.reserve_file(extension);
+    let target = subindex_path(directory, &file);
+    link_or_copy(source, &target)?;
+    for suffix in SIDECAR_SUFFIXES {
+        let sidecar = PathBuf::from(format!("{}{suffix}", source.display()));
+        if sidecar.is_file() {
+            let copy = PathBuf::from(format!("{}{suffix}", target.display()));
+            std::fs::copy(&sidecar, &copy)
+                .map_err(CollectionError::io(&copy, "cannot copy the sidecar"))?;
+        }
+    }
+    let provenance = Provenance {
+        bitsift_version: env!("CARGO_PKG_VERSION").into(),
+        command: "adopt".into(),
+        options: serde_json::json!({}),
+        inputs: vec![source.display().to_string()],
+    };
+    Ok(entry(file, &header, provenance))
+}
+
+/// Hard-links `source` to `target`, or copies it (and syncs the copy) when linking fails.
+fn link_or_copy(source: &Path, target: &Path) -> Result<(), CollectionError> {
+    if std::fs::hard_link(source, target).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(source, target)
+        .map_err(CollectionError::io(target, "cannot copy the adopted index"))?;
+    std::fs::File::open(target)
+        .and_then(|file| file.sync_all())
+        .map_err(CollectionError::io(target, "cannot sync the adopted index"))
+}
+
+/// Applies the duplicate policy to the new sub-indexes' names against the names the
+/// collection shows (and each other). Returns the duplicates let in.
+fn check_duplicates(
+    directory: &Path,
+    manifest: &Manifest,
+    added: &[SubIndex],
+    policy: DuplicatePolicy,
+) -> Result<Vec<String>, CollectionError> {
+    if policy == DuplicatePolicy::Allow {
+        return Ok(Vec::new());
+    }
+    let mut shown: HashSet<&str> = manifest
+        .subindexes
+        .iter()
+        .flat_map(SubIndex::visible_names)
+        .collect();
+    let mut duplicates = Vec::new();
+    for name in added.iter().flat_map(|s| s.documents.iter()) {
+        if !shown.insert(name.as_str()) {
+            duplicates.push(name.clone());
+        }
+    }
+    if duplicates.is_empty() {
+        return Ok(duplicates);
+    }
+    if policy == DuplicatePolicy::Error {
+        return Err(CollectionError::Duplicates {
+            path: directory.to_path_buf(),
+            count: duplicates.len(),
+            names: duplicates.into_iter().take(NAMES_SHOWN_MAX).collect(),
+        });
+    }
+    tracing::warn!(
+        "{}: {} document name(s) already in the collection were added again: {}",
+        directory.display(),
+        duplicates.len(),
+        duplicates
+            .iter()
+            .take(NAMES_SHOWN_MAX)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(duplicates)
+}
+
+/// Deletes the files of sub-indexes that will not be registered.
+fn discard(directory: &Path, added: &[SubIndex]) {
+    for sub in added {
+        let _ = std::fs::remove_file(subindex_path(directory, &sub.file));
+        let _ = remove_sidecars(directory, &sub.file);
+    }
+}

@@ -1,0 +1,198 @@
+//! Removing what a killed writer left behind: files named like sub-indexes (and their sidecars
+//! and temporaries) that the manifest does not list. Readers never open them; the next writer,
+//! holding the lock, deletes them.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::lock::LOCK_NAME;
+use super::manifest::{Manifest, MANIFEST_NAME};
+use super::CollectionError;
+
+/// Prefix of sub-index file names.
+const SUBINDEX_PREFIX: &str = "sub-";
+
+/// What a file in a collection directory is.
+#[derive(Debug, PartialEq, Eq)]
+enum Entry<'a> {
+    /// The manifest or the lock file.
+    Own,
+    /// A sub-index or a sidecar of sub-index `base`.
+    SubIndex { base: &'a str },
+    /// A temporary file of a writer (manifest or sub-index being written).
+    Temporary,
+    /// Anything else: never touched.
+    Foreign,
+}
+
+fn classify(name: &str) -> Entry<'_> {
+    if name == MANIFEST_NAME || name == LOCK_NAME {
+        return Entry::Own;
+    }
+    if name.starts_with(&format!(".{MANIFEST_NAME}.tmp-"))
+        || name.starts_with(&format!(".{SUBINDEX_PREFIX}"))
+    {
+        return Entry::Temporary;
+    }
+    if name.starts_with(SUBINDEX_PREFIX) {
+        let base = name.find(".bitsift-").map_or(name, |at| &name[..at]);
+        return Entry::SubIndex { base };
+    }
+    Entry::Foreign
+}
+
+/// Deletes sub-index files, sidecars and temporaries in `directory` that `manifest` does not
+/// list (all of them when there is no manifest yet). Call it holding the writer lock. Returns
+/// the names removed.
+pub fn clean(
+    directory: &Path,
+    manifest: Option<&Manifest>,
+) -> Result<Vec<String>, CollectionError> {
+    let listed: HashSet<&str> = manifest.map(Manifest::files).unwrap_or_default();
+    let mut removed = Vec::new();
+    for name in entry_names(directory)? {
+        let stale = match classify(&name) {
+            Entry::Temporary => true,
+            Entry::SubIndex { base } => !listed.contains(base),
+            Entry::Own | Entry::Foreign => false,
+        };
+        if stale {
+            let path = directory.join(&name);
+            std::fs::remove_file(&path)
+                .map_err(CollectionError::io(&path, "cannot remove a leftover file"))?;
+            tracing::info!(
+                "{}: removed {name}, left by an interrupted writer",
+                directory.display()
+            );
+            removed.push(name);
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether `directory` (which has no manifest) holds only what a collection writer makes, so
+/// a new collection may be started in it.
+pub fn only_leftovers(directory: &Path) -> Result<bool, CollectionError> {
+    Ok(entry_names(directory)?
+        .iter()
+        .all(|name| classify(name) != Entry::Foreign))
+}
+
+/// Deletes the sidecars of sub-index `file` (`file.bitsift-*`).
+pub fn remove_sidecars(directory: &Path, file: &str) -> Result<(), CollectionError> {
+    let prefix = format!("{file}.bitsift-");
+    for name in entry_names(directory)? {
+        if name.starts_with(&prefix) {
+            let path = directory.join(&name);
+            std::fs::remove_file(&path)
+                .map_err(CollectionError::io(&path, "cannot remove a sidecar"))?;
+        }
+    }
+    Ok(())
+}
+
+fn entry_names(directory: &Path) -> Result<Vec<String>, CollectionError> {
+    let entries = std::fs::read_dir(directory).map_err(CollectionError::io(
+        directory,
+        "cannot list the collection directory",
+    ))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(CollectionError::io(
+            directory,
+            "cannot list the collection directory",
+        ))?;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_classified() {
+        assert_eq!(classify("collection.json"), Entry::Own);
+        assert_eq!(classify(".collection.lock"), Entry::Own);
+        assert_eq!(classify(".collection.json.tmp-12"), Entry::Temporary);
+        assert_eq!(
+            classify(".sub-000003.cobs_compact.bitsift-tmp-9"),
+            Entry::Temporary
+        );
+        assert_eq!(
+            classify("sub-000003.cobs_compact"),
+            Entry::SubIndex {
+                base: "sub-000003.cobs_compact"
+            }
+        );
+        assert_eq!(
+            classify("sub-000003.cobs_compact.bitsift-checksums"),
+            Entry::SubIndex {
+                base: "sub-000003.cobs_compact"
+            }
+        );
+        assert_eq!(classify("notes.txt"), Entry::Foreign);
+    }
+
+    #[test]
+    fn unlisted_files_go_and_everything_else_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "collection.json",
+            "sub-000001.cobs_compact",
+            "sub-000001.cobs_compact.bitsift-checksums",
+            "sub-000002.cobs_compact",
+            "sub-000002.cobs_compact.bitsift-summaries",
+            ".sub-000003.cobs_compact.bitsift-tmp-77",
+            ".collection.json.tmp-5",
+            "README.txt",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let mut manifest = Manifest::new(super::super::Parameters {
+            k: 31,
+            canonical: true,
+            hashes: 1,
+            fpr: None,
+            page_size: None,
+        });
+        manifest.subindexes.push(super::super::SubIndex {
+            file: "sub-000001.cobs_compact".into(),
+            kind: super::super::manifest::SubIndexKind::Compact,
+            page_size: 8,
+            blocks: 1,
+            bytes: 1,
+            document_count: 0,
+            documents: vec![],
+            hidden: vec![],
+            padding: vec![],
+            created: String::new(),
+            provenance: super::super::Provenance {
+                bitsift_version: String::new(),
+                command: String::new(),
+                options: serde_json::Value::Null,
+                inputs: vec![],
+            },
+        });
+        let removed = clean(dir.path(), Some(&manifest)).unwrap();
+        assert_eq!(
+            removed,
+            vec![
+                ".collection.json.tmp-5",
+                ".sub-000003.cobs_compact.bitsift-tmp-77",
+                "sub-000002.cobs_compact",
+                "sub-000002.cobs_compact.bitsift-summaries"
+            ]
+        );
+        assert!(
+            !only_leftovers(dir.path()).unwrap(),
+            "README.txt is foreign"
+        );
+        std::fs::remove_file(dir.path().join("README.txt")).unwrap();
+        assert!(only_leftovers(dir.path()).unwrap());
+    }
+}

@@ -1,0 +1,23 @@
+//! Test-only crash points. Setting `BITSIFT_TEST_CRASH_AT=NAME` makes a writer abort at the
+//! named point (no destructor runs, as under `kill -9`); `NAME:pause` makes it sleep there so
+//! a test can kill it. The crash tests (`tests/collection.rs`) use them to show that the
+//! manifest is the commit point. Never set them outside tests.
+
+/// The environment variable naming a crash point.
+pub const CRASH_VARIABLE: &str = "BITSIFT_TEST_CRASH_AT";
+
+/// Aborts (or pauses) here when [`CRASH_VARIABLE`] names `point`.
+pub fn point(point: &str) {
+    let Some(value) = std::env::var_os(CRASH_VARIABLE) else {
+        return;
+    };
+    let value = value.to_string_lossy();
+    if value == point {
+        std::process::abort();
+    }
+    if value.strip_suffix(":pause") == Some(point) {
+        eprintln!("bitsift: paused at test crash point {point}");
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        std::process::abort();
+    }
+}

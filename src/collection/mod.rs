@@ -1,0 +1,160 @@
+//! Collections: a directory of COBS compact sub-indexes and a manifest, `collection.json`,
+//! that grows and shrinks without a rebuild.
+//!
+//! The principal types are [`Manifest`] (what the collection holds: parameters, sub-indexes
+//! with their documents and provenance, tombstones, a generation counter) and [`SearchSet`]
+//! (the index files a search reads and the documents it hides, from `-i` paths that may name
+//! collections). Writers are [`add()`], [`remove()`] and [`merge()`]; each takes the directory's
+//! exclusive lock ([`WriterLock`]), writes new files under names the manifest does not list
+//! yet, and commits by replacing the manifest atomically (write a temporary file, fsync,
+//! rename, fsync the directory). The manifest is the commit point: a reader opens it once and
+//! only the files it lists, so a writer killed at any moment leaves the collection as it was
+//! before or as it is after; its leftovers are removed by the next writer ([`clean`]).
+//!
+//! Every sub-index is a plain COBS compact (or adopted classic) file that COBS itself can
+//! search. Removed documents stay in their files until a merge and are hidden from results
+//! ([`crate::query::Index::hide`]); a merge copies whole blocks verbatim and re-packs the bit
+//! columns of blocks that lost documents, so every remaining document keeps its exact Bloom
+//! filter and its scores.
+//!
+//! ```no_run
+//! use bitsift::collection::SearchSet;
+//! let set = SearchSet::expand(&["genomes/".into()], &[], &[])?;
+//! let index = set.open(&Default::default())?;
+//! println!("{} sub-indexes", index.file_count());
+//! # Ok::<(), bitsift::collection::CollectionError>(())
+//! ```
+
+mod add;
+mod bits;
+mod clean;
+mod crash;
+mod lock;
+mod manifest;
+mod merge;
+mod remove;
+mod sources;
+mod time;
+
+use std::path::PathBuf;
+
+pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
+pub use bits::or_bits;
+pub use clean::clean;
+pub use lock::WriterLock;
+pub use manifest::{
+    is_collection, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME,
+    FORMAT_VERSION, MANIFEST_NAME, PADDING_NAME,
+};
+pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
+pub use remove::{remove, RemoveOptions, RemoveReport};
+pub use sources::SearchSet;
+
+/// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
+/// block summaries). They travel with their index when it is adopted and are deleted with it.
+pub const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summaries"];
+
+/// Why a collection could not be read or changed. Nothing is changed when a writer fails.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectionError {
+    /// The operating system refused an operation.
+    #[error("{path}: {action}: {source}", path = path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest cannot be used.
+    #[error("{path}: {detail}", path = path.display())]
+    Manifest {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A directory that holds other files but no manifest.
+    #[error("{path}: not a bitsift collection (no collection.json) and not empty; give a new or empty directory", path = path.display())]
+    NotACollection {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// New documents or an index do not fit the collection's parameters.
+    #[error("{path}: {detail}", path = path.display())]
+    Mismatch {
+        /// The collection (or the index being adopted).
+        path: PathBuf,
+        /// Which parameter differs, and how.
+        detail: String,
+    },
+    /// An index to adopt does not have the collection's parameters.
+    #[error("{path}: {detail}", path = path.display())]
+    AdoptMismatch {
+        /// The index.
+        path: PathBuf,
+        /// Which parameter differs, and how.
+        detail: String,
+    },
+    /// Document names that the collection already shows.
+    #[error("{path}: {count} document name(s) already in the collection or repeated: {shown}; nothing was added", path = path.display(), shown = names.join(", "))]
+    Duplicates {
+        /// The collection.
+        path: PathBuf,
+        /// The first few names.
+        names: Vec<String>,
+        /// How many.
+        count: usize,
+    },
+    /// Names to remove that the collection does not show.
+    #[error("{path}: {count} document name(s) not in the collection (or already removed): {shown}; nothing was removed", path = path.display(), shown = names.join(", "))]
+    UnknownDocuments {
+        /// The collection.
+        path: PathBuf,
+        /// The first few names.
+        names: Vec<String>,
+        /// How many.
+        count: usize,
+    },
+    /// A sub-index name that the collection does not list.
+    #[error("{path}: no sub-index named {name:?}; the collection lists {listed}", path = path.display())]
+    UnknownSubIndex {
+        /// The collection.
+        path: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The names it has.
+        listed: String,
+    },
+    /// An index file is not valid.
+    #[error(transparent)]
+    Format(#[from] crate::format::FormatError),
+    /// Opening the index files for searching failed.
+    #[error(transparent)]
+    Open(#[from] crate::query::OpenError),
+    /// Building the new sub-index failed.
+    #[error(transparent)]
+    Build(#[from] crate::builder::BuildError),
+    /// Something asked of the collection cannot be done.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl CollectionError {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        action: &'static str,
+    ) -> impl FnOnce(std::io::Error) -> CollectionError {
+        let path = path.into();
+        move |source| CollectionError::Io {
+            path,
+            action,
+            source,
+        }
+    }
+}
+
+/// Names shown in an error: the first few of a longer list.
+pub(crate) const NAMES_SHOWN_MAX: usize = 5;

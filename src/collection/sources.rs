@@ -1,0 +1,297 @@
+//! From `-i` paths to what a search reads: index files and, per file, the documents to hide.
+//!
+//! A path is an index file, a collection directory (its manifest says which files to open and
+//! which documents are removed), or a plain directory scanned recursively for index files and
+//! collections, in path order. A list file names such paths, one per line.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::manifest::{is_collection, subindex_path, Manifest};
+use super::CollectionError;
+use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
+use crate::query::{Index, OpenError};
+
+/// Index files to search and the documents each must not report; see the module docs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchSet {
+    /// Index files, in search order.
+    pub paths: Vec<PathBuf>,
+    /// Per file, the document numbers hidden from results (tombstones, placeholders).
+    pub hidden: Vec<Vec<u64>>,
+    /// Per file, the document count its collection manifest records (`None`: not in one).
+    expected_documents: Vec<Option<u64>>,
+    /// The collections read, with the generation seen.
+    collections: Vec<(PathBuf, u64)>,
+}
+
+/// One thing a path names.
+enum Unit {
+    File(PathBuf),
+    Collection(PathBuf),
+}
+
+impl Unit {
+    fn path(&self) -> &Path {
+        match self {
+            Unit::File(p) | Unit::Collection(p) => p,
+        }
+    }
+}
+
+impl SearchSet {
+    /// Expands `paths` and the paths listed in `lists` (relative to the list's folder; `#`
+    /// comments and empty lines skipped). `subindexes`, when not empty, keeps only the
+    /// sub-indexes of that file name in the collections given (each name must exist).
+    pub fn expand(
+        paths: &[PathBuf],
+        lists: &[PathBuf],
+        subindexes: &[String],
+    ) -> Result<SearchSet, CollectionError> {
+        let mut units = Vec::new();
+        for path in paths {
+            expand_path(path, &mut units)?;
+        }
+        for list in lists {
+            let before = units.len();
+            for path in read_list(list)? {
+                expand_path(&path, &mut units)?;
+            }
+            if units.len() == before {
+                return Err(CollectionError::Invalid(format!(
+                    "{}: the index list names no index",
+                    list.display()
+                )));
+            }
+        }
+        if units.is_empty() {
+            return Err(OpenError::NoIndex.into());
+        }
+        let mut set = SearchSet::default();
+        let mut matched = vec![false; subindexes.len()];
+        for unit in units {
+            match unit {
+                Unit::File(path) => set.push(path, Vec::new(), None),
+                Unit::Collection(directory) => {
+                    set.add_collection(&directory, subindexes, &mut matched)?
+                }
+            }
+        }
+        if !subindexes.is_empty() && set.collections.is_empty() {
+            return Err(CollectionError::Invalid(
+                "sub-indexes were selected but no collection was given".into(),
+            ));
+        }
+        if let Some(missing) = matched.iter().position(|m| !m) {
+            let (directory, _) = &set.collections[0];
+            let manifest = Manifest::load(directory)?;
+            return Err(CollectionError::UnknownSubIndex {
+                path: directory.clone(),
+                name: subindexes[missing].clone(),
+                listed: listed_names(&manifest),
+            });
+        }
+        if set.paths.is_empty() {
+            return Err(OpenError::NoIndex.into());
+        }
+        set.drop_repeats();
+        Ok(set)
+    }
+
+    /// Keeps the first of several paths to the same file (same canonical path), with a
+    /// warning: searching an index twice would report every hit twice.
+    fn drop_repeats(&mut self) {
+        let mut seen: HashMap<PathBuf, usize> = HashMap::with_capacity(self.paths.len());
+        let mut keep = Vec::with_capacity(self.paths.len());
+        for (position, path) in self.paths.iter().enumerate() {
+            // A missing file keeps its own path; opening it reports the problem.
+            let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if let Some(&first) = seen.get(&key) {
+                tracing::warn!(
+                    "{}: the same index as {}; it is searched once",
+                    path.display(),
+                    self.paths[first].display()
+                );
+                keep.push(false);
+            } else {
+                seen.insert(key, position);
+                keep.push(true);
+            }
+        }
+        let mut flags = keep.iter();
+        self.paths.retain(|_| *flags.next().unwrap_or(&true));
+        let mut flags = keep.iter();
+        self.hidden.retain(|_| *flags.next().unwrap_or(&true));
+        let mut flags = keep.iter();
+        self.expected_documents
+            .retain(|_| *flags.next().unwrap_or(&true));
+    }
+
+    fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<u64>) {
+        self.paths.push(path);
+        self.hidden.push(hidden);
+        self.expected_documents.push(expected);
+    }
+
+    fn add_collection(
+        &mut self,
+        directory: &Path,
+        subindexes: &[String],
+        matched: &mut [bool],
+    ) -> Result<(), CollectionError> {
+        let manifest = Manifest::load(directory)?;
+        if manifest.subindexes.is_empty() {
+            return Err(CollectionError::Invalid(format!(
+                "{}: the collection holds no sub-index (every document was removed and merged away)",
+                directory.display()
+            )));
+        }
+        for sub in &manifest.subindexes {
+            if !subindexes.is_empty() {
+                let Some(position) = subindexes.iter().position(|s| *s == sub.file) else {
+                    continue;
+                };
+                matched[position] = true;
+            }
+            self.push(
+                subindex_path(directory, &sub.file),
+                sub.hidden_documents(),
+                Some(sub.document_count),
+            );
+        }
+        self.collections
+            .push((directory.to_path_buf(), manifest.generation));
+        Ok(())
+    }
+
+    /// Whether any path was a collection.
+    pub fn has_collection(&self) -> bool {
+        !self.collections.is_empty()
+    }
+
+    /// Opens the files and checks them against their manifests.
+    pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
+        let index = Index::open_hiding(&self.paths, &self.hidden, options)?;
+        for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
+            if let Some(expected) = *expected {
+                if header.document_count() != expected {
+                    return Err(CollectionError::Manifest {
+                        path: header.path.clone(),
+                        detail: format!(
+                            "has {} documents but the collection manifest records {expected}; the sub-index was changed outside bitsift",
+                            header.document_count()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    /// Expands and opens, trying again when a collection changed in between (a merge that
+    /// committed and deleted the files the first manifest listed).
+    pub fn open_fresh(
+        paths: &[PathBuf],
+        lists: &[PathBuf],
+        subindexes: &[String],
+        options: &HeaderOptions,
+    ) -> Result<(SearchSet, Arc<Index>), CollectionError> {
+        const ATTEMPTS: usize = 3;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let set = SearchSet::expand(paths, lists, subindexes)?;
+            match set.open(options) {
+                Ok(index) => return Ok((set, index)),
+                Err(error) if attempt < ATTEMPTS && set.changed_since() => {
+                    tracing::info!(
+                        "a collection changed while it was opened ({error}); opening it again"
+                    );
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Whether a collection's manifest has a new generation since this set was expanded.
+    fn changed_since(&self) -> bool {
+        self.collections.iter().any(|(directory, generation)| {
+            Manifest::load(directory).map_or(true, |m| m.generation != *generation)
+        })
+    }
+}
+
+fn listed_names(manifest: &Manifest) -> String {
+    let names: Vec<&str> = manifest
+        .subindexes
+        .iter()
+        .map(|s| s.file.as_str())
+        .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn expand_path(path: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
+    if is_collection(path) {
+        units.push(Unit::Collection(path.to_path_buf()));
+    } else if path.is_dir() {
+        let before = units.len();
+        walk(path, units)?;
+        units[before..].sort_by(|a, b| a.path().cmp(b.path()));
+        if units.len() == before {
+            return Err(CollectionError::Invalid(format!(
+                "{}: directory holds no .cobs_compact or .cobs_classic files and no collection",
+                path.display()
+            )));
+        }
+    } else {
+        units.push(Unit::File(path.to_path_buf()));
+    }
+    Ok(())
+}
+
+fn walk(directory: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
+    let entries = std::fs::read_dir(directory)
+        .map_err(CollectionError::io(directory, "cannot list directory"))?;
+    for entry in entries {
+        let path = entry
+            .map_err(CollectionError::io(directory, "cannot list directory"))?
+            .path();
+        if path.is_dir() {
+            if is_collection(&path) {
+                units.push(Unit::Collection(path));
+            } else {
+                walk(&path, units)?;
+            }
+        } else if path
+            .extension()
+            .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
+        {
+            units.push(Unit::File(path));
+        }
+    }
+    Ok(())
+}
+
+fn read_list(list: &Path) -> Result<Vec<PathBuf>, CollectionError> {
+    let text = std::fs::read_to_string(list)
+        .map_err(CollectionError::io(list, "cannot read index list"))?;
+    let base = list.parent().unwrap_or(Path::new("."));
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let entry = Path::new(line);
+            if entry.is_absolute() {
+                entry.to_path_buf()
+            } else {
+                base.join(entry)
+            }
+        })
+        .collect())
+}
