@@ -12,10 +12,12 @@
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`server`]: the HTTP search server (JSON API and web page);
-//! - [`seqfile`], [`units`]: sequence files and byte sizes.
+//! - [`alphabet`], [`seqfile`], [`units`]: what counts as a base, sequence files and byte
+//!   sizes.
 
 #![warn(missing_docs)]
 
+pub mod alphabet;
 pub mod builder;
 pub mod format;
 pub mod io;
