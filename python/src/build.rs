@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use bitsift::builder::{
-    build_observed, default_memory_bytes, BuildError, BuildObserver, BuildOptions,
+    build_observed, default_memory_bytes, BuildError, BuildObserver, BuildOptions, BuildReport,
 };
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -135,7 +135,21 @@ fn report(
     py.check_signals()
 }
 
-/// Builds a COBS compact index; see `help(bitsift.build)`.
+/// Builds a COBS compact index, exactly as `bitsift build` does, and returns its report
+/// (documents, blocks, page_size, file_bytes, kmers, bases, seconds, ...) as a dict.
+///
+/// output: the index file to write; it appears only when complete.
+/// inputs: FASTA/FASTQ files (plain or compressed) or directories, or a list of them.
+/// k, fpr, hashes, page_size: k-mer length, false-positive rate of one lookup, hash
+///     functions, bytes per row (default: the smallest power of two >= documents / 8).
+/// per_record: one document per record instead of one per file.
+/// threads: worker threads (default: all cores). memory: budget in bytes or "8G"
+///     (default: half the available memory). force: overwrite an existing output.
+/// progress: called as progress(documents_done, documents_total, kmers_done) at most every
+///     0.1 s on the calling thread, and once with every document done before the index is
+///     put in place. An exception it raises (or Ctrl-C) stops the build, leaves nothing at
+///     the output path, and is raised again.
+/// canonical: hash canonical k-mers (False: as written). lists: files listing inputs.
 #[pyfunction]
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
@@ -167,7 +181,6 @@ pub fn build<'py>(
             ));
         }
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let options = BuildOptions {
         output,
         inputs: paths(inputs)?,
@@ -181,7 +194,7 @@ pub fn build<'py>(
         num_hashes: hashes,
         canonical,
         threads: match options::count("threads", threads.unwrap_or(0))? {
-            0 => cores,
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         },
         page_size,
@@ -189,6 +202,21 @@ pub fn build<'py>(
         force,
         progress: false,
     };
+    let built = run_observed(py, options, progress)?;
+    // Every count was reported before the index was put in place; flush the last messages.
+    logs::flush(py)?;
+    let json = serde_json::to_value(&built)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot convert the build report: {e}")))?;
+    json_to_py(py, &json)
+}
+
+/// Runs the build on a worker thread and waits for it, reporting progress in between; see
+/// the module documentation.
+fn run_observed(
+    py: Python<'_>,
+    options: BuildOptions,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<BuildReport> {
     let shared = Arc::new(Shared {
         wait_for_last_call: progress.is_some(),
         ..Shared::default()
@@ -228,16 +256,8 @@ pub fn build<'py>(
         logs::flush(py)?;
         return Err(error);
     }
-    let report_dict = match outcome {
-        Ok(built) => built,
-        Err(error) => {
-            logs::flush(py)?;
-            return Err(build_error(&error));
-        }
-    };
-    // Every count was reported before the index was put in place; flush the last messages.
-    logs::flush(py)?;
-    let json = serde_json::to_value(&report_dict)
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot convert the build report: {e}")))?;
-    json_to_py(py, &json)
+    outcome.map_err(|error| {
+        let _ = logs::flush(py);
+        build_error(&error)
+    })
 }

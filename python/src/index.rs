@@ -24,6 +24,10 @@ use crate::pool::{Lent, Pool, Refused};
 use crate::queries::{extract, invalid, prepare, OnInvalid, Prepared, Record, Source};
 use crate::results::{json_to_py, results_list, QueryResult};
 
+// The default of `queue_depth` in the signature of `Index` (a literal, so that Python's
+// help shows it) is the command line's.
+const _: () = assert!(QUEUE_DEPTH_DEFAULT == 64);
+
 /// Query bases searched in one batch at most (the command line's bound): a huge query file
 /// is answered batch by batch.
 const BATCH_BYTES_MAX: usize = 64 << 20;
@@ -59,8 +63,24 @@ struct Request {
     batch_max: usize,
 }
 
-/// COBS compact or classic index files (a file, a directory of them, or a list), opened
-/// once and searched from any thread. See `help(bitsift)`.
+/// COBS compact or classic index files, built by COBS or bitsift, opened once and searched
+/// from any number of threads (each search releases the GIL).
+///
+/// path: an index file, a directory of them (searched recursively, in path order), or a
+///     list of files and directories; all are searched together and ranked together.
+/// engine: "auto" (io_uring when it works, or scoring in place when the index is in the
+///     page cache), "uring", "pread", "mmap" or "ram", as `bitsift query --engine`.
+/// cache_size: bytes (or a string such as "4G") of a page cache shared by all searches.
+/// threads: threads scoring blocks of an index held in memory (default: one per core).
+/// queue_depth: reads in flight (uring) or reader threads (pread).
+/// direct_io: "auto", "required" or "off": O_DIRECT for uring and pread.
+/// merge_gap, read_max: how neighbouring reads merge (bytes), as the options of the command.
+/// warm: stream the index into the cache in the background (needs cache_size).
+/// max_sessions: searches that run at once (default: one per core, at least 4); more wait.
+/// legacy_k, legacy_canonical: k and canonical flag of a pre-2019 COBS index.
+///
+/// Raises FileNotFoundError, bitsift.IndexError (not a valid or a damaged index) or
+/// ValueError (a bad option).
 #[pyclass(module = "bitsift", name = "Index", frozen)]
 pub struct PyIndex {
     index: Arc<Index>,
@@ -225,6 +245,34 @@ impl PyIndex {
     }
 }
 
+/// `value`, or `default` when it is `None` or 0.
+fn count_or(name: &str, value: Option<i64>, default: usize) -> PyResult<usize> {
+    Ok(match options::count(name, value.unwrap_or(0))? {
+        0 => default,
+        n => n,
+    })
+}
+
+/// Opens the index files, the first session, and the warm-up (runs without the GIL).
+fn open_all(
+    paths: &[PathBuf],
+    header_options: &HeaderOptions,
+    setup: &SessionSetup,
+    warm: bool,
+) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
+    let files = index_files(paths)?;
+    let index = Index::open(&files, header_options).map_err(|e| open_error(&e))?;
+    let session = setup.open(&index).map_err(|e| open_error(&e))?;
+    if let Some(notice) = session.notice() {
+        tracing::warn!("{notice}");
+    }
+    let warmup = match (&setup.cache, warm) {
+        (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
+        _ => None,
+    };
+    Ok((index, session, warmup))
+}
+
 /// Up to `batch_max` records, or [`BATCH_BYTES_MAX`] bases, from `reader`.
 fn read_batch(reader: &mut SeqReader, batch_max: usize) -> PyResult<Vec<Record>> {
     let mut records = Vec::new();
@@ -249,7 +297,7 @@ impl PyIndex {
     #[new]
     #[pyo3(signature = (
         path, engine = "auto", cache_size = None, threads = None,
-        queue_depth = QUEUE_DEPTH_DEFAULT as i64, direct_io = "auto", *, merge_gap = None,
+        queue_depth = 64, direct_io = "auto", *, merge_gap = None,
         read_max = None, warm = false, max_sessions = None, legacy_k = None,
         legacy_canonical = None
     ))]
@@ -271,14 +319,8 @@ impl PyIndex {
     ) -> PyResult<PyIndex> {
         let paths = paths_of(path)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = match options::count("threads", threads.unwrap_or(0))? {
-            0 => cores,
-            n => n,
-        };
-        let max_sessions = match options::count("max_sessions", max_sessions.unwrap_or(0))? {
-            0 => cores.max(4),
-            n => n,
-        };
+        let threads = count_or("threads", threads, cores)?;
+        let max_sessions = count_or("max_sessions", max_sessions, cores.max(4))?;
         let queue_depth = u32::try_from(options::count("queue_depth", queue_depth)?)
             .map_err(|_| PyValueError::new_err("queue_depth is too large"))?;
         let cache_bytes = options::size("cache_size", cache_size)?;
@@ -302,19 +344,7 @@ impl PyIndex {
             legacy_k,
             legacy_canonical,
         };
-        let opened = py.detach(|| -> PyResult<_> {
-            let files = index_files(&paths)?;
-            let index = Index::open(&files, &header_options).map_err(|e| open_error(&e))?;
-            let session = setup.open(&index).map_err(|e| open_error(&e))?;
-            if let Some(notice) = session.notice() {
-                tracing::warn!("{notice}");
-            }
-            let warmup = match (&setup.cache, warm) {
-                (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
-                _ => None,
-            };
-            Ok((index, session, warmup))
-        });
+        let opened = py.detach(|| open_all(&paths, &header_options, &setup, warm));
         logs::flush(py)?;
         let (index, session, warmup) = opened?;
         Ok(PyIndex {
@@ -326,11 +356,23 @@ impl PyIndex {
         })
     }
 
-    /// Searches every document of every index file.
+    /// Searches every document of every index file; returns a `bitsift.Results` list with
+    /// one `QueryResult` per query, in input order.
     ///
-    /// `query` is a sequence (str or bytes), a dict of name -> sequence, a list of
-    /// (name, sequence) pairs, or a FASTA/FASTQ file (os.PathLike, or a str that is not
-    /// made of bases). Returns a `bitsift.Results` list with one `QueryResult` per query.
+    /// query: a sequence (str or bytes, named "query"), a dict of name -> sequence, a list
+    ///     of (name, sequence) pairs, or a FASTA/FASTQ file, plain or compressed (an
+    ///     os.PathLike, or a str that is not made of bases).
+    /// threshold: report documents with at least ceil(threshold * n) of the query's n
+    ///     k-mers (0 to 1; 0 reports every document).
+    /// limit: report at most this many documents per query (0: all).
+    /// prune: stop reading blocks where no document can reach the threshold (the results
+    ///     are the same either way).
+    /// on_invalid: "raise" (ValueError) or "skip" (an empty result whose `skipped` says
+    ///     why) for a query that is not DNA or is shorter than k.
+    /// batch: queries planned and read together (0: as many as memory bounds allow).
+    ///
+    /// Bases follow the command line's rule: case does not matter, whitespace is dropped,
+    /// U reads as T.
     #[pyo3(signature = (query, threshold = 0.8, limit = 0, prune = true, *, on_invalid = "raise", batch = 0))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
