@@ -110,3 +110,20 @@ def test_library_warnings_reach_logging(tmp_path, caplog):
         bitsift.build(tmp_path / "x.cobs_compact", [short, SMALL[0]])
     messages = [r.getMessage() for r in caplog.records if r.name == "bitsift"]
     assert any("fewer than k = 31" in m and "short" in m for m in messages), messages
+
+
+def test_ctrl_c_stops_a_build_and_leaves_nothing(tmp_path):
+    """SIGINT while the build runs: Python's handler runs on the calling thread between two
+    progress steps, the build stops, and KeyboardInterrupt is raised."""
+    import signal
+    import threading
+
+    output = tmp_path / "demo.cobs_compact"
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bitsift.build(output, [DEMO / "genomes"], threads=1)
+    finally:
+        timer.cancel()
+    assert os.listdir(tmp_path) == []

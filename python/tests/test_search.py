@@ -151,6 +151,15 @@ def test_a_cache_serves_repeated_queries(demo_index):
     assert index.info()["cache_size"] > 0
 
 
+def test_a_warm_up_fills_the_cache_in_the_background(demo_index):
+    index = bitsift.Index(demo_index, engine="pread", direct_io="off", cache_size="256M",
+                          warm=True)
+    reference = as_cli(bitsift.Index(demo_index).search(GENES))
+    assert as_cli(index.search(GENES)) == reference
+    index.close()  # stops the warm-up
+    assert index.closed
+
+
 def test_limit_batch_and_prune_options(demo_index):
     index = bitsift.Index(demo_index)
     full = as_cli(index.search(GENES, threshold=0.5))
