@@ -39,7 +39,7 @@ def main():
         if path is None:
             path = Path(scratch) / "demo.cobs_compact"
             report = bitsift.build(path, [DEMO / "genomes"], progress=show_progress)
-            print(f"\nbuilt {report['documents']} genomes in {report['seconds']:.1f} s",
+            print(f"built {report['documents']} genomes in {report['seconds']:.1f} s",
                   file=sys.stderr)
         with bitsift.Index(path) as index:
             results = index.search(args.genes, threshold=args.threshold)
@@ -69,8 +69,12 @@ def main():
 
 
 def show_progress(done, total, kmers):
-    print(f"\rindexing: {done}/{total} genomes, {kmers / 1e6:.1f} M k-mers", end="",
-          file=sys.stderr)
+    """The build's progress on one line of a terminal; in a log, its last call only."""
+    line = f"indexing: {done}/{total} genomes, {kmers / 1e6:.1f} M k-mers"
+    if sys.stderr.isatty():
+        print("\r" + line, end="\n" if done == total else "", file=sys.stderr)
+    elif done == total:
+        print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":
