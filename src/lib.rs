@@ -12,10 +12,14 @@
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`server`]: the HTTP search server (JSON API and web page);
-//! - [`alphabet`], [`seqfile`], [`units`]: what counts as a base, sequence files and byte
-//!   sizes.
+//! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
+//!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
+//!   error, on SIGINT/SIGTERM and after a crash.
 
 #![warn(missing_docs)]
+
+/// The version of bitsift, as recorded in JSON output.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod alphabet;
 pub mod builder;
@@ -23,8 +27,11 @@ pub mod format;
 pub mod io;
 pub mod iobench;
 pub mod kmer;
+pub mod metadata;
 pub mod query;
 pub mod seqfile;
 pub mod server;
 pub mod synth;
+mod tempfiles;
+pub use tempfiles::leave_signals_to_host;
 pub mod units;

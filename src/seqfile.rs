@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use needletail::errors::ParseErrorKind;
 use needletail::parser::FastxReader;
 
+use crate::alphabet::{normalize, BaseReading};
+
 /// Extensions of sequence files (before any compression extension), as found in the wild.
 pub const SEQUENCE_EXTENSIONS: &[&str] = &[
     "fa", "fasta", "fna", "ffn", "frn", "fas", "fsa", "mfa", "mfasta", "seq", "fq", "fastq",
@@ -53,7 +55,16 @@ impl SeqReader {
             path: path.to_path_buf(),
             detail: format!("cannot open: {e}"),
         })?;
-        let inner = needletail::parse_fastx_reader(file).map_err(|e| describe(path, &e, 0))?;
+        SeqReader::from_reader(path, file)
+    }
+
+    /// Reads sequences from `reader` (a pipe, bytes in memory), compressed or not, naming
+    /// them `path` in errors.
+    pub fn from_reader(
+        path: &Path,
+        reader: impl std::io::Read + Send + 'static,
+    ) -> Result<SeqReader, SeqFileError> {
+        let inner = needletail::parse_fastx_reader(reader).map_err(|e| describe(path, &e, 0))?;
         Ok(SeqReader {
             path: path.to_path_buf(),
             inner,
@@ -89,6 +100,24 @@ impl SeqReader {
         } else {
             record.sequence.extend_from_slice(raw);
         }
+        Ok(true)
+    }
+
+    /// Reads the next record and checks and rewrites its bases as `reading` says (see
+    /// [`crate::alphabet`]); a record that is not a nucleotide sequence is an error naming the
+    /// file and the record. `Ok(false)` at the end.
+    pub fn next_bases_into(
+        &mut self,
+        record: &mut SeqRecord,
+        reading: BaseReading,
+    ) -> Result<bool, SeqFileError> {
+        if !self.next_into(record)? {
+            return Ok(false);
+        }
+        normalize(&mut record.sequence, reading).map_err(|e| SeqFileError {
+            path: self.path.clone(),
+            detail: format!("record {} ({:?}): {e}", self.records, record.name),
+        })?;
         Ok(true)
     }
 

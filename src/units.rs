@@ -1,4 +1,5 @@
-//! Byte sizes as people write them (`8G`, `512MiB`, `4096`) and as we print them.
+//! Byte sizes as people write them (`8G`, `512MiB`, `4096`) and as we print them, and the
+//! small words of printed counts: `1 block`, `2 blocks`, `5 to 9`.
 
 /// Parses a byte size: a number with an optional suffix K, M, G, T (powers of 1024; `KB`,
 /// `KiB` and lowercase are accepted too).
@@ -30,6 +31,16 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Physical memory of the machine in bytes (`sysinfo(2)`).
+pub fn memory_total_bytes() -> Option<u64> {
+    // SAFETY: sysinfo fills the zeroed struct it is given and reads nothing else.
+    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sysinfo(&mut info) } != 0 {
+        return None;
+    }
+    (info.totalram as u64).checked_mul(info.mem_unit.max(1) as u64)
+}
+
 /// Formats bytes with a binary unit and three significant digits: `1.50 GiB`.
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -47,6 +58,33 @@ pub fn format_bytes(bytes: u64) -> String {
         format!("{value:.1} {}", UNITS[unit])
     } else {
         format!("{value:.2} {}", UNITS[unit])
+    }
+}
+
+/// A count and its noun in the right number: `1 block`, `21 blocks`, `2 hashes`,
+/// `3 indexes`, `5 queries`.
+pub fn plural(count: u64, noun: &str) -> String {
+    // `query` → `queries`, but `day` → `days`.
+    let consonant_y = noun
+        .strip_suffix('y')
+        .filter(|stem| !stem.ends_with(['a', 'e', 'o', 'u']));
+    if count == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = consonant_y {
+        format!("{count} {stem}ies")
+    } else if noun.ends_with(['h', 'x', 's']) {
+        format!("{count} {noun}es")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// A range of values as words: one value when both ends agree (`5`), else `5 to 9`.
+pub fn span(min: u64, max: u64) -> String {
+    if min == max {
+        min.to_string()
+    } else {
+        format!("{min} to {max}")
     }
 }
 
@@ -69,5 +107,17 @@ mod tests {
         assert_eq!(format_bytes(512), "512 B");
         assert_eq!(format_bytes(1536), "1.50 KiB");
         assert_eq!(format_bytes(3 << 30), "3.00 GiB");
+    }
+
+    #[test]
+    fn counts_read_as_words() {
+        assert_eq!(plural(1, "block"), "1 block");
+        assert_eq!(plural(0, "block"), "0 blocks");
+        assert_eq!(plural(3, "hash"), "3 hashes");
+        assert_eq!(plural(2, "index"), "2 indexes");
+        assert_eq!(plural(47, "query"), "47 queries");
+        assert_eq!(plural(2, "key"), "2 keys");
+        assert_eq!(span(7, 7), "7");
+        assert_eq!(span(3, 9), "3 to 9");
     }
 }

@@ -336,7 +336,7 @@ fn short_query_records_are_reported_and_the_rest_still_runs() {
         "-f",
         queries.to_str().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     let text = stderr(&output);
     assert!(
         text.contains("query \"tiny\": query is 6 bases, shorter than k = 31"),

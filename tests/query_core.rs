@@ -186,3 +186,139 @@ fn batch_stats_are_reported_once_and_shares_add_up() {
         }
     }
 }
+
+/// Records of a FASTA file (gzip or plain), as (name, sequence).
+fn records(path: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut reader = bitsift::seqfile::SeqReader::open(path).unwrap();
+    let mut record = bitsift::seqfile::SeqRecord::default();
+    let mut out = Vec::new();
+    while reader.next_into(&mut record).unwrap() {
+        out.push((record.name.clone(), record.sequence.clone()));
+    }
+    out
+}
+
+#[test]
+fn coverage_shows_whole_genes_substitutions_and_truncations_and_misses_no_true_kmer() {
+    let dir = temp_dir();
+    let index = index_of(dir.path(), "x.cobs_compact", &THREE, &[]);
+    let genes = records(&demo_file("queries/amr_genes.fa"));
+    let mcr = genes[0].1.clone();
+    assert!(genes[0].0.starts_with("mcr-1"), "{}", genes[0].0);
+    let mut snp = mcr.clone();
+    snp[500] = if snp[500] == b'A' { b'C' } else { b'A' };
+    let mut truncated = mcr[..1200].to_vec();
+    truncated.extend(b"ACGTTGCAAGGCTTAGCATCGATCGATCGGATCCTTAGAAGCTAGCATCGACTAGCTA".repeat(5));
+    let queries = dir.path().join("q.fa");
+    let named = vec![
+        ("whole".to_string(), mcr.clone()),
+        ("snp".to_string(), snp),
+        ("truncated".to_string(), truncated),
+    ];
+    write_fasta(&queries, &named);
+    for engine in ["pread", "ram"] {
+        let output = run(&[
+            "query",
+            "-i",
+            index.to_str().unwrap(),
+            "-f",
+            queries.to_str().unwrap(),
+            "-t",
+            "0.5",
+            "--coverage",
+            "--engine",
+            engine,
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stdout(&output);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "query\tdocument\tkmers_found\tkmers_total\tfraction\tcovered\tlongest_gap"
+        );
+        let row = |name: &str| -> Vec<&str> {
+            lines
+                .iter()
+                .find(|l| l.starts_with(&format!("{name}\tKpn_pMCR_1511_KX377410")))
+                .unwrap_or_else(|| panic!("{name} hit missing:\n{text}"))
+                .split('\t')
+                .collect()
+        };
+        let length = mcr.len();
+        assert_eq!(
+            row("whole")[5..],
+            [format!("1-{length}").as_str(), "0"],
+            "{engine}"
+        );
+        // A substitution at base 501 (1-based): every other base covered, a gap of k k-mers.
+        assert_eq!(
+            row("snp")[5..],
+            [format!("1-500,502-{length}").as_str(), "31"]
+        );
+        // A truncated copy: covered up to where the gene stops, a long gap after.
+        let cut = row("truncated");
+        let gap: u64 = cut[6].parse().unwrap();
+        assert!(gap > 250, "{cut:?}");
+        assert!(cut[5].starts_with("1-120"), "{cut:?}");
+    }
+    // No true k-mer of a real hit is ever outside the covered intervals: check every gene
+    // against every plasmid it hits, with brute force.
+    let json = query_json(&index, &["--coverage"]);
+    let plasmids: Vec<(String, Vec<Vec<u8>>)> = THREE
+        .iter()
+        .map(|f| {
+            let recs = records(&plasmid(f));
+            let name = f.trim_end_matches(".fa.gz").to_string();
+            (name, recs.into_iter().map(|(_, s)| s).collect())
+        })
+        .collect();
+    let mut checked = 0;
+    for query in json["queries"].as_array().unwrap() {
+        let gene = &genes
+            .iter()
+            .find(|(n, _)| n == query["query"].as_str().unwrap())
+            .unwrap()
+            .1;
+        for hit in query["hits"].as_array().unwrap() {
+            let terms = document_terms(
+                &plasmids
+                    .iter()
+                    .find(|(n, _)| n == hit["document"].as_str().unwrap())
+                    .unwrap()
+                    .1,
+                31,
+                true,
+            );
+            let covered: Vec<(u64, u64)> = hit["coverage"]["intervals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+                .collect();
+            // True k-mers in runs longer than the island limit must lie inside an interval.
+            let truth: Vec<bool> = gene
+                .windows(31)
+                .map(|w| terms.contains(&reference_term(w, true, false)))
+                .collect();
+            let mut at = 0;
+            while at < truth.len() {
+                let start = at;
+                while at < truth.len() && truth[at] {
+                    at += 1;
+                }
+                if at - start > bitsift::query::coverage::ISLAND_KMERS_MAX {
+                    let (first, last) = (start as u64 + 1, at as u64 + 30);
+                    assert!(
+                        covered.iter().any(|&(s, e)| s <= first && last <= e),
+                        "true stretch {first}-{last} of {} in {} not covered: {covered:?}",
+                        query["query"],
+                        hit["document"]
+                    );
+                    checked += 1;
+                }
+                at = at.max(start + 1);
+            }
+        }
+    }
+    assert!(checked >= 5, "checked {checked} stretches");
+}

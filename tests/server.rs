@@ -1167,3 +1167,69 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
         4.0
     );
 }
+
+/// Issue 11: the API reads bases by the rule of the command line (case and whitespace do not
+/// matter, U is T; `fold_case: false` is COBS's byte rule) and refuses non-DNA with a 400.
+#[test]
+fn bases_follow_one_rule_and_proteins_get_400() {
+    let dir = temp_dir();
+    let plasmids = build_index(
+        dir.path(),
+        "plasmids",
+        &[
+            "Kpn_pMCR_1511_KX377410.fa.gz",
+            "Eco_pBK32602_KU295134.fa.gz",
+        ],
+    );
+    let server = Server::start(&[&plasmids], &[]);
+    let a = server.address;
+    let gene = first_gene();
+    let hits = |request: Value| -> Value {
+        let response = post(a, &request);
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.json()["results"][0]["hits"].clone()
+    };
+    let expected = hits(serde_json::json!({"sequence": gene, "threshold": 0.0}));
+    assert_eq!(expected[0]["kmers_found"], 1596);
+    let lower = gene.to_ascii_lowercase();
+    let spaced: String = gene
+        .as_bytes()
+        .chunks(70)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n ");
+    let rna = gene.replace('T', "U");
+    for sequence in [&lower, &spaced, &rna] {
+        let found = hits(serde_json::json!({"sequence": sequence, "threshold": 0.0}));
+        assert_eq!(found, expected);
+    }
+    let cobs_rule =
+        hits(serde_json::json!({"sequence": lower, "threshold": 0.0, "fold_case": false}));
+    assert_ne!(cobs_rule, expected, "lowercase is A under COBS's rule");
+
+    let protein = "MKTLLILAVLAAVLAQPEFGHIKLMNPQRSTVWYMKTLLILAVL";
+    for request in [
+        serde_json::json!({"sequence": protein}),
+        serde_json::json!({"fasta": format!(">gene\n{gene}\n>p1\n{protein}\n")}),
+    ] {
+        let response = post(a, &request);
+        assert_eq!(response.status, 400, "{}", response.body);
+        let message = response.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            message.contains("not a nucleotide sequence: it looks like a protein"),
+            "{message}"
+        );
+    }
+    let named = post(
+        a,
+        &serde_json::json!({"fasta": format!(">p1\n{protein}\n")}),
+    );
+    assert!(
+        named.json()["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("query \"p1\": not a nucleotide sequence"),
+        "{}",
+        named.body
+    );
+}

@@ -61,6 +61,7 @@ class Index:
         limit: int = 0,
         prune: bool = True,
         *,
+        coverage: bool = False,
         on_invalid: str = "raise",
         batch: int = 0,
     ) -> Results: ...

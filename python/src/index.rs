@@ -218,7 +218,8 @@ impl PyIndex {
                 Err(reason) => QueryResult::not_searched(query.name, self.index.clone(), reason),
                 Ok(_) => match answers.next() {
                     Some(Ok(answer)) => {
-                        QueryResult::answered(query.name, self.index.clone(), answer)
+                        let coverage = request.options.coverage;
+                        QueryResult::answered(query.name, self.index.clone(), answer, coverage)
                     }
                     Some(Err(error @ SearchError::TooShort { .. })) => {
                         if request.on_invalid == OnInvalid::Raise {
@@ -235,12 +236,18 @@ impl PyIndex {
         Ok(())
     }
 
-    fn search_options(threshold: f64, limit: i64, prune: bool) -> PyResult<SearchOptions> {
+    fn search_options(
+        threshold: f64,
+        limit: i64,
+        prune: bool,
+        coverage: bool,
+    ) -> PyResult<SearchOptions> {
         Ok(SearchOptions {
             threshold: options::threshold(threshold)?,
             limit: options::count("limit", limit)?,
             cobs_order: false,
             prune,
+            coverage,
         })
     }
 }
@@ -367,13 +374,19 @@ impl PyIndex {
     /// limit: report at most this many documents per query (0: all).
     /// prune: stop reading blocks where no document can reach the threshold (the results
     ///     are the same either way).
+    /// coverage: also say where each hit matches (`Hit.coverage`: the query's stretches
+    ///     covered by matching k-mers and the longest run of missing ones, as `bitsift query
+    ///     --coverage`); the rows of the hits' blocks are read again.
     /// on_invalid: "raise" (ValueError) or "skip" (an empty result whose `skipped` says
     ///     why) for a query that is not DNA or is shorter than k.
     /// batch: queries planned and read together (0: as many as memory bounds allow).
     ///
     /// Bases follow the command line's rule: case does not matter, whitespace is dropped,
     /// U reads as T.
-    #[pyo3(signature = (query, threshold = 0.8, limit = 0, prune = true, *, on_invalid = "raise", batch = 0))]
+    #[pyo3(signature = (
+        query, threshold = 0.8, limit = 0, prune = true, *, coverage = false,
+        on_invalid = "raise", batch = 0
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
         &self,
@@ -382,11 +395,12 @@ impl PyIndex {
         threshold: f64,
         limit: i64,
         prune: bool,
+        coverage: bool,
         on_invalid: &str,
         batch: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         let request = Request {
-            options: PyIndex::search_options(threshold, limit, prune)?,
+            options: PyIndex::search_options(threshold, limit, prune, coverage)?,
             reading: BaseReading::Standard,
             on_invalid: OnInvalid::parse(on_invalid)?,
             batch_max: match options::count("batch", batch)? {
@@ -420,6 +434,7 @@ impl PyIndex {
             limit: num_results,
             cobs_order: true,
             prune: true,
+            coverage: false,
         };
         let k_max = self.index.k_max();
         let answer = py.detach(|| -> PyResult<_> {

@@ -58,6 +58,9 @@ mod _bitsift {
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
         super::logs::install();
+        // Ctrl-C raises KeyboardInterrupt (a build stops and removes its temporary file):
+        // the library's signal thread would end the interpreter instead.
+        bitsift::leave_signals_to_host();
         module.add("__version__", env!("CARGO_PKG_VERSION"))?;
         module.add("QUEUE_DEPTH_DEFAULT", bitsift::io::QUEUE_DEPTH_DEFAULT)?;
         Ok(())

@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use bitsift::query::{BatchStats, Hit, Index, QueryStats};
+use bitsift::query::{BatchStats, Coverage, Hit, Index, QueryStats};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -28,6 +28,9 @@ pub struct QueryResult {
     /// k-mer positions per index file.
     kmers_total: Vec<u64>,
     hits: Vec<Hit>,
+    /// Where each hit matches, in the order of `hits` (empty unless asked for).
+    coverage: Vec<Coverage>,
+    coverage_asked: bool,
     stats: Option<QueryStats>,
     batch: Option<Arc<BatchStats>>,
     skipped: Option<String>,
@@ -35,13 +38,20 @@ pub struct QueryResult {
 }
 
 impl QueryResult {
-    /// A searched query.
-    pub fn answered(name: String, index: Arc<Index>, answer: bitsift::query::QueryResult) -> Self {
+    /// A searched query; `coverage_asked` says whether where the hits match was asked for.
+    pub fn answered(
+        name: String,
+        index: Arc<Index>,
+        answer: bitsift::query::QueryResult,
+        coverage_asked: bool,
+    ) -> Self {
         QueryResult {
             name,
             index,
             kmers_total: answer.kmers_total,
             hits: answer.hits,
+            coverage: answer.coverage,
+            coverage_asked,
             stats: Some(answer.stats),
             batch: Some(answer.batch),
             skipped: None,
@@ -56,6 +66,8 @@ impl QueryResult {
             index,
             kmers_total: Vec::new(),
             hits: Vec::new(),
+            coverage: Vec::new(),
+            coverage_asked: false,
             stats: None,
             batch: None,
             skipped: Some(reason),
@@ -159,7 +171,7 @@ impl QueryResult {
     }
 
     /// The reported documents, best first: a list of `bitsift.Hit(document, index,
-    /// kmers_found, kmers_total, fraction)`, built on first access.
+    /// kmers_found, kmers_total, fraction, coverage)`, built on first access.
     #[getter]
     fn hits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         if let Some(list) = self.hit_list.get() {
@@ -167,14 +179,19 @@ impl QueryResult {
         }
         let class = HIT.import(py, "bitsift._types", "Hit")?;
         let list = PyList::empty(py);
-        for hit in &self.hits {
+        for (i, hit) in self.hits.iter().enumerate() {
             let total = self.total(hit);
+            let coverage = match self.coverage.get(i) {
+                Some(coverage) => serialized(py, coverage)?,
+                None => py.None().into_bound(py),
+            };
             list.append(class.call1((
                 self.document(hit),
                 self.label(hit),
                 hit.kmers_found,
                 total,
                 fraction(hit.kmers_found, total),
+                coverage,
             ))?)?;
         }
         let _ = self.hit_list.set(list.clone().unbind());
@@ -205,7 +222,8 @@ impl QueryResult {
     }
 
     /// The hits as columns: `query`, `index`, `document`, `kmers_found`, `kmers_total`,
-    /// `fraction` (lists of equal length).
+    /// `fraction`, and with coverage `intervals` (`1-850,870-1200`, `-` for none) and
+    /// `longest_gap`, as the command line's TSV (lists of equal length).
     fn _columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let columns = PyDict::new(py);
         columns.set_item("query", vec![self.name.as_str(); self.hits.len()])?;
@@ -223,6 +241,12 @@ impl QueryResult {
             .map(|(&f, &t)| fraction(f, t))
             .collect();
         columns.set_item("fraction", fractions)?;
+        if self.coverage_asked {
+            let intervals: Vec<String> = self.coverage.iter().map(|c| c.intervals_text()).collect();
+            columns.set_item("intervals", intervals)?;
+            let gaps: Vec<u64> = self.coverage.iter().map(|c| c.longest_gap).collect();
+            columns.set_item("longest_gap", gaps)?;
+        }
         Ok(columns)
     }
 

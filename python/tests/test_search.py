@@ -109,6 +109,22 @@ def test_several_indexes_and_a_directory_equal_the_cli(demo_index, small_index, 
     ).documents
 
 
+def test_coverage_equals_the_cli(demo_index, cli_json):
+    index = bitsift.Index(demo_index)
+    results = index.search(GENES, threshold=0.6, coverage=True)
+    expected = cli_json([demo_index], "-f", GENES, "-t", 0.6, "--coverage")
+    got = [[hit.coverage for hit in r.hits] for r in results]
+    assert got == [[hit["coverage"] for hit in q["hits"]] for q in expected["queries"]]
+    assert any(c["longest_gap"] > 0 for hits in got for c in hits), "partial hits too"
+    whole = results[0].hits[0].coverage
+    assert whole == {"intervals": [[1, 1626]], "covered_bases": 1626, "longest_gap": 0}
+    frame = results.to_pandas()
+    assert list(frame.columns[-2:]) == ["intervals", "longest_gap"]
+    assert frame["intervals"].iloc[0] == "1-1626"
+    plain = index.search(GENES).to_pandas()
+    assert "intervals" not in plain.columns
+
+
 def test_stats_have_the_keys_of_the_cli(demo_index, cli_json):
     result = bitsift.Index(demo_index).search(GENES)[0]
     expected = cli_json([demo_index], "-f", GENES)
@@ -188,7 +204,7 @@ def test_to_pandas(demo_index):
     first = results[0].to_pandas()
     assert isinstance(first, pandas.DataFrame)
     assert list(first.itertuples(index=False, name=None)) == [
-        (results[0].name,) + (hit.index, hit.document) + tuple(hit[2:]) for hit in results[0].hits
+        (results[0].name, hit.index, hit.document) + tuple(hit[2:5]) for hit in results[0].hits
     ]
     assert frame["kmers_found"].dtype.kind == "i"
 
@@ -209,9 +225,10 @@ def test_results_are_typed_objects(demo_index):
     assert isinstance(result, bitsift.QueryResult)
     hit = result.hits[0]
     assert isinstance(hit, bitsift.Hit)
-    document, index, found, total, fraction = hit
+    document, index, found, total, fraction, coverage = hit
     assert (document, found, total) == ("Kpn_pMCR_1511_KX377410", 1596, 1596)
     assert fraction == 1.0 and index == str(demo_index)
+    assert coverage is None, "only asked for with coverage=True"
     assert result.hits is result.hits, "built once"
     assert repr(result) == "QueryResult(name='mcr-1.1_1_KP347127', kmers_total=1596, hits=<1 hit>)"
     assert repr(results).startswith("Results([QueryResult(")

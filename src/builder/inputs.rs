@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
+use crate::format::file_kind;
 use crate::seqfile::has_sequence_extension;
 
 /// Expands `paths` (files or directories) and `lists` (files of paths) into the input files,
@@ -74,9 +75,24 @@ fn add_path(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
             });
         }
     } else {
+        refuse_irregular(path, &metadata)?;
         files.push(path.to_path_buf());
     }
     Ok(())
+}
+
+/// Inputs are read twice (to size the index, then to fill it), so each must be a regular
+/// file: a named pipe would also block the build until something writes to it.
+fn refuse_irregular(path: &Path, metadata: &std::fs::Metadata) -> Result<(), BuildError> {
+    match file_kind(metadata) {
+        None => Ok(()),
+        Some(kind) => Err(BuildError::Input {
+            path: path.to_path_buf(),
+            detail: format!(
+                "{kind}, not a regular file; inputs are read twice, so save the sequences to a file first"
+            ),
+        }),
+    }
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
@@ -97,6 +113,12 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
         if file_type.is_dir() {
             walk(&path, files)?;
         } else if has_sequence_extension(&path) {
+            // Follows symbolic links: what matters is what will be read.
+            let metadata = std::fs::metadata(&path).map_err(|e| BuildError::Input {
+                path: path.clone(),
+                detail: format!("cannot access: {e}"),
+            })?;
+            refuse_irregular(&path, &metadata)?;
             files.push(path);
         }
     }
@@ -147,5 +169,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(empty.contains("holds no sequence files"), "{empty}");
+    }
+
+    #[test]
+    fn named_pipes_are_refused_given_or_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("stream.fa");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for given in [fifo.clone(), dir.path().to_path_buf()] {
+            let error = discover(&[given], &[]).unwrap_err().to_string();
+            assert_eq!(
+                error,
+                format!("{}: a named pipe (FIFO), not a regular file; inputs are read twice, so save the sequences to a file first", fifo.display())
+            );
+        }
     }
 }

@@ -63,7 +63,7 @@ mod tests {
 
     #[test]
     fn cobs_signature_sizes() {
-        // cobs-format.md §3.4: h=1, p=0.3 → 2.80367 bits; n=10^6 → 2,803,674 rows;
+        // docs/formats.md, "Sizes": h=1, p=0.3 → 2.80367 bits; n=10^6 → 2,803,674 rows;
         // h=3, p=0.1 → 4,808,328 rows.
         assert!((bits_per_kmer(1, 0.3) - 2.80367).abs() < 1e-5);
         assert_eq!(rows_for(1_000_000, 1, 0.3), 2_803_674);

@@ -21,6 +21,7 @@ use xxhash_rust::xxh64::xxh64;
 
 use super::scan::Document;
 use super::{BuildError, Progress};
+use crate::alphabet::BaseReading;
 use crate::kmer::{BaseRule, KmerHasher};
 use crate::seqfile::{SeqReader, SeqRecord};
 
@@ -104,7 +105,7 @@ impl BlockFill<'_> {
                 for (bit, document) in self.documents[first..last].iter().enumerate() {
                     let path = &self.files[document.source as usize];
                     let mut reader = SeqReader::open(path)?;
-                    while reader.next_into(record)? {
+                    while reader.next_bases_into(record, BaseReading::Standard)? {
                         set_bits(hasher, &record.sequence, rows, 1 << bit, |row, bit| {
                             column[row] |= bit
                         });
@@ -153,7 +154,7 @@ impl BlockFill<'_> {
                 let mut next = entries.iter().peekable();
                 let mut index = 0u64;
                 while let Some(&&(_, wanted_record, local, bit)) = next.peek() {
-                    if !reader.next_into(record)? {
+                    if !reader.next_bases_into(record, BaseReading::Standard)? {
                         return Err(BuildError::Input {
                             path: path.clone(),
                             detail: format!(

@@ -14,8 +14,10 @@
 //! The output is written under a temporary name and renamed when complete ([`output`]).
 //! [`build_observed`] reports the progress of pass 2 to a [`BuildObserver`] (the Python
 //! package's progress callback) and lets it stop the build.
-//! bitsift reads soft-masked (lowercase) bases as uppercase; every other non-ACGT byte follows
-//! COBS (it becomes `A`), see [`crate::kmer`].
+//! Sequences are read with [`crate::alphabet`]'s standard rule: soft-masked (lowercase) bases
+//! count as uppercase, whitespace is dropped, `U` is `T`, and a record that is not a
+//! nucleotide sequence (a protein, say) fails the build, naming the file and the record.
+//! `N` and the IUPAC codes follow COBS (they become `A`), see [`crate::kmer`].
 
 pub mod inputs;
 pub mod layout;
@@ -24,15 +26,16 @@ pub mod output;
 pub mod scan;
 
 use std::collections::HashMap;
+use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX};
+use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::seqfile::SeqFileError;
 use crate::units::format_bytes;
 use layout::BlockPlan;
@@ -146,6 +149,8 @@ pub struct BuildReport {
     pub file_bytes: u64,
     /// k-mer positions indexed.
     pub kmers: u64,
+    /// k-mer positions of the largest document (which sizes the rows of its block).
+    pub kmers_largest_document: u64,
     /// Bases read.
     pub bases: u64,
     /// Blocks that did not fit the memory budget and were built in column groups.
@@ -212,26 +217,26 @@ pub fn build_observed(
 fn validate(options: &BuildOptions) -> Result<(), BuildError> {
     if options.k == 0 || options.k > K_MAX {
         return Err(BuildError::Invalid(format!(
-            "-k {} is out of range (1..={K_MAX})",
+            "-k {} is out of range: k is from 1 to {K_MAX}",
             options.k
         )));
     }
     if !(options.fpr > 0.0 && options.fpr < 1.0) {
         return Err(BuildError::Invalid(format!(
-            "--fpr {} is out of range (between 0 and 1, e.g. 0.3)",
+            "--fpr {} is out of range: the false-positive rate is between 0 and 1 (e.g. 0.3)",
             options.fpr
         )));
     }
     if options.num_hashes == 0 || options.num_hashes as u64 > HASHES_MAX {
         return Err(BuildError::Invalid(format!(
-            "--hashes {} is out of range (1..={HASHES_MAX})",
+            "--hashes {} is out of range: from 1 to {HASHES_MAX} hash functions",
             options.num_hashes
         )));
     }
     if let Some(page_size) = options.page_size {
-        if page_size == 0 || page_size > 1 << 20 {
+        if page_size == 0 || page_size > PAGE_SIZE_MAX {
             return Err(BuildError::Invalid(format!(
-                "--page-size {page_size} is out of range (1..=1048576 bytes per row)"
+                "--page-size {page_size} is out of range: from 1 to 1048576 bytes per row"
             )));
         }
     }
@@ -244,6 +249,10 @@ fn bar(visible: bool, length: u64, template: &str) -> ProgressBar {
     }
     let bar = ProgressBar::new(length);
     if let Ok(style) = ProgressStyle::with_template(template) {
+        // `{rate}`: the k-mers of pass 2 per second, with its unit (`{per_sec}` is bare).
+        let style = style.with_key("rate", |state: &ProgressState, out: &mut dyn fmt::Write| {
+            let _ = write!(out, "{:.1} M k-mers/s", state.per_sec() / 1e6);
+        });
         bar.set_style(style.progress_chars("=> "));
     }
     bar
@@ -288,9 +297,9 @@ fn build_in_pool(
         .map_err(BuildError::Invalid)?;
     let expected_bytes = header.len() as u64 + layout.data_bytes();
     tracing::info!(
-        "{} documents, {} blocks of {} documents, {}-byte rows, index size {}",
-        documents.len(),
-        blocks.len(),
+        "{}, {} of {} documents, {}-byte rows, index size {}",
+        crate::units::plural(documents.len() as u64, "document"),
+        crate::units::plural(blocks.len() as u64, "block"),
         8 * page_size,
         page_size,
         format_bytes(expected_bytes)
@@ -300,7 +309,7 @@ fn build_in_pool(
         bar: bar(
             options.progress,
             kmers,
-            "building  [{bar:30}] {percent:>3}%  {msg}  {per_sec}  ETA {eta}",
+            "building  [{bar:30}] {percent:>3}%  {msg}  {rate}  ETA {eta}",
         ),
         documents_done: AtomicU64::new(0),
         documents_total: documents.len() as u64,
@@ -309,7 +318,8 @@ fn build_in_pool(
         output: &options.output,
     };
     progress.check()?;
-    let mut pending = PendingFile::create(&options.output, options.force)?;
+    let mut pending =
+        PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
     pending.write_all(&header)?;
     observer.started(progress.documents_total, kmers);
     let mut blocks_spilled = 0;
@@ -345,6 +355,7 @@ fn build_in_pool(
         page_size,
         file_bytes: expected_bytes,
         kmers,
+        kmers_largest_document: documents.iter().map(|d| d.kmers).max().unwrap_or(0),
         bases: documents.iter().map(|d| d.bases).sum(),
         blocks_spilled,
         seconds: started.elapsed().as_secs_f64(),

@@ -1,20 +1,27 @@
 //! Writing a file so that it is either complete or absent: write to a temporary name in the
 //! same directory, fsync, rename, fsync the directory. Dropped before commit (an error, a full
-//! disk), the temporary file is removed.
+//! disk), or interrupted by SIGINT or SIGTERM, the temporary file is removed; temporary files
+//! of killed builds are removed by the next build in the directory (`src/tempfiles.rs`).
+//!
+//! An index gets its checksum sidecar ([`crate::format::checksums`]) computed from the bytes
+//! as they are written, with no second pass over the file.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
+use crate::format::checksums::{sidecar_path, ChecksumBuilder, Checksums};
+use crate::tempfiles::{self, TempPath};
 
 /// A file being written under a temporary name.
 pub struct PendingFile {
-    temporary: PathBuf,
+    /// `None` once renamed into place.
+    temporary: Option<TempPath>,
     destination: PathBuf,
     writer: Option<BufWriter<File>>,
     written: u64,
-    committed: bool,
+    checksums: Option<ChecksumBuilder>,
 }
 
 impl PendingFile {
@@ -39,26 +46,36 @@ impl PendingFile {
                 detail: format!("directory {} does not exist", directory.display()),
             });
         }
-        let name = destination
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "index".into());
-        let temporary = directory.join(format!(".{name}.bitsift-tmp-{}", std::process::id()));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)
-            .map_err(|e| BuildError::Output {
-                path: temporary.clone(),
+        for stale in tempfiles::remove_stale(&directory) {
+            tracing::info!(
+                "removed {}, the temporary file of an interrupted build",
+                stale.display()
+            );
+        }
+        let (temporary, file) =
+            tempfiles::create_temporary(destination).map_err(|e| BuildError::Output {
+                path: tempfiles::temporary_path(destination),
                 detail: format!("cannot create: {e}"),
             })?;
         Ok(PendingFile {
-            temporary,
+            temporary: Some(temporary),
             destination: destination.to_path_buf(),
             writer: Some(BufWriter::with_capacity(8 << 20, file)),
             written: 0,
-            committed: false,
+            checksums: None,
         })
+    }
+
+    /// As [`PendingFile::create`], for an index whose header is `header_bytes` long: its
+    /// checksum sidecar is computed while it is written and committed with it.
+    pub fn create_index(
+        destination: &Path,
+        force: bool,
+        header_bytes: u64,
+    ) -> Result<PendingFile, BuildError> {
+        let mut pending = PendingFile::create(destination, force)?;
+        pending.checksums = Some(ChecksumBuilder::new(header_bytes));
+        Ok(pending)
     }
 
     /// Appends `bytes`.
@@ -67,6 +84,9 @@ impl PendingFile {
         writer
             .write_all(bytes)
             .map_err(|e| write_error(&self.destination, e))?;
+        if let Some(checksums) = &mut self.checksums {
+            checksums.update(bytes);
+        }
         self.written += bytes.len() as u64;
         Ok(())
     }
@@ -77,6 +97,11 @@ impl PendingFile {
     }
 
     /// Flushes, syncs and renames the file into place; only now does the destination exist.
+    ///
+    /// With checksums, the order makes every crash leave either the old pair, the new index
+    /// without a sidecar, or the new pair: the old sidecar is removed before the new index
+    /// is renamed into place, and the new sidecar follows it. (A sidecar that does not match
+    /// its index is an error in any case: it records the size and the header's checksum.)
     pub fn commit(mut self) -> Result<(), BuildError> {
         let writer = self.writer.take().expect("committed twice");
         let file = writer
@@ -85,35 +110,84 @@ impl PendingFile {
         file.sync_all()
             .map_err(|e| write_error(&self.destination, e))?;
         drop(file);
-        std::fs::rename(&self.temporary, &self.destination).map_err(|e| BuildError::Output {
-            path: self.destination.clone(),
-            detail: format!("cannot move the finished index into place: {e}"),
-        })?;
-        self.committed = true;
-        // The rename is durable once the directory is synced.
-        if let Ok(directory) = File::open(parent_directory(&self.destination)) {
-            let _ = directory.sync_all();
+        let sidecar = match self.checksums.take() {
+            Some(builder) => Some(self.write_sidecar(builder)?),
+            None => None,
+        };
+        let destination = self.destination.clone();
+        let sidecar_destination = sidecar_path(&destination);
+        if sidecar.is_some() {
+            remove_if_present(&sidecar_destination)?;
+            sync_directory(&destination);
+        }
+        let temporary = self.temporary.take().expect("committed twice");
+        temporary
+            .rename_to(&destination)
+            .map_err(|e| BuildError::Output {
+                path: destination.clone(),
+                detail: format!("cannot move the finished index into place: {e}"),
+            })?;
+        sync_directory(&destination);
+        if let Some(sidecar) = sidecar {
+            sidecar
+                .rename_to(&sidecar_destination)
+                .map_err(|e| BuildError::Output {
+                    path: sidecar_destination.clone(),
+                    detail: format!("cannot move the checksums into place: {e}"),
+                })?;
+            sync_directory(&destination);
         }
         Ok(())
+    }
+
+    /// Writes the sidecar of the finished file under its temporary name, synced.
+    fn write_sidecar(&self, builder: ChecksumBuilder) -> Result<TempPath, BuildError> {
+        let destination = sidecar_path(&self.destination);
+        let checksums: Checksums = builder.finish(&self.destination);
+        let (temporary, mut file) =
+            tempfiles::create_temporary(&destination).map_err(|e| BuildError::Output {
+                path: tempfiles::temporary_path(&destination),
+                detail: format!("cannot create: {e}"),
+            })?;
+        file.write_all(&checksums.encode())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| write_error(&destination, e))?;
+        Ok(temporary)
     }
 }
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
-        if !self.committed {
-            // Close first (a failing flush is irrelevant: the file is being discarded).
-            self.writer = None;
-            let _ = std::fs::remove_file(&self.temporary);
+        // Discard unwritten bytes of an abandoned file rather than flush them; the temporary
+        // file is then removed by its `TempPath`.
+        if let Some(writer) = self.writer.take() {
+            drop(writer.into_parts());
         }
+    }
+}
+
+/// Removes `path` if it exists.
+fn remove_if_present(path: &Path) -> Result<(), BuildError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(BuildError::Output {
+            path: path.to_path_buf(),
+            detail: format!("cannot remove the old checksums: {e}"),
+        }),
+    }
+}
+
+/// Makes the renames beside `path` durable (best effort: some file systems refuse).
+fn sync_directory(path: &Path) {
+    if let Err(e) = tempfiles::sync_directory(path) {
+        tracing::debug!("{}: cannot sync the directory: {e}", path.display());
     }
 }
 
 /// The directory holding `path` (`.` for a bare file name).
 pub fn parent_directory(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    tempfiles::parent_directory(path)
 }
 
 /// A write failure, with the advice a full disk deserves.
@@ -160,5 +234,33 @@ mod tests {
             .to_string();
         assert!(refused.contains("already exists"), "{refused}");
         assert!(PendingFile::create(&destination, true).is_ok());
+    }
+
+    #[test]
+    fn an_index_is_committed_with_checksums_of_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let destination = dir.path().join("x.cobs_compact");
+        let sidecar = sidecar_path(&destination);
+        std::fs::write(&sidecar, b"stale checksums of an older file").unwrap();
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let mut pending = PendingFile::create_index(&destination, true, 100).unwrap();
+        pending.write_all(&bytes[..5000]).unwrap();
+        pending.write_all(&bytes[5000..]).unwrap();
+        pending.commit().unwrap();
+        let written = Checksums::read(&destination).unwrap().unwrap();
+        assert_eq!(written.file_size(), 10_000);
+        assert_eq!(written.page_count(), 3);
+        written.verify(0, &bytes).unwrap();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "the index and its sidecar only: {names:?}");
+
+        let mut abandoned = PendingFile::create_index(&destination, true, 100).unwrap();
+        abandoned.write_all(&bytes).unwrap();
+        drop(abandoned);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(Checksums::read(&destination).unwrap().unwrap(), written);
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::BuildError;
+use crate::alphabet::BaseReading;
 use crate::kmer::kmer_count;
 use crate::seqfile::{document_name, SeqReader, SeqRecord};
 
@@ -60,7 +61,7 @@ fn scan_file(
         bases: 0,
     };
     let mut index = 0u64;
-    while reader.next_into(&mut record)? {
+    while reader.next_bases_into(&mut record, BaseReading::Standard)? {
         let kmers = kmer_count(record.sequence.len(), k as usize) as u64;
         if per_record {
             documents.push(Document {

@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bitsift::builder::layout::bits_per_kmer;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
-use super::{parse_size, Outcome, Ui};
+use super::{parse_memory_size, Outcome, Ui};
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
@@ -22,12 +23,7 @@ pub struct BuildArgs {
     #[arg(value_name = "INPUT", help_heading = "Input")]
     inputs: Vec<PathBuf>,
     /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(
-        short = 'l',
-        long = "list",
-        value_name = "FILE",
-        help_heading = "Input"
-    )]
+    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
     lists: Vec<PathBuf>,
     /// One document per FASTA/FASTQ record instead of one per file
     #[arg(long, help_heading = "Input")]
@@ -37,7 +33,12 @@ pub struct BuildArgs {
     #[arg(short, long, default_value_t = 31, help_heading = "Index")]
     k: u32,
     /// Target false-positive rate of one k-mer lookup
-    #[arg(short = 'f', long, default_value_t = 0.3, help_heading = "Index")]
+    #[arg(
+        long,
+        default_value_t = 0.3,
+        allow_negative_numbers = true,
+        help_heading = "Index"
+    )]
     fpr: f64,
     /// Hash functions per k-mer
     #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]
@@ -53,7 +54,7 @@ pub struct BuildArgs {
     #[arg(short = 'T', long, help_heading = "Resources")]
     threads: Option<usize>,
     /// Memory budget, e.g. 8G [default: half the available memory]
-    #[arg(short, long, value_parser = parse_size, value_name = "SIZE", help_heading = "Resources")]
+    #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
     memory: Option<u64>,
 }
 
@@ -82,18 +83,47 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// One summary line on standard error, as every build ends.
+/// One summary line on standard error, as every build ends, and a note when the index is
+/// much larger than its k-mers need.
 pub fn print_report(options: &BuildOptions, report: &BuildReport) {
     let peak = bitsift::io::usage::Usage::now().peak_rss_bytes;
     eprintln!(
-        "bitsift: built {}: {} documents in {} blocks, {}-byte rows, {} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
+        "bitsift: built {}: {} in {}, {}-byte rows, {} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
         options.output.display(),
-        report.documents,
-        report.blocks,
+        plural(report.documents, "document"),
+        plural(report.blocks, "block"),
         report.page_size,
         format_bytes(report.file_bytes),
         report.seconds,
         report.kmers as f64 / report.seconds.max(1e-9) / 1e6,
         format_bytes(peak)
     );
+    if let Some(note) = size_note(options, report) {
+        eprintln!("bitsift: {note}");
+    }
+}
+
+/// How many times the size its k-mers need an index may be before the build explains why.
+const OVERSIZE_NOTE_RATIO: f64 = 4.0;
+
+/// Why a small or uneven collection gives a large index, when it does: every document of a
+/// block gets a Bloom filter sized for the block's largest document, and a row has room for
+/// at least 64 documents (8 bytes), used or not.
+fn size_note(options: &BuildOptions, report: &BuildReport) -> Option<String> {
+    let bits = bits_per_kmer(options.num_hashes, options.fpr);
+    let needed = (report.kmers as f64 * bits / 8.0).max(1.0);
+    let ratio = report.file_bytes as f64 / needed;
+    if ratio < OVERSIZE_NOTE_RATIO {
+        return None;
+    }
+    let slots = report.blocks * 8 * report.page_size;
+    Some(format!(
+        "note: the index is {ratio:.0}× the {} its k-mers need: every document of a block gets a Bloom filter sized for the block's largest document ({:.2} M k-mers here), and each {}-byte row{} has room for {}, {} of them used; many genomes of similar size fill blocks evenly",
+        format_bytes(needed as u64),
+        report.kmers_largest_document as f64 / 1e6,
+        report.page_size,
+        if report.page_size == 8 { " (the smallest)" } else { "" },
+        plural(slots, "document"),
+        report.documents,
+    ))
 }

@@ -8,13 +8,17 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::{Duration, Instant};
+
 use anyhow::{bail, Context, Result};
+use bitsift::alphabet::BaseReading;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions};
+use bitsift::format::DocumentNames;
 use bitsift::io::{EngineChoice, EngineOptions};
 use bitsift::query::output::fraction;
-use bitsift::query::{SearchOptions, Searcher};
+use bitsift::query::{QueryResult, RowSource, SearchOptions, Searcher};
 use bitsift::seqfile::{document_name, SeqReader, SeqRecord};
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
 use super::{parse_threshold, Outcome, Ui};
@@ -32,7 +36,7 @@ pub struct DemoArgs {
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     engine: EngineChoice,
     /// Report documents containing at least this fraction of a query's k-mers
-    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold)]
+    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: f64,
 }
 
@@ -40,6 +44,7 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
     if bundled::GENOMES.is_empty() || bundled::QUERIES.is_empty() {
         bail!("this binary was built without the bundled data (data/demo); build it from the bitsift repository");
     }
+    let started = Instant::now();
     let temporary;
     let dir = match &args.dir {
         Some(dir) => {
@@ -52,19 +57,57 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
             temporary.path().to_path_buf()
         }
     };
+    println!(
+        "bitsift demo: {} bundled genomes and plasmids, {} (sources: data/SOURCES.md)\n",
+        bundled::GENOMES.len(),
+        plural(bundled::QUERIES.len() as u64, "query file")
+    );
+    let index = build_index(&dir, ui)?;
+    let engine = EngineOptions {
+        choice: args.engine,
+        ..EngineOptions::default()
+    };
+    let mut searcher = Searcher::open(std::slice::from_ref(&index), &engine)?;
+    if let Some(notice) = searcher.notice() {
+        println!("          {notice}");
+    }
+    println!(
+        "2. search  engine {}, threshold {} (a document must contain {}% of a query's 31-mers)\n",
+        searcher.engine_kind().as_str(),
+        args.threshold,
+        (args.threshold * 100.0).round()
+    );
+    let files = read_queries(&dir)?;
+    let search = SearchOptions {
+        threshold: args.threshold,
+        ..SearchOptions::default()
+    };
+    let mut tally = Tally::default();
+    let table = Table::new(&files, &searcher);
+    for (file_name, records) in &files {
+        println!("   {file_name}");
+        table.header();
+        for record in records {
+            let result = searcher.search(&record.sequence, &search)?;
+            table.query(&record.name, &result, &mut tally);
+        }
+        println!();
+    }
+    let outcome = check_expected(&tally.found, args.threshold)?;
+    tally.print(started);
+    Ok(outcome)
+}
+
+/// Writes the bundled genomes to `dir` and builds `demo.cobs_compact` from them.
+fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
     let genomes = dir.join("genomes");
-    std::fs::create_dir_all(&genomes)?;
+    std::fs::create_dir_all(&genomes)
+        .with_context(|| format!("{}: cannot create directory", genomes.display()))?;
     for (name, bytes) in bundled::GENOMES {
         std::fs::write(genomes.join(name), bytes)
             .with_context(|| format!("{}: cannot write", genomes.join(name).display()))?;
     }
     let index = dir.join("demo.cobs_compact");
-    println!(
-        "bitsift demo: {} bundled genomes and plasmids, {} query files (sources: data/SOURCES.md)\n",
-        bundled::GENOMES.len(),
-        bundled::QUERIES.len()
-    );
-
     let options = BuildOptions {
         output: index.clone(),
         inputs: vec![genomes],
@@ -82,86 +125,161 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
     };
     let report = build(&options)?;
     println!(
-        "1. build   {} documents, {:.1} Mbp, {} k-mers -> {} ({}, {} block of {}-byte rows) in {:.2} s",
-        report.documents,
+        "1. build   {}, {:.1} Mbp, {:.1} M k-mers -> {} ({}, {} of {}-byte rows) in {:.2} s",
+        plural(report.documents, "document"),
         report.bases as f64 / 1e6,
-        report.kmers,
+        report.kmers as f64 / 1e6,
         index.file_name().unwrap_or_default().to_string_lossy(),
         format_bytes(report.file_bytes),
-        report.blocks,
+        plural(report.blocks, "block"),
         report.page_size,
         report.seconds
     );
+    Ok(index)
+}
 
-    let engine = EngineOptions {
-        choice: args.engine,
-        ..EngineOptions::default()
-    };
-    let mut searcher = Searcher::open(std::slice::from_ref(&index), &engine)?;
-    if let Some(notice) = searcher.notice() {
-        println!("          {notice}");
-    }
-    println!(
-        "2. search  engine {}, threshold {} (a document must contain {}% of a query's 31-mers)\n",
-        searcher.engine_kind().as_str(),
-        args.threshold,
-        (args.threshold * 100.0).round()
-    );
-    let names = searcher
-        .headers()
-        .next()
-        .map(|h| h.names.clone())
-        .unwrap_or_default();
-    let search = SearchOptions {
-        threshold: args.threshold,
-        ..SearchOptions::default()
-    };
-    let mut found: Vec<(String, String, f64)> = Vec::new();
+/// The bundled query files, written to `dir/queries` and read back: (file name, records).
+fn read_queries(dir: &Path) -> Result<Vec<(String, Vec<SeqRecord>)>> {
     let queries_dir = dir.join("queries");
-    std::fs::create_dir_all(&queries_dir)?;
+    std::fs::create_dir_all(&queries_dir)
+        .with_context(|| format!("{}: cannot create directory", queries_dir.display()))?;
+    let mut files = Vec::new();
     for (file_name, bytes) in bundled::QUERIES {
         let path = queries_dir.join(file_name);
-        std::fs::write(&path, bytes)?;
-        println!("   {file_name}");
-        println!(
-            "   {:<30} {:<46} {:>11} {:>8}",
-            "query", "document", "k-mers", "fraction"
-        );
+        std::fs::write(&path, bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
         let mut reader = SeqReader::open(&path)?;
+        let mut records = Vec::new();
         let mut record = SeqRecord::default();
-        while reader.next_into(&mut record)? {
-            let result = searcher.search(&record.sequence, &search)?;
-            let total = result.kmers_total[0];
-            if result.hits.is_empty() {
-                println!("   {:<30} {:<46}", record.name, "(no document)");
-            }
-            for (i, hit) in result.hits.iter().enumerate() {
-                let document = names.get(hit.document as usize);
-                let share = fraction(hit.kmers_found, total);
-                found.push((record.name.clone(), document.to_string(), share));
-                println!(
-                    "   {:<30} {:<46} {:>11} {:>8.4}",
-                    if i == 0 { record.name.as_str() } else { "" },
-                    document,
-                    format!("{}/{total}", hit.kmers_found),
-                    share
-                );
-            }
-            let (stats, batch) = (&result.stats, &result.batch);
-            println!(
-                "   {:<30} {} row lookups, {} reads, {} read, {} major faults, {:.2} ms (I/O wait {:.2} ms)",
-                "",
-                stats.row_reads_requested,
-                stats.read_requests,
-                format_bytes(stats.bytes_read),
-                batch.major_faults,
-                stats.total.as_secs_f64() * 1e3,
-                batch.io_wait.as_secs_f64() * 1e3
+        while reader.next_bases_into(&mut record, BaseReading::Standard)? {
+            records.push(std::mem::take(&mut record));
+        }
+        files.push((file_name.to_string(), records));
+    }
+    Ok(files)
+}
+
+/// The result table, its columns as wide as the longest query and document names.
+struct Table {
+    names: DocumentNames,
+    query_width: usize,
+    document_width: usize,
+}
+
+impl Table {
+    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Searcher) -> Table {
+        let names = searcher
+            .headers()
+            .next()
+            .map(|h| h.names.clone())
+            .unwrap_or_default();
+        let longest_query = files
+            .iter()
+            .flat_map(|(_, records)| records.iter().map(|r| r.name.chars().count()))
+            .max()
+            .unwrap_or(0);
+        let longest_document = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        Table {
+            names,
+            query_width: longest_query.max("query".len()),
+            document_width: longest_document.max("document".len()),
+        }
+    }
+
+    /// Prints a line without trailing spaces.
+    fn line(&self, query: &str, document: &str, score: &str, fraction: &str) {
+        let text = format!(
+            "   {query:<qw$}  {document:<dw$}  {score:>11}  {fraction:>8}",
+            qw = self.query_width,
+            dw = self.document_width
+        );
+        println!("{}", text.trim_end());
+    }
+
+    fn header(&self) {
+        self.line("query", "document", "k-mers", "fraction");
+    }
+
+    fn query(&self, name: &str, result: &QueryResult, tally: &mut Tally) {
+        let total = result.kmers_total[0];
+        tally.queries += 1;
+        if result.hits.is_empty() {
+            tally.without_hits += 1;
+            self.line(name, "(no document reaches the threshold)", "", "");
+        }
+        for (i, hit) in result.hits.iter().enumerate() {
+            let document = self.names.get(hit.document as usize);
+            let share = fraction(hit.kmers_found, total);
+            tally
+                .found
+                .push((name.to_string(), document.to_string(), share));
+            self.line(
+                if i == 0 { name } else { "" },
+                document,
+                &format!("{}/{total}", hit.kmers_found),
+                &format!("{share:.4}"),
             );
         }
-        println!();
+        tally.search_time += result.stats.total;
+        println!(
+            "   {:qw$}  {}",
+            "",
+            plain_stats(result),
+            qw = self.query_width
+        );
     }
-    check_expected(&found, args.threshold)
+}
+
+/// What a query cost, in words.
+fn plain_stats(result: &QueryResult) -> String {
+    let (stats, batch) = (&result.stats, &result.batch);
+    let mut text = match batch.source {
+        RowSource::Resident => format!(
+            "scored {} in memory in {:.1} ms",
+            plural(stats.rows_added, "row"),
+            stats.total.as_secs_f64() * 1e3
+        ),
+        RowSource::Reads => format!(
+            "read {} with {} ({}) in {:.1} ms, {:.1} ms of it waiting for reads",
+            plural(stats.row_reads_requested, "row"),
+            plural(stats.read_requests, "request"),
+            format_bytes(stats.bytes_read),
+            stats.total.as_secs_f64() * 1e3,
+            batch.io_wait.as_secs_f64() * 1e3
+        ),
+    };
+    if batch.major_faults > 0 {
+        text += &format!(
+            "; {} waited for the disk",
+            plural(batch.major_faults, "page fault")
+        );
+    }
+    text
+}
+
+/// Counts for the closing summary.
+#[derive(Default)]
+struct Tally {
+    queries: u64,
+    without_hits: u64,
+    search_time: Duration,
+    /// (query, document, fraction) of every hit.
+    found: Vec<(String, String, f64)>,
+}
+
+impl Tally {
+    fn print(&self, started: Instant) {
+        let whole = self.found.iter().filter(|f| f.2 >= 1.0).count() as u64;
+        println!(
+            "4. summary {}, {} ({} covering the whole query), {} without a hit; searching took {:.2} s, the whole demo {:.1} s",
+            plural(self.queries, "query"),
+            plural(self.found.len() as u64, "hit"),
+            whole,
+            self.without_hits,
+            self.search_time.as_secs_f64(),
+            started.elapsed().as_secs_f64()
+        );
+    }
 }
 
 /// Every pair the brute-force table lists at fraction 1.0 must be reported at 1.0: a Bloom

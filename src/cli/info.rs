@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use bitsift::format::{IndexHeader, IndexKind};
-use bitsift::units::format_bytes;
+use bitsift::format::{sidecar_path, Checksums, IndexHeader, IndexKind};
+use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
 use super::Outcome;
@@ -42,12 +42,21 @@ struct Info<'a> {
     rows_page_aligned: bool,
     file_size: u64,
     reads_per_kmer: u64,
+    /// "ok" (sidecar present, matches the header and size), "missing" or "mismatch".
+    checksums: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checksums_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     document_names: Option<Vec<&'a str>>,
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
     let header = IndexHeader::open(&args.index)?;
+    let (checksums, checksums_error) = match Checksums::load(&args.index, &header) {
+        Ok(Some(_)) => ("ok", None),
+        Ok(None) => ("missing", None),
+        Err(error) => ("mismatch", Some(error.to_string())),
+    };
     let rows = header.blocks.iter().map(|b| b.row_count);
     let info = Info {
         path: args.index.display().to_string(),
@@ -71,8 +80,13 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         rows_page_aligned: header.rows_page_aligned(),
         file_size: header.file_size,
         reads_per_kmer: header.blocks.len() as u64 * header.num_hashes as u64,
+        checksums,
+        checksums_error,
         document_names: args.documents.then(|| header.names.iter().collect()),
     };
+    if let Some(error) = &info.checksums_error {
+        eprintln!("bitsift: warning: {error}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info)?);
         return Ok(Outcome::Success);
@@ -89,19 +103,32 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     println!("hash functions   {}", info.hashes);
     println!("documents        {}", info.documents);
     let last = header.blocks.last().map_or(0, |b| b.document_count);
-    println!(
-        "blocks           {} ({} documents each, the last {})",
-        info.blocks, info.documents_per_block, last
-    );
+    if info.blocks == 1 {
+        println!(
+            "blocks           1 (room for {}, {} used)",
+            plural(info.documents_per_block, "document"),
+            last
+        );
+    } else {
+        println!(
+            "blocks           {} ({} documents each, the last {})",
+            info.blocks, info.documents_per_block, last
+        );
+    }
     let row_unit = match header.kind {
         IndexKind::Compact => "page size",
         IndexKind::Classic => "row size",
     };
     println!("{row_unit:<17}{} bytes per row", info.page_size);
-    println!(
-        "rows per block   {}..{} ({} rows in all)",
-        info.rows_min, info.rows_max, info.rows_total
-    );
+    if info.blocks == 1 {
+        println!("rows             {}", info.rows_total);
+    } else {
+        println!(
+            "rows per block   {} ({} in all)",
+            span(info.rows_min, info.rows_max),
+            info.rows_total
+        );
+    }
     println!(
         "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
         info.data_offset,
@@ -114,9 +141,24 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         info.file_size
     );
     println!(
-        "cost per k-mer   {} row reads of {} bytes",
-        info.reads_per_kmer, info.page_size
+        "cost per k-mer   {} of {} bytes",
+        plural(info.reads_per_kmer, "row read"),
+        info.page_size
     );
+    let sidecar = sidecar_path(&args.index);
+    match info.checksums {
+        "ok" => println!(
+            "checksums        {} (matches the header and size; `bitsift verify` checks every page)",
+            sidecar.display()
+        ),
+        "missing" => println!(
+            "checksums        none: reads cannot be verified (create them with `bitsift checksum`)"
+        ),
+        _ => println!(
+            "checksums        {}: DO NOT MATCH the index (see the warning above)",
+            sidecar.display()
+        ),
+    }
     if let Some(names) = &info.document_names {
         println!();
         println!("block\tposition\tdocument");

@@ -10,7 +10,7 @@ use bitsift::iobench::{
     format_iops, write_table, Bench, CacheMode, Options, Report, Variant, BLOCK_BYTES_DEFAULT,
     FULL_EVERY_DEFAULT,
 };
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
 use super::{parse_size, Outcome, Ui};
@@ -75,7 +75,8 @@ pub struct IobenchArgs {
     /// Bytes per read; a multiple of the O_DIRECT alignment
     #[arg(short, long, value_parser = parse_size, default_value_t = BLOCK_BYTES_DEFAULT, value_name = "BYTES", help_heading = "Runs")]
     block_size: u64,
-    /// Length of each run, e.g. 3s, 500ms
+    /// Length of each run, e.g. 3s, 500ms; every variant and depth is one run, and the total
+    /// is printed before the first
     #[arg(short, long, value_parser = parse_duration, default_value = "3s", value_name = "TIME", help_heading = "Runs")]
     duration: Duration,
     /// Drop the file's page cache before each run (the default)
@@ -101,6 +102,19 @@ fn parse_variant(text: &str) -> Result<Variant, String> {
         let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         format!("{text:?}: unknown variant (expected {})", names.join(", "))
     })
+}
+
+/// A duration as people read it: `500 ms`, `3 s`, `1 min 30 s`.
+fn seconds(duration: Duration) -> String {
+    let total = duration.as_secs_f64();
+    if total < 1.0 {
+        format!("{:.0} ms", total * 1e3)
+    } else if total < 60.0 {
+        format!("{} s", (total * 10.0).round() / 10.0)
+    } else {
+        let whole = total.round() as u64;
+        format!("{} min {} s", whole / 60, whole % 60)
+    }
 }
 
 /// Parses `3`, `3s`, `1.5s`, `500ms`.
@@ -164,6 +178,13 @@ pub fn run(args: IobenchArgs, ui: Ui) -> Result<Outcome> {
     for notice in bench.notices() {
         log(format!("notice: {notice}"));
     }
+    let runs = bench.runs().len() as u64;
+    log(format!(
+        "iobench: {} of {} each: about {} in all, plus dropping the cache between runs",
+        plural(runs, "run"),
+        seconds(args.duration),
+        seconds(args.duration * runs as u32)
+    ));
     let outcome = run_all(&bench, &log);
     let cleanup = bench.cleanup();
     let report = outcome?;
@@ -211,6 +232,14 @@ mod tests {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn durations_print() {
+        assert_eq!(seconds(Duration::from_millis(200)), "200 ms");
+        assert_eq!(seconds(Duration::from_secs(3)), "3 s");
+        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
+        assert_eq!(seconds(Duration::from_secs(90)), "1 min 30 s");
     }
 
     #[test]

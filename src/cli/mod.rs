@@ -2,13 +2,17 @@
 //! own module; clap types stop here and become validated library options.
 
 mod build;
+mod checksum;
 mod demo;
+mod indexes;
 mod info;
 mod iobench;
 mod logging;
+mod output_file;
 mod query;
 mod serve;
 mod synth;
+mod verify;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -17,16 +21,36 @@ use clap::{Parser, Subcommand};
 
 const ABOUT: &str = "Search COBS genome indexes at the speed of the storage";
 
-const EXAMPLES: &str = "\
+/// The exit statuses, shown by `bitsift --help` and `bitsift query --help`.
+macro_rules! exit_status_help {
+    () => {
+        "\
+Exit status:
+  0  done: every query was searched (with or without hits)
+  1  failed: a file could not be read or written, an index is damaged, a read failed
+  2  usage: the command line is wrong (unknown option, bad value, a file name where a
+     sequence goes); nothing was run
+  3  partial: some queries were not searched (shorter than k, not DNA) and were reported
+     on standard error; the others were"
+    };
+}
+use exit_status_help;
+
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   bitsift demo                                          build and search the bundled genomes
   bitsift build -o genomes.cobs_compact assemblies/     one document per file
   bitsift query -i genomes.cobs_compact -f genes.fa     TSV of hits per gene
   bitsift query -i genomes.cobs_compact --stats ACGT... one sequence, with I/O accounting
-  bitsift info genomes.cobs_compact                     geometry and alignment of an index";
+  bitsift info genomes.cobs_compact                     geometry and alignment of an index
+
+",
+    exit_status_help!()
+);
 
 #[derive(Parser, Debug)]
-#[command(name = "bitsift", version, about = ABOUT, after_help = EXAMPLES, propagate_version = true)]
+#[command(name = "bitsift", version, about = ABOUT, after_help = AFTER_HELP, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -54,16 +78,33 @@ enum Command {
     Iobench(iobench::IobenchArgs),
     /// Write an index with the geometry of a real collection and random rows
     Synth(synth::SynthArgs),
+    /// Check whole indexes against their checksums; list every damaged page
+    Verify(verify::VerifyArgs),
+    /// Create the checksums of indexes built without them (by COBS, for example)
+    Checksum(checksum::ChecksumArgs),
 }
 
-/// Exit status: 0 success, 1 failure, 2 finished with some inputs reported and skipped.
+/// How a command ended, when it did not fail. Exit status 0 or [`EXIT_PARTIAL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// Everything asked was done.
     Success,
-    /// Some records or files failed and were skipped; the rest was done.
+    /// Some queries were not searched and were reported; the rest was done.
     Partial,
 }
+
+/// Exit status of a run that failed (an error was printed).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status of a wrong command line: clap's own usage errors and [`UsageError`].
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status of a run that skipped some queries ([`Outcome::Partial`]).
+pub const EXIT_PARTIAL: u8 = 3;
+
+/// A mistake on the command line found after parsing (a file name where a sequence goes);
+/// exits with [`EXIT_USAGE`], as clap's own usage errors do.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
 
 /// How to talk to the user.
 #[derive(Clone, Copy, Debug)]
@@ -90,16 +131,39 @@ pub fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args, ui),
         Command::Iobench(args) => iobench::run(args, ui),
         Command::Synth(args) => synth::run(args, ui),
+        Command::Verify(args) => verify::run(args),
+        Command::Checksum(args) => checksum::run(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
-        Ok(Outcome::Partial) => ExitCode::from(2),
+        Ok(Outcome::Partial) => ExitCode::from(EXIT_PARTIAL),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("bitsift: {error:#}");
-            ExitCode::FAILURE
+            eprintln!("bitsift: {}", error_text(&error));
+            if error.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::from(EXIT_FAILURE)
+            }
         }
     }
+}
+
+/// An error and its causes on one line, each said once: a cause whose text the message
+/// already holds (`{path}: cannot open: {source}` and then `source` itself) is not repeated.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 /// A closed standard output (`bitsift query … | head`) ends the run quietly.
@@ -124,15 +188,48 @@ fn threads_or_cores(threads: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Parses a threshold in 0..=1 for clap.
-fn parse_threshold(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number"))?;
-    if !(0.0..=1.0).contains(&value) {
+/// Parses an amount of memory to allocate (a cache, a build budget): more than the machine
+/// has cannot be honoured, so it is an error rather than an abort when allocating.
+fn parse_memory_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    match bitsift::units::memory_total_bytes() {
+        Some(total) if bytes > total => Err(format!(
+            "{text} is more than this machine's memory ({}); choose a smaller size",
+            bitsift::units::format_bytes(total)
+        )),
+        _ => Ok(bytes),
+    }
+}
+
+/// Largest read or gap between merged reads (reads are at most 4 GiB, and each needs a
+/// buffer of its size).
+const READ_BYTES_MAX: u64 = 64 << 20;
+
+/// Parses a read size or gap, at most [`READ_BYTES_MAX`].
+fn parse_read_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    if bytes > READ_BYTES_MAX {
         return Err(format!(
-            "{value} is out of range: the threshold is the fraction of a query's k-mers a document must contain, from 0 to 1"
+            "{text} is too large: reads and gaps between merged reads are at most {}",
+            bitsift::units::format_bytes(READ_BYTES_MAX)
         ));
+    }
+    Ok(bytes)
+}
+
+/// Parses a threshold in 0..=1 for clap (which must let negative numbers through to it,
+/// `allow_negative_numbers`, so that `-t -1` gets this message).
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    const MEANING: &str =
+        "the threshold is the fraction of a query's k-mers a document must contain, from 0 to 1 (e.g. 0.8)";
+    let value: f64 = text
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| !v.is_nan())
+        .ok_or_else(|| format!("{text:?} is not a number; {MEANING}"))?;
+    if !(0.0..=1.0).contains(&value) {
+        return Err(format!("{text} is out of range; {MEANING}"));
     }
     Ok(value)
 }
@@ -150,7 +247,66 @@ mod tests {
     #[test]
     fn thresholds_are_checked() {
         assert_eq!(parse_threshold("0.8").unwrap(), 0.8);
-        assert!(parse_threshold("1.5").is_err());
-        assert!(parse_threshold("x").is_err());
+        assert_eq!(parse_threshold("0").unwrap(), 0.0);
+        assert!(parse_threshold("1.5")
+            .unwrap_err()
+            .starts_with("1.5 is out of range"));
+        assert!(parse_threshold("-1")
+            .unwrap_err()
+            .starts_with("-1 is out of range"));
+        assert!(parse_threshold("NaN")
+            .unwrap_err()
+            .contains("is not a number"));
+        assert!(parse_threshold("inf").unwrap_err().contains("out of range"));
+        assert!(parse_threshold("x")
+            .unwrap_err()
+            .contains("is not a number"));
+    }
+
+    #[test]
+    fn repeated_causes_are_printed_once() {
+        let source = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let error = anyhow::Error::new(source).context(format!(
+            "x.cobs: cannot open: {}",
+            std::io::Error::from(std::io::ErrorKind::NotFound)
+        ));
+        assert_eq!(error_text(&error), "x.cobs: cannot open: entity not found");
+        let chained = anyhow::anyhow!("disk full").context("out.tsv: cannot write");
+        assert_eq!(error_text(&chained), "out.tsv: cannot write: disk full");
+    }
+
+    /// A short option means the same long option in every command that has it.
+    #[test]
+    fn short_options_mean_the_same_everywhere() {
+        let mut meaning: std::collections::HashMap<char, (String, String)> = Default::default();
+        let top = Cli::command();
+        for command in top.get_subcommands() {
+            for arg in command.get_arguments() {
+                let (Some(short), Some(long)) = (arg.get_short(), arg.get_long()) else {
+                    continue;
+                };
+                let name = command.get_name().to_string();
+                let (first, long_there) = meaning
+                    .entry(short)
+                    .or_insert_with(|| (name.clone(), long.to_string()));
+                assert_eq!(
+                    long_there, long,
+                    "-{short} is --{long_there} in {first} but --{long} in {name}"
+                );
+            }
+        }
+        assert_eq!(meaning[&'t'].1, "threshold");
+        assert_eq!(meaning[&'l'].1, "limit");
+        assert_eq!(meaning[&'f'].1, "file");
+    }
+
+    #[test]
+    fn values_that_cannot_be_honoured_are_errors() {
+        assert_eq!(parse_memory_size("1M").unwrap(), 1 << 20);
+        let error = parse_memory_size("100000T").unwrap_err();
+        assert!(error.contains("more than this machine's memory"), "{error}");
+        assert_eq!(parse_read_size("256K").unwrap(), 256 << 10);
+        assert!(parse_read_size("5G").is_err());
+        assert!(parse_size("1e30").is_err());
     }
 }

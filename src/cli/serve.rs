@@ -9,7 +9,7 @@ use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
 use bitsift::server::ServerConfig;
 use clap::Args;
 
-use super::{parse_size, Outcome};
+use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -77,7 +77,7 @@ pub struct ServeArgs {
     shutdown_grace: Duration,
 
     /// Page cache shared by all requests (0: none; with O_DIRECT the only cache)
-    #[arg(long, value_parser = parse_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_memory_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
     cache_size: u64,
     /// Stream the indexes into the cache after start-up, at idle I/O priority
     #[arg(long, help_heading = "I/O")]
@@ -121,8 +121,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let indexes = bitsift::format::index_files(&args.indexes, &args.index_list)
-        .map_err(anyhow::Error::msg)?;
+    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
     let config = ServerConfig {
         indexes,
         listen: args.listen,

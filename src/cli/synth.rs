@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::synth::{synth, validate, SynthOptions, SynthPlan, SynthReport};
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
 use super::{Outcome, Ui};
@@ -49,7 +49,12 @@ pub struct SynthArgs {
     #[arg(short, long, default_value_t = 31, help_heading = "Index")]
     k: u32,
     /// Target false-positive rate of one k-mer lookup
-    #[arg(short = 'f', long, default_value_t = 0.3, help_heading = "Index")]
+    #[arg(
+        long,
+        default_value_t = 0.3,
+        allow_negative_numbers = true,
+        help_heading = "Index"
+    )]
     fpr: f64,
     /// Hash functions per k-mer
     #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]
@@ -105,9 +110,9 @@ fn print_plan(options: &SynthOptions, plan: &SynthPlan) {
     let (rows_min, rows_max) = plan.rows_range();
     let page_size = plan.layout.page_size;
     eprintln!(
-        "bitsift: synth {}: {} documents of {}..{} (median {}{}), k={}, {}, fpr {}",
+        "bitsift: synth {}: {} of {} to {} (median {}{}), k={}, {}, fpr {}",
         options.output.display(),
-        options.documents,
+        plural(options.documents, "document"),
         format_bases(sizes[0]),
         format_bases(sizes[sizes.len() - 1]),
         format_bases(sizes[sizes.len() / 2]),
@@ -121,9 +126,10 @@ fn print_plan(options: &SynthOptions, plan: &SynthPlan) {
         options.fpr
     );
     eprintln!(
-        "bitsift: {} of {} documents, {page_size}-byte rows, {rows_min}..{rows_max} rows per block; file {} ({} bytes), data at {}{}",
+        "bitsift: {} of {} documents, {page_size}-byte rows, {} rows per block; file {} ({} bytes), data at {}{}",
         plural(plan.blocks.len() as u64, "block"),
         8 * page_size,
+        span(rows_min, rows_max),
         format_bytes(plan.file_bytes),
         plan.file_bytes,
         plan.data_offset(),
@@ -138,13 +144,12 @@ fn print_plan(options: &SynthOptions, plan: &SynthPlan) {
 /// The summary line, after the index is in place.
 fn print_report(options: &SynthOptions, report: &SynthReport) {
     eprintln!(
-        "bitsift: synthesized {}: {} documents in {}, {}-byte rows, rows {}..{}, {} in {:.1} s ({:.0} MB/s)",
+        "bitsift: synthesized {}: {} in {}, {}-byte rows, {} rows per block, {} in {:.1} s ({:.0} MB/s)",
         options.output.display(),
-        report.documents,
+        plural(report.documents, "document"),
         plural(report.blocks, "block"),
         report.page_size,
-        report.rows_min,
-        report.rows_max,
+        span(report.rows_min, report.rows_max),
         format_bytes(report.file_bytes),
         report.seconds,
         report.bytes_per_second() / 1e6
@@ -164,15 +169,6 @@ fn print_query_cost(blocks: u64, num_hashes: u32, page_size: u64, k: u32) {
         format_bytes(reads * page_size),
         reads * page_size
     );
-}
-
-/// `1 block`, `21 blocks`, `2 hashes`.
-fn plural(count: u64, noun: &str) -> String {
-    match (count, noun.ends_with('h')) {
-        (1, _) => format!("1 {noun}"),
-        (_, true) => format!("{count} {noun}es"),
-        (_, false) => format!("{count} {noun}s"),
-    }
 }
 
 /// Bases with a decimal unit: `950 b`, `100 kb`, `5.00 Mb`.
@@ -229,7 +225,5 @@ mod tests {
         assert_eq!(format_bases(950), "950 b");
         assert_eq!(format_bases(100_000), "100 kb");
         assert_eq!(format_bases(5_012_345), "5.012 Mb");
-        assert_eq!(plural(1, "block"), "1 block");
-        assert_eq!(plural(3, "hash"), "3 hashes");
     }
 }

@@ -69,6 +69,31 @@ pub enum FormatError {
         /// Classic or compact.
         kind: &'static str,
     },
+    /// The path is not a regular file (a directory, a named pipe, a device): reading it could
+    /// block forever or mean something else entirely.
+    #[error("{path}: {kind}, not a regular file; an index must be a regular file (bitsift reads it at any offset)", path = path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a named pipe (FIFO)").
+        kind: &'static str,
+    },
+    /// The checksum sidecar is damaged or not a sidecar at all.
+    #[error("{path}: damaged checksum file: {detail}; if the index itself is intact (`bitsift verify` cannot tell without checksums), recreate them with `bitsift checksum`", path = path.display())]
+    SidecarDamaged {
+        /// The sidecar file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The index does not match its checksum sidecar: it changed, or is damaged.
+    #[error("{path}: does not match its checksums: {what}; the index was changed or damaged after they were made: restore a good copy, or, if this file is known to be good, recreate its checksums with `bitsift checksum`", path = path.display())]
+    ChecksumMismatch {
+        /// The index file.
+        path: PathBuf,
+        /// What differs.
+        what: String,
+    },
     /// A header field holds a value no valid index has.
     #[error("{path}: invalid header: {detail}", path = path.display())]
     Invalid {

@@ -1,12 +1,13 @@
 //! Parsing and validating COBS index headers.
 
-use std::fs::File;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,
-    MAGIC_PREFIX, VERSION,
+    MAGIC_PREFIX, PAGE_SIZE_MAX, VERSION,
 };
 
 /// The two COBS index layouts.
@@ -69,28 +70,26 @@ impl IndexHeader {
     /// `options.legacy_canonical`, or, without them, refused with [`FormatError::Legacy`]
     /// saying what to pass.
     pub fn open_with(path: &Path, options: &HeaderOptions) -> Result<IndexHeader, FormatError> {
-        let current = Parser::open(path)?.parse(None);
-        let error = match current {
-            Ok(header) => return Ok(header),
-            Err(
-                error @ (FormatError::Invalid { .. }
-                | FormatError::SizeMismatch { .. }
-                | FormatError::Truncated { .. }),
-            ) => error,
-            Err(other) => return Err(other),
-        };
-        let legacy_k = options.legacy_k.unwrap_or(31);
-        let legacy_canonical = options.legacy_canonical.unwrap_or(false);
-        match Parser::open(path)?.parse(Some((legacy_k, legacy_canonical))) {
-            Ok(header) => match (options.legacy_k, options.legacy_canonical) {
-                (Some(_), Some(_)) => Ok(header),
-                _ => Err(FormatError::Legacy {
-                    path: path.to_path_buf(),
-                    kind: header.kind.as_str(),
-                }),
-            },
-            Err(_) => Err(error),
-        }
+        parse_current_or_legacy(path, options, |legacy| Parser::open(path)?.parse(legacy))
+    }
+
+    /// Parses a whole index file already in memory (`bytes` is the file; its length is the
+    /// file size), with the same checks as [`IndexHeader::open_with`]; `path` names it in
+    /// errors.
+    pub fn from_bytes(
+        path: &Path,
+        bytes: &[u8],
+        options: &HeaderOptions,
+    ) -> Result<IndexHeader, FormatError> {
+        parse_current_or_legacy(path, options, |legacy| {
+            Parser {
+                reader: bytes,
+                path,
+                position: 0,
+                file_size: bytes.len() as u64,
+            }
+            .parse(legacy)
+        })
     }
 
     /// Number of documents.
@@ -109,6 +108,88 @@ impl IndexHeader {
     }
 }
 
+/// Parses with `parse(None)` as a current header; when that fails with a format error, tries
+/// `parse(Some((k, canonical)))` as a pre-2019 header, which lacks those two fields.
+fn parse_current_or_legacy(
+    path: &Path,
+    options: &HeaderOptions,
+    mut parse: impl FnMut(Option<(u32, bool)>) -> Result<IndexHeader, FormatError>,
+) -> Result<IndexHeader, FormatError> {
+    let error = match parse(None) {
+        Ok(header) => return Ok(header),
+        Err(
+            error @ (FormatError::Invalid { .. }
+            | FormatError::SizeMismatch { .. }
+            | FormatError::Truncated { .. }),
+        ) => error,
+        Err(other) => return Err(other),
+    };
+    let legacy_k = options.legacy_k.unwrap_or(31);
+    let legacy_canonical = options.legacy_canonical.unwrap_or(false);
+    match parse(Some((legacy_k, legacy_canonical))) {
+        Ok(header) => match (options.legacy_k, options.legacy_canonical) {
+            (Some(_), Some(_)) => Ok(header),
+            _ => Err(FormatError::Legacy {
+                path: path.to_path_buf(),
+                kind: header.kind.as_str(),
+            }),
+        },
+        Err(_) => Err(error),
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. A named pipe, a device or a directory is
+/// refused before it is opened for reading (opening a FIFO waits for a writer forever), and
+/// checked again on the open descriptor in case the path changed in between.
+pub(crate) fn open_regular(path: &Path) -> Result<File, FormatError> {
+    let io = |action| {
+        move |source| FormatError::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
+    };
+    let metadata = std::fs::metadata(path).map_err(io("cannot open index"))?;
+    refuse_irregular(path, &metadata)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io("cannot open index"))?;
+    refuse_irregular(path, &file.metadata().map_err(io("cannot stat index"))?)?;
+    Ok(file)
+}
+
+fn refuse_irregular(path: &Path, metadata: &Metadata) -> Result<(), FormatError> {
+    match file_kind(metadata) {
+        None => Ok(()),
+        Some(kind) => Err(FormatError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        }),
+    }
+}
+
+/// What a path is when it is not a regular file ("a named pipe (FIFO)"), in words.
+pub(crate) fn file_kind(metadata: &Metadata) -> Option<&'static str> {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_fifo() {
+        Some("a named pipe (FIFO)")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a file")
+    }
+}
+
 /// Parameters for headers that do not record them (pre-2019 COBS).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HeaderOptions {
@@ -122,20 +203,16 @@ pub struct HeaderOptions {
 /// names, but reading much past the header's end costs a cold query for nothing.
 const HEADER_READ_BYTES: usize = 64 << 10;
 
-struct Parser<'a> {
-    reader: BufReader<File>,
+struct Parser<'a, R: BufRead> {
+    reader: R,
     path: &'a Path,
     position: u64,
     file_size: u64,
 }
 
-impl<'a> Parser<'a> {
-    fn open(path: &'a Path) -> Result<Parser<'a>, FormatError> {
-        let file = File::open(path).map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            action: "cannot open index",
-            source,
-        })?;
+impl<'a> Parser<'a, BufReader<File>> {
+    fn open(path: &'a Path) -> Result<Self, FormatError> {
+        let file = open_regular(path)?;
         let file_size = file
             .metadata()
             .map_err(|source| FormatError::Io {
@@ -163,7 +240,9 @@ impl<'a> Parser<'a> {
             file_size,
         })
     }
+}
 
+impl<R: BufRead> Parser<'_, R> {
     fn invalid(&self, detail: String) -> FormatError {
         FormatError::Invalid {
             path: self.path.to_path_buf(),
@@ -226,7 +305,8 @@ impl<'a> Parser<'a> {
     fn names(&mut self, count: u32) -> Result<DocumentNames, FormatError> {
         // A name longer than this means the names section is not what the header says.
         const NAME_BYTES_MAX: usize = 1 << 16;
-        let mut names = DocumentNames::with_capacity(count as usize);
+        // Capacity grows with the names actually read, not with a count that may be damaged.
+        let mut names = DocumentNames::with_capacity(count.min(1 << 20) as usize);
         let mut line = Vec::with_capacity(256);
         for index in 0..count {
             line.clear();
@@ -361,9 +441,9 @@ impl<'a> Parser<'a> {
         let block_count = self.u32("the block count")?;
         let document_count = self.u32("the document count")?;
         let page_size = self.u64("the page size")?;
-        if page_size == 0 || page_size > (1 << 30) {
+        if page_size == 0 || page_size > PAGE_SIZE_MAX {
             return Err(self.invalid(format!(
-                "page size = {page_size} bytes per row (expected 1..=2^30)"
+                "page size = {page_size} bytes per row (expected 1..={PAGE_SIZE_MAX})"
             )));
         }
         if document_count == 0 {
@@ -376,13 +456,16 @@ impl<'a> Parser<'a> {
                 "{document_count} documents need {blocks_needed} blocks of {docs_per_block} but the header lists {block_count}"
             )));
         }
-        // Each block's parameters take 16 bytes; refuse counts the file cannot hold before
-        // allocating for them.
-        if self.position + 16 * block_count as u64 > self.file_size {
-            return Err(self.truncated(
-                "the block parameters",
-                self.position + 16 * block_count as u64,
-            ));
+        // Refuse counts the file cannot hold before allocating for them: each block has
+        // 16 bytes of parameters and at least one row, each document a name of at least one
+        // byte (its newline), and the header ends with the 13-byte magic. No overflow:
+        // 2^32 blocks of 2^20 + 16 bytes and 2^32 names stay far below 2^64.
+        let least = self.position
+            + block_count as u64 * (16 + page_size)
+            + document_count as u64
+            + COMPACT_MAGIC.len() as u64;
+        if least > self.file_size {
+            return Err(self.truncated("the blocks and documents the header announces", least));
         }
         let mut params = Vec::with_capacity(block_count as usize);
         for _ in 0..block_count {
@@ -403,9 +486,6 @@ impl<'a> Parser<'a> {
             if rows == 0 {
                 return Err(self.invalid(format!("block {b} has 0 rows")));
             }
-        }
-        if document_count as u64 > self.file_size {
-            return Err(self.truncated("the document names", document_count as u64));
         }
         let names = self.names(document_count)?;
         let padding = (page_size - ((self.position + 13) % page_size)) % page_size;
@@ -455,8 +535,11 @@ impl<'a> Parser<'a> {
         if document_count == 0 {
             return Err(self.invalid("the index has no documents".to_string()));
         }
-        if document_count as u64 > self.file_size {
-            return Err(self.truncated("the document names", document_count as u64));
+        // Each name takes at least its newline; refuse a count the file cannot hold before
+        // allocating for it.
+        let least = self.position + document_count as u64 + CLASSIC_MAGIC.len() as u64;
+        if least > self.file_size {
+            return Err(self.truncated("the document names", least));
         }
         let names = self.names(document_count)?;
         self.end_magic(CLASSIC_MAGIC)?;
@@ -481,5 +564,106 @@ impl<'a> Parser<'a> {
             data_offset,
             file_size: self.file_size,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{write_compact_header, CompactLayout};
+
+    /// A valid compact index of `documents` documents: header and zeroed rows.
+    fn compact_index(documents: usize, page_size: u64, rows: u64) -> Vec<u8> {
+        let names: Vec<String> = (0..documents).map(|d| format!("doc{d}")).collect();
+        let blocks = (documents as u64).div_ceil(8 * page_size) as usize;
+        let layout = CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size,
+            block_rows: vec![rows; blocks],
+        };
+        let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
+        file.resize(file.len() + (layout.data_bytes()) as usize, 0);
+        file
+    }
+
+    fn parse(bytes: &[u8]) -> Result<IndexHeader, FormatError> {
+        IndexHeader::from_bytes(
+            Path::new("x.cobs_compact"),
+            bytes,
+            &HeaderOptions::default(),
+        )
+    }
+
+    fn invalid_detail(bytes: &[u8]) -> String {
+        match parse(bytes) {
+            Err(FormatError::Invalid { detail, .. }) => detail,
+            other => panic!("expected an invalid header, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_valid_index_parses_from_bytes() {
+        let file = compact_index(100, 16, 50);
+        let header = parse(&file).unwrap();
+        assert_eq!((header.k, header.num_hashes, header.page_size), (31, 1, 16));
+        assert_eq!(header.document_count(), 100);
+        assert_eq!(header.file_size, file.len() as u64);
+    }
+
+    #[test]
+    fn geometry_that_cannot_be_right_is_refused() {
+        let file = compact_index(10, 8, 40);
+        let mut k = file.clone();
+        k[22..26].copy_from_slice(&65u32.to_le_bytes());
+        assert!(invalid_detail(&k).starts_with("term size k = 65 (expected 1..=64)"));
+        let mut hashes = file.clone();
+        hashes[51..59].copy_from_slice(&33u64.to_le_bytes());
+        assert_eq!(
+            invalid_detail(&hashes),
+            "number of hash functions = 33 (expected 1..=32)"
+        );
+        let mut page = file.clone();
+        page[35..43].copy_from_slice(&(1u64 << 30).to_le_bytes());
+        assert_eq!(
+            invalid_detail(&page),
+            "page size = 1073741824 bytes per row (expected 1..=1048576)"
+        );
+    }
+
+    #[test]
+    fn counts_the_file_cannot_hold_are_refused_before_allocating() {
+        // 2^32 - 1 documents in blocks of 8 · 2^20: 512 blocks announced in a tiny file.
+        let mut file = compact_index(10, 8, 40);
+        file[27..31].copy_from_slice(&512u32.to_le_bytes());
+        file[31..35].copy_from_slice(&u32::MAX.to_le_bytes());
+        file[35..43].copy_from_slice(&(1u64 << 20).to_le_bytes());
+        match parse(&file) {
+            Err(FormatError::Truncated { what, expected, .. }) => {
+                assert_eq!(what, "the blocks and documents the header announces");
+                assert!(expected > 1 << 32, "{expected}");
+            }
+            other => panic!("expected truncation, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn named_pipes_and_directories_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x.cobs_compact");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let error = IndexHeader::open(&fifo).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("{}: a named pipe (FIFO), not a regular file; an index must be a regular file (bitsift reads it at any offset)", fifo.display())
+        );
+        let error = IndexHeader::open(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains(": a directory, not a regular file"),
+            "{error}"
+        );
     }
 }

@@ -3,7 +3,9 @@
 //! [`IndexHeader::open`] parses and validates a `.cobs_compact` or `.cobs_classic` file and
 //! describes where every row lives ([`Block`]); the query side needs nothing else.
 //! [`write_compact_header`] writes a compact header byte-exact to COBS, so COBS reads bitsift's
-//! files and the other way round. The layout is written up in `shared/docs/cobs-format.md`.
+//! files and the other way round. [`checksums`] is bitsift's sidecar of page checksums, which
+//! the COBS format has no room for. Both layouts, the sidecar and every rule the reader checks
+//! are written up in `docs/formats.md`.
 //!
 //! ```no_run
 //! let header = bitsift::format::IndexHeader::open("genomes.cobs_compact".as_ref())?;
@@ -13,14 +15,17 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
+pub mod checksums;
 mod discover;
 mod error;
 mod header;
 mod names;
 mod writer;
 
+pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
 pub use discover::{index_files, INDEX_EXTENSIONS};
 pub use error::FormatError;
+pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::DocumentNames;
 pub use writer::{write_compact_header, CompactLayout};
@@ -34,10 +39,21 @@ pub const CLASSIC_MAGIC: &[u8; 13] = b"CLASSIC_INDEX";
 /// The only format version COBS has written.
 pub const VERSION: u32 = 1;
 
-/// Largest term size bitsift accepts in a header; larger values mean a damaged or foreign file.
-pub const K_MAX: u32 = 1024;
-/// Largest number of hash functions accepted in a header.
-pub const HASHES_MAX: u64 = 1024;
+/// Largest term size accepted in a header or a build. COBS indexes use k = 31 (its default,
+/// and the k of every published COBS collection); DNA k-mer tools rarely go beyond 63. A
+/// larger value is far more likely a damaged byte than a choice (one flipped bit of k = 31
+/// gives 95 or 159), and a wrong k silently changes every answer, so it is refused.
+pub const K_MAX: u32 = 64;
+/// Largest number of hash functions accepted in a header or a build. A Bloom filter with the
+/// best number of hashes for a false-positive rate p uses log2(1/p) of them, so 32 reach
+/// p = 2^-32; more only cost time (each is one row read per k-mer and block: a header
+/// claiming 513 took 7.7 s for one gene).
+pub const HASHES_MAX: u64 = 32;
+/// Largest compact page size (bytes per row) accepted in a header or a build. COBS's
+/// automatic page size stops at 4096 and its `compact-construct-combine` defaults to 8192;
+/// 1 MiB leaves room for far larger choices while keeping every row read small (a damaged
+/// header claiming 2^30 made a query allocate 32 GiB).
+pub const PAGE_SIZE_MAX: u64 = 1 << 20;
 
 /// One bit matrix of an index: `row_count` rows of `row_bytes` bytes, one bit per document,
 /// documents `first_document .. first_document + document_count`, LSB first within a byte.

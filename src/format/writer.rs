@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn seven_documents_page_eight_matches_cobs_worked_example() {
-        // cobs-format.md §2.3: 7 documents, P=8, one block of 8748 rows, header ends at 128.
+        // docs/formats.md, compact index example: 7 documents, P=8, one block of 8748 rows.
         let names = ["a", "b", "c", "d", "e", "f", "g"];
         let layout = CompactLayout {
             k: 31,

@@ -235,6 +235,24 @@ impl ReadEngine for MmapEngine {
     }
 }
 
+impl ResidentFiles for MmapEngine {
+    fn bytes(&self, file: u32) -> &[u8] {
+        self.mapping(file)
+    }
+
+    /// A fault on this thread, or a page of any mapping poisoned by an earlier fault on any
+    /// thread (it now reads as zeros without faulting), is an error.
+    fn take_fault(&self) -> Result<(), IoError> {
+        MmapEngine::take_fault(self)?;
+        for mapped in &self.maps {
+            if let Some(offset) = mapped.guard.poisoned_page_in(0, mapped.map.len() as u64) {
+                return Err(mapped.fault_error(offset));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,23 +430,5 @@ mod tests {
         };
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
-    }
-}
-
-impl ResidentFiles for MmapEngine {
-    fn bytes(&self, file: u32) -> &[u8] {
-        self.mapping(file)
-    }
-
-    /// A fault on this thread, or a page of any mapping poisoned by an earlier fault on any
-    /// thread (it now reads as zeros without faulting), is an error.
-    fn take_fault(&self) -> Result<(), IoError> {
-        MmapEngine::take_fault(self)?;
-        for mapped in &self.maps {
-            if let Some(offset) = mapped.guard.poisoned_page_in(0, mapped.map.len() as u64) {
-                return Err(mapped.fault_error(offset));
-            }
-        }
-        Ok(())
     }
 }

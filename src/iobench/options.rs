@@ -162,10 +162,14 @@ pub(crate) fn validate(options: &mut Options) -> Result<(), IobenchError> {
         .iter()
         .find(|&&d| d == 0 || d > QUEUE_DEPTH_MAX)
     {
-        return invalid(format!("--depths: {depth} is not in 1..={QUEUE_DEPTH_MAX}"));
+        return invalid(format!(
+            "--depths: {depth} is out of range: from 1 to {QUEUE_DEPTH_MAX}"
+        ));
     }
     if let Some(&threads) = options.threads.iter().find(|&&t| t == 0 || t > THREADS_MAX) {
-        return invalid(format!("--threads: {threads} is not in 1..={THREADS_MAX}"));
+        return invalid(format!(
+            "--threads: {threads} is out of range: from 1 to {THREADS_MAX}"
+        ));
     }
     if options.variants.contains(&Variant::Uring) && options.queue_depths.is_empty() {
         return invalid("--depths: the uring variant needs at least one queue depth".into());

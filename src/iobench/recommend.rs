@@ -11,6 +11,7 @@
 use super::benchfile::BenchFile;
 use super::report::RunReport;
 use super::{CacheMode, Variant};
+use crate::units::plural;
 
 /// Fraction of the peak IOPS that a recommended depth must reach.
 pub const NEAR_BEST: f64 = 0.9;
@@ -162,10 +163,15 @@ fn describe(
             );
         }
         Some(run) => {
+            let how = if run.variant == Variant::Direct {
+                "pread threads with O_DIRECT (direct)"
+            } else {
+                "buffered pread threads (pread)"
+            };
             text += &format!(
-                "; pread threads peak at {} with {} threads",
+                "; {how} peak at {} with {}",
                 format_iops(run.iops),
-                run.depth
+                plural(run.depth as u64, "thread")
             );
         }
         None => {}
@@ -173,10 +179,10 @@ fn describe(
     let reference = format!("{engine}'s IOPS at {unit} {}", chosen.depth);
     if let Some(run) = mmap_random {
         text += &format!(
-            "; mmap with MADV_RANDOM reaches {} of {reference} ({} IOPS with {} threads)",
+            "; mmap with MADV_RANDOM reaches {} of {reference} ({} IOPS with {})",
             percent(run.iops / chosen.iops.max(1e-9)),
             format_iops(run.iops),
-            run.depth
+            plural(run.depth as u64, "thread")
         );
     }
     match (mmap, mmap_filled) {
@@ -185,21 +191,38 @@ fn describe(
                 "; mmap with default advice {}",
                 percent(run.iops / chosen.iops.max(1e-9))
             );
-            if cache == CacheMode::Cold {
-                text += &format!(", reading {:.1}× the bytes it uses", run.amplification());
+            if cache == CacheMode::Cold && run.device_read_bytes > 0 {
+                text += &format!(", reading {} the bytes it uses", times(run.amplification()));
             }
         }
         (None, Some(run)) => {
-            text += &format!(
-                "; mmap with default advice read {:.0}× the bytes it used ({} thread{}) and pulled the whole file into memory within a run, so its IOPS are not comparable",
-                run.amplification(),
-                run.depth,
-                if run.depth == 1 { "" } else { "s" }
-            );
+            text += "; mmap with default advice";
+            // Read-around is worth naming only when the device did read more than was used.
+            if run.amplification() >= READ_AROUND_MIN {
+                text += &format!(
+                    " read {} the bytes it used ({}) and",
+                    times(run.amplification()),
+                    plural(run.depth as u64, "thread")
+                );
+            }
+            text +=
+                " pulled the whole file into memory within a run, so its IOPS are not comparable";
         }
         (None, None) => {}
     }
     text
+}
+
+/// Device bytes per byte used from which mmap's read-around is worth a mention.
+const READ_AROUND_MIN: f64 = 1.5;
+
+/// A ratio as `3.4×` (or `1600×` from 10 on), so that small ones never read `0×`.
+fn times(ratio: f64) -> String {
+    if ratio >= 10.0 {
+        format!("{ratio:.0}×")
+    } else {
+        format!("{ratio:.1}×")
+    }
 }
 
 /// A fraction as a percentage, with a decimal below 10 % so that small ones do not read 0.
@@ -288,7 +311,7 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("reading 20.0× the bytes it uses"),
+            r.text.contains("reading 20× the bytes it uses"),
             "{}",
             r.text
         );
@@ -318,6 +341,65 @@ mod tests {
             r.text
         );
         assert!(recommend(&[run(Variant::Mmap, 1, 5.0)], &file(), CacheMode::Cold).is_none());
+    }
+
+    #[test]
+    fn figures_name_the_variant_that_produced_them() {
+        let runs = [
+            run(Variant::Uring, 32, 60_000.0),
+            run(Variant::Pread, 4, 30_000.0),
+            run(Variant::Direct, 4, 21_400.0),
+        ];
+        let r = recommend(&runs, &file(), CacheMode::Cold).unwrap();
+        assert!(
+            r.text
+                .contains("; pread threads with O_DIRECT (direct) peak at 21.4k with 4 threads"),
+            "{}",
+            r.text
+        );
+        let buffered = [
+            run(Variant::Uring, 32, 60_000.0),
+            run(Variant::Pread, 1, 9_000.0),
+        ];
+        let r = recommend(&buffered, &file(), CacheMode::Cold).unwrap();
+        assert!(
+            r.text
+                .contains("; buffered pread threads (pread) peak at 9.00k with 1 thread"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[test]
+    fn no_read_around_figure_without_device_reads() {
+        let mut cached = run(Variant::Mmap, 1, 300_000.0);
+        cached.filled_page_cache = true;
+        cached.device_read_bytes = 0;
+        let r = recommend(
+            &[run(Variant::Uring, 32, 60_000.0), cached],
+            &file(),
+            CacheMode::Cold,
+        )
+        .unwrap();
+        assert!(!r.text.contains("0×"), "{}", r.text);
+        assert!(
+            r.text.ends_with("; mmap with default advice pulled the whole file into memory within a run, so its IOPS are not comparable"),
+            "{}",
+            r.text
+        );
+        let mut unmeasured = run(Variant::Mmap, 1, 3_000.0);
+        unmeasured.device_read_bytes = 0;
+        let r = recommend(
+            &[run(Variant::Uring, 32, 60_000.0), unmeasured],
+            &file(),
+            CacheMode::Cold,
+        )
+        .unwrap();
+        assert!(
+            r.text.ends_with("mmap with default advice 5.0 %"),
+            "{}",
+            r.text
+        );
     }
 
     #[test]

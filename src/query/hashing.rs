@@ -13,6 +13,8 @@ use crate::kmer::{BaseRule, KmerHasher};
 pub struct QueryKmers {
     /// First entry.
     pub start: u32,
+    /// First entry of the query's positions in [`KmerArena::kmer_of_position`].
+    pub first_position: u64,
     /// Distinct k-mers.
     pub count: u32,
     /// k-mer positions of the query (`L − k + 1`), the sum of the weights.
@@ -33,6 +35,9 @@ pub struct KmerArena {
     hashes: Vec<Vec<u64>>,
     /// Per index: the weight of every distinct k-mer.
     weights: Vec<Vec<u32>>,
+    /// Per index: for every k-mer position of every query, back to back, the number of its
+    /// distinct k-mer relative to the query's first (where a hit matches: `--coverage`).
+    kmer_of_position: Vec<Vec<u32>>,
     /// Per (query, index), query-major.
     queries: Vec<QueryKmers>,
     scratch: Vec<u64>,
@@ -50,6 +55,7 @@ impl KmerArena {
             hashers,
             hashes: vec![Vec::new(); indexes],
             weights: vec![Vec::new(); indexes],
+            kmer_of_position: vec![Vec::new(); indexes],
             queries: Vec::new(),
             scratch: Vec::new(),
             order: Vec::new(),
@@ -60,6 +66,7 @@ impl KmerArena {
     pub fn clear(&mut self) {
         self.hashes.iter_mut().for_each(Vec::clear);
         self.weights.iter_mut().for_each(Vec::clear);
+        self.kmer_of_position.iter_mut().for_each(Vec::clear);
         self.queries.clear();
     }
 
@@ -88,6 +95,14 @@ impl KmerArena {
         &self.weights[index]
     }
 
+    /// For each k-mer position of query `query` in index `index`, in query order, the number
+    /// of its distinct k-mer (0 for the query's first).
+    pub fn kmer_of_position(&self, query: usize, index: usize) -> &[u32] {
+        let kmers = self.query(query, index);
+        let first = kmers.first_position as usize;
+        &self.kmer_of_position[index][first..first + kmers.positions as usize]
+    }
+
     /// All per-index weights.
     pub fn all_weights(&self) -> &[Vec<u32>] {
         &self.weights
@@ -103,11 +118,13 @@ impl KmerArena {
             self.hashers[index].hashes_into(sequence, &mut self.scratch);
             let positions = self.scratch.len() / h;
             let start = self.weights[index].len();
+            let first_position = self.kmer_of_position[index].len();
             self.group(index, h, positions);
             let count = self.weights[index].len() - start;
             lookups += count * h * blocks(index);
             self.queries.push(QueryKmers {
                 start: start as u32,
+                first_position: first_position as u64,
                 count: count as u32,
                 positions: positions as u64,
             });
@@ -126,6 +143,9 @@ impl KmerArena {
             hashes[a..a + h].cmp(&hashes[b..b + h])
         });
         let (arena, weights) = (&mut self.hashes[index], &mut self.weights[index]);
+        let of_position = &mut self.kmer_of_position[index];
+        let (first, start) = (of_position.len(), weights.len());
+        of_position.resize(first + positions, 0);
         let mut previous: Option<usize> = None;
         for &position in &self.order {
             let at = position as usize * h;
@@ -133,11 +153,13 @@ impl KmerArena {
             if let Some(p) = previous {
                 if &hashes[p..p + h] == current {
                     *weights.last_mut().expect("a previous k-mer") += 1;
+                    of_position[first + position as usize] = (weights.len() - 1 - start) as u32;
                     continue;
                 }
             }
             arena.extend_from_slice(current);
             weights.push(1);
+            of_position[first + position as usize] = (weights.len() - 1 - start) as u32;
             previous = Some(at);
         }
     }

@@ -22,6 +22,7 @@
 
 pub mod accumulate;
 pub mod counters;
+pub mod coverage;
 pub mod execute;
 pub mod hashing;
 mod index;
@@ -33,6 +34,7 @@ mod session;
 pub mod sliced;
 mod stats;
 
+pub use coverage::Coverage;
 pub use index::{Index, OpenError};
 pub use rank::{count_threshold, Hit};
 pub use session::{

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
 use super::counters::{Counters, Unit};
+use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
 use super::hashing::KmerArena;
 use super::index::{Index, OpenError};
@@ -86,6 +87,8 @@ pub struct SearchOptions {
     pub cobs_order: bool,
     /// Stop reading blocks in which no document can reach the threshold any more.
     pub prune: bool,
+    /// Compute where each hit matches ([`Coverage`]): its rows are read again.
+    pub coverage: bool,
 }
 
 impl Default for SearchOptions {
@@ -95,6 +98,7 @@ impl Default for SearchOptions {
             limit: 0,
             cobs_order: false,
             prune: true,
+            coverage: false,
         }
     }
 }
@@ -110,6 +114,8 @@ pub struct QueryResult {
     pub stats: QueryStats,
     /// What its batch did as a whole (shared by the queries of the batch).
     pub batch: Arc<BatchStats>,
+    /// Where each hit matches, in the order of `hits` (empty unless asked for).
+    pub coverage: Vec<Coverage>,
 }
 
 /// The answer to one query of a batch: its result, or why it was skipped.
@@ -125,13 +131,25 @@ pub struct Session {
     threads: usize,
     resident_fraction: Option<f64>,
     batches: u64,
+    /// Stage 1's output: the chunk's hashed queries.
     arena: KmerArena,
+    /// Everything stages 2 to 4 reuse from chunk to chunk.
+    work: Scratch,
+}
+
+/// The buffers of stages 2 to 4, kept between chunks so that a query allocates only when it
+/// is larger than every one before it.
+#[derive(Default)]
+struct Scratch {
+    /// Per (query, index) of the chunk: whether the query searches that index.
     selected: Vec<bool>,
     plan: Plan,
     counters: Counters,
     and: AndAccumulators,
-    scratch: Vec<u8>,
+    /// Reads assembled from several cached pages.
+    bytes: Vec<u8>,
     resident: Vec<ResidentScratch>,
+    /// Per query: its share of the reads, and its distinct 4 KiB pages.
     shares: Vec<QueryShare>,
     pages: Vec<u64>,
     last_read: Vec<u32>,
@@ -192,18 +210,7 @@ impl Session {
             resident_fraction: None,
             batches: 0,
             arena,
-            selected: Vec::new(),
-            plan: Plan::default(),
-            counters: Counters::default(),
-            and: AndAccumulators::default(),
-            scratch: Vec::new(),
-            resident: Vec::new(),
-            shares: Vec::new(),
-            pages: Vec::new(),
-            last_read: Vec::new(),
-            charged: Vec::new(),
-            last_page: Vec::new(),
-            failures: Vec::new(),
+            work: Scratch::default(),
         })
     }
 
@@ -355,7 +362,7 @@ impl Session {
     ) -> Vec<Duration> {
         let index_count = self.index.file_count();
         self.arena.clear();
-        self.selected.clear();
+        self.work.selected.clear();
         let (mut lookups, mut counter_bytes) = (0usize, 0usize);
         let mut hashing = Vec::new();
         let start = *next;
@@ -372,7 +379,8 @@ impl Session {
                 break;
             }
             let started = Instant::now();
-            self.selected
+            self.work
+                .selected
                 .extend((0..index_count).map(|x| selected(q, x)));
             let blocks_of = |x: usize| self.index.headers()[x].blocks.len();
             lookups += self.arena.add_query(queries[q], blocks_of);
@@ -406,10 +414,10 @@ impl Session {
         let started = Instant::now();
         let usage_before = Usage::now();
         self.reset_counters(chunk_len, options);
-        self.shares.clear();
-        self.shares.resize(chunk_len, QueryShare::default());
-        self.pages.clear();
-        self.pages.resize(chunk_len, 0);
+        self.work.shares.clear();
+        self.work.shares.resize(chunk_len, QueryShare::default());
+        self.work.pages.clear();
+        self.work.pages.resize(chunk_len, 0);
         self.batches += 1;
         let mut outcome = if self.engine.resident().is_some() {
             self.score_resident(chunk_len)?
@@ -424,19 +432,42 @@ impl Session {
         outcome.batch.resident_fraction = self.resident_fraction;
         outcome.batch.total = started.elapsed();
         let batch = Arc::new(outcome.batch);
-        Ok((0..chunk_len)
+        let mut answers: Vec<Answer> = (0..chunk_len)
             .map(|q| match outcome.failed[q].take() {
                 Some(error) => Err(SearchError::ReadFailed(error)),
                 None => Ok(self.result(q, hashing[q], &batch, options)),
             })
-            .collect())
+            .collect();
+        if options.coverage {
+            self.cover(&mut answers)?;
+        }
+        Ok(answers)
+    }
+
+    /// Coverage of every hit (see [`super::coverage`]); its cost goes into the queries' totals.
+    fn cover(&mut self, answers: &mut [Answer]) -> Result<(), SearchError> {
+        let started = Instant::now();
+        let input = CoverInput {
+            index: &self.index,
+            arena: &self.arena,
+            shape: &self.shape,
+        };
+        self.work.plan.clear();
+        cover(&input, self.engine.as_mut(), &mut self.work.plan, answers)?;
+        let spent = started.elapsed();
+        for result in answers.iter_mut().flatten() {
+            result.stats.coverage = spent;
+            result.stats.total += spent;
+        }
+        Ok(())
     }
 
     /// Sizes and zeroes the counters and pruning states of the chunk's units.
     fn reset_counters(&mut self, chunk_len: usize, options: &SearchOptions) {
         let index_count = self.index.file_count();
-        let (arena, selected) = (&self.arena, &self.selected);
-        self.counters
+        let (arena, selected) = (&self.arena, &self.work.selected);
+        self.work
+            .counters
             .reset(self.index.blocks(), chunk_len, |block, query| {
                 let kmers = arena.query(query, block.index as usize);
                 let needed = count_threshold(options.threshold, kmers.positions);
@@ -462,13 +493,13 @@ impl Session {
         let mut rows = vec![0u64; chunk_len];
         let done = resident::score(
             &input,
-            &mut self.counters,
-            &mut self.resident,
+            &mut self.work.counters,
+            &mut self.work.resident,
             threads,
             &mut rows,
         );
         let done = done?;
-        for (share, rows) in self.shares.iter_mut().zip(rows) {
+        for (share, rows) in self.work.shares.iter_mut().zip(rows) {
             share.rows = rows;
         }
         let mut batch = BatchStats::new(self.batches, self.engine.kind(), RowSource::Resident);
@@ -495,7 +526,7 @@ impl Session {
             .headers()
             .iter()
             .enumerate()
-            .filter(|&(x, _)| self.selected[q * index_count + x])
+            .filter(|&(x, _)| self.work.selected[q * index_count + x])
             .map(|(x, h)| {
                 self.arena.query(q, x).count as u64 * h.num_hashes as u64 * h.blocks.len() as u64
             })
@@ -536,16 +567,16 @@ impl Session {
         let mut io = IoCounters::default();
         let mut executed = ExecuteCounters::default();
         let cache_before = self.cache.as_ref().map(|c| c.stats());
-        self.failures.clear();
+        self.work.failures.clear();
         let mut part_start = 0usize;
         while part_start < largest {
             let part_end = part_start.saturating_add(part).min(largest);
             let planned_at = Instant::now();
             self.plan_part(chunk_len, part_start..part_end);
             batch.planning += planned_at.elapsed();
-            batch.row_reads_requested += self.plan.lookups.len() as u64;
-            batch.unique_rows += self.plan.rows.len() as u64;
-            batch.unique_pages_4k += self.plan.pages_4k;
+            batch.row_reads_requested += self.work.plan.lookups.len() as u64;
+            batch.unique_rows += self.work.plan.rows.len() as u64;
+            batch.unique_pages_4k += self.work.plan.pages_4k;
             let done = self.execute_part(chunk_len, &mut io)?;
             executed.reads_pruned += done.reads_pruned;
             executed.reads_cached += done.reads_cached;
@@ -568,7 +599,7 @@ impl Session {
         batch.units_pruned = executed.units_pruned;
         batch.accumulate = executed.accumulate;
         let mut failed = vec![None; chunk_len];
-        for failure in self.failures.drain(..) {
+        for failure in self.work.failures.drain(..) {
             let error = Arc::new(failure.error);
             for q in failure.queries {
                 failed[q as usize].get_or_insert_with(|| error.clone());
@@ -581,19 +612,19 @@ impl Session {
     /// k-mers) of every query of the chunk.
     fn plan_part(&mut self, chunk_len: usize, kmers: std::ops::Range<usize>) {
         let index_count = self.index.file_count();
-        self.plan.clear();
+        self.work.plan.clear();
         for (number, block) in self.index.blocks().iter().enumerate() {
             let hashes = self.arena.hashes(block.index as usize);
             let h = block.num_hashes as usize;
             for q in 0..chunk_len {
-                if !self.selected[q * index_count + block.index as usize] {
+                if !self.work.selected[q * index_count + block.index as usize] {
                     continue;
                 }
                 let range = self.arena.query(q, block.index as usize).range();
                 let from = range.start + kmers.start.min(range.len());
                 let to = range.start + kmers.end.min(range.len());
                 if from < to {
-                    self.plan.add_block_lookups(
+                    self.work.plan.add_block_lookups(
                         number as u32,
                         block,
                         q as u32,
@@ -603,9 +634,12 @@ impl Session {
                 }
             }
         }
-        self.plan.finish(self.index.blocks(), &self.shape);
-        self.plan
-            .count_query_pages(self.index.blocks(), &mut self.pages, &mut self.last_page);
+        self.work.plan.finish(self.index.blocks(), &self.shape);
+        self.work.plan.count_query_pages(
+            self.index.blocks(),
+            &mut self.work.pages,
+            &mut self.work.last_page,
+        );
     }
 
     /// Stage 3: reads the plan and adds every row as it arrives.
@@ -614,31 +648,32 @@ impl Session {
         chunk_len: usize,
         io: &mut IoCounters,
     ) -> Result<ExecuteCounters, SearchError> {
-        if self.plan.pair_count > 0 {
+        if self.work.plan.pair_count > 0 {
             let blocks = self.index.blocks();
             let row_bytes_max = blocks.iter().map(|b| b.row_bytes).max().unwrap_or(1);
-            self.and
-                .reset(self.plan.pair_count as usize, row_bytes_max as usize);
+            self.work
+                .and
+                .reset(self.work.plan.pair_count as usize, row_bytes_max as usize);
         }
-        self.last_read.clear();
-        self.last_read.resize(chunk_len, u32::MAX);
+        self.work.last_read.clear();
+        self.work.last_read.resize(chunk_len, u32::MAX);
         let mut executor = Executor {
-            plan: &self.plan,
+            plan: &self.work.plan,
             blocks: self.index.blocks(),
             weights: self.arena.all_weights(),
-            counters: self.counters.slice_mut(),
+            counters: self.work.counters.slice_mut(),
             queries: chunk_len,
-            and: &mut self.and,
+            and: &mut self.work.and,
             cache: self.cache.as_deref(),
-            scratch: &mut self.scratch,
-            shares: &mut self.shares,
-            last_read: &mut self.last_read,
-            charged: &mut self.charged,
-            failures: &mut self.failures,
+            scratch: &mut self.work.bytes,
+            shares: &mut self.work.shares,
+            last_read: &mut self.work.last_read,
+            charged: &mut self.work.charged,
+            failures: &mut self.work.failures,
             counters_out: ExecuteCounters::default(),
         };
         self.engine
-            .read_batch(&self.plan.reads, &mut executor, io)?;
+            .read_batch(&self.work.plan.reads, &mut executor, io)?;
         Ok(executor.counters_out)
     }
 
@@ -658,10 +693,10 @@ impl Session {
         let lookups_single: u64 = (0..index_count)
             .map(|x| self.arena.query(q, x).positions * self.index.headers()[x].num_hashes as u64)
             .sum();
-        let selected = &self.selected[q * index_count..(q + 1) * index_count];
+        let selected = &self.work.selected[q * index_count..(q + 1) * index_count];
         let hits = rank(
             self.index.blocks(),
-            &self.counters,
+            &self.work.counters,
             q,
             &kmers_total,
             &RankOptions {
@@ -680,15 +715,15 @@ impl Session {
             .max()
             .unwrap_or(0);
         stats.row_reads_requested = self.lookups_of_query(q);
-        let share = self.shares[q];
+        let share = self.work.shares[q];
         stats.rows_added = share.rows;
         stats.read_requests = share.reads;
         stats.bytes_read = share.bytes;
-        stats.unique_pages_4k = self.pages[q];
+        stats.unique_pages_4k = self.work.pages[q];
         stats.blocks_pruned = (0..self.index.blocks().len())
             .filter(|&b| {
-                let unit = self.counters.unit_index(q as u32, b as u32);
-                self.counters.unit(unit).pruned
+                let unit = self.work.counters.unit_index(q as u32, b as u32);
+                self.work.counters.unit(unit).pruned
             })
             .count() as u64;
         stats.hashing = hashing;
@@ -699,6 +734,7 @@ impl Session {
             hits,
             stats,
             batch: batch.clone(),
+            coverage: Vec::new(),
         }
     }
 }

@@ -58,6 +58,10 @@ pub struct QueryStats {
     /// Threshold, sort, limit.
     #[serde(rename = "ranking_ms", serialize_with = "milliseconds")]
     pub ranking: Duration,
+    /// Reading the rows of the hits again to find where they match (`--coverage`), for the
+    /// whole batch.
+    #[serde(rename = "coverage_ms", serialize_with = "milliseconds")]
+    pub coverage: Duration,
     /// Time to the answer: hashing this query, the whole batch, and ranking it.
     #[serde(rename = "total_ms", serialize_with = "milliseconds")]
     pub total: Duration,
@@ -141,6 +145,7 @@ impl QueryStats {
             blocks_pruned: 0,
             hashing: Duration::ZERO,
             ranking: Duration::ZERO,
+            coverage: Duration::ZERO,
             total: Duration::ZERO,
         }
     }

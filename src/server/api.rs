@@ -15,6 +15,7 @@ use super::body::{self, BodyError};
 use super::dispatch::{JobOutcome, SearchJob};
 use super::metrics::Rejection;
 use super::{AppState, SelectError};
+use crate::alphabet::{normalize, BaseReading};
 use crate::query::output::fraction;
 use crate::query::{SearchError, SearchOptions};
 use crate::seqfile::SeqRecord;
@@ -131,9 +132,14 @@ pub struct SearchRequest {
     /// Names of the indexes to search (default: all; see `GET /api/indexes`).
     #[serde(default)]
     pub indexes: Option<Vec<String>>,
-    /// Read lowercase acgt as ACGT (COBS reads them as A).
-    #[serde(default)]
+    /// Read lowercase letters as uppercase (the default). `false` keeps COBS's exact byte
+    /// rule, under which every byte other than `ACGT` (lowercase letters too) reads as `A`.
+    #[serde(default = "fold_case_default")]
     pub fold_case: bool,
+}
+
+fn fold_case_default() -> bool {
+    true
 }
 
 #[derive(Serialize)]
@@ -227,6 +233,12 @@ fn queries_of(request: &SearchRequest, max_bases: usize) -> Result<Vec<SeqRecord
             format!("{} sequences in one request; at most {QUERIES_PER_REQUEST_MAX} are accepted, split the request", records.len()),
         ));
     }
+    // Whitespace is never a base, whichever rule reads the bases.
+    let reading = if request.fold_case {
+        BaseReading::Standard
+    } else {
+        BaseReading::Cobs { fold_case: false }
+    };
     for record in &mut records {
         record.sequence.retain(|b| !b.is_ascii_whitespace());
         if record.sequence.is_empty() {
@@ -235,14 +247,8 @@ fn queries_of(request: &SearchRequest, max_bases: usize) -> Result<Vec<SeqRecord
                 record.name
             )));
         }
-        if let Some(at) = record.sequence.iter().position(|&b| !is_sequence_byte(b)) {
-            let shown = String::from_utf8_lossy(&record.sequence[at..at + 1]).into_owned();
-            return Err(ApiError::bad_request(format!(
-                "query {:?} has {shown:?} at position {}, which is not a nucleotide; send DNA (A, C, G, T, N or IUPAC codes) or FASTA text",
-                record.name,
-                at + 1
-            )));
-        }
+        normalize(&mut record.sequence, reading)
+            .map_err(|e| ApiError::bad_request(format!("query {:?}: {e}", record.name)))?;
         if record.sequence.len() > max_bases {
             return Err(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -253,16 +259,8 @@ fn queries_of(request: &SearchRequest, max_bases: usize) -> Result<Vec<SeqRecord
                 ),
             ));
         }
-        if request.fold_case {
-            record.sequence.make_ascii_uppercase();
-        }
     }
     Ok(records)
-}
-
-/// Letters (IUPAC codes, any case) and the gap/stop symbols some tools write.
-fn is_sequence_byte(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'-' || b == b'*' || b == b'.'
 }
 
 /// FASTA text, or one raw sequence without a header line.
@@ -724,7 +722,26 @@ mod tests {
             .err()
             .unwrap();
         assert!(
-            err.message.contains("\"1\" at position 5"),
+            err.message.starts_with(
+                "query \"query\": not a nucleotide sequence: digits ('1' from position 5;"
+            ),
+            "{}",
+            err.message
+        );
+        let folded = queries_of(&request(r#"{"sequence": "acgu acgt"}"#), 100).unwrap();
+        assert_eq!(folded[0].sequence, b"ACGTACGT");
+        let exact = queries_of(
+            &request(r#"{"sequence": "acgt ACGT", "fold_case": false}"#),
+            100,
+        )
+        .unwrap();
+        assert_eq!(exact[0].sequence, b"acgtACGT");
+        let err = queries_of(&request(r#"{"fasta": ">p\nMKTLLILAVL\n"}"#), 100)
+            .err()
+            .unwrap();
+        assert_eq!(err.status, StatusCode::BAD_REQUEST);
+        assert!(
+            err.message.contains("looks like a protein"),
             "{}",
             err.message
         );

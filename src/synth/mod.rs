@@ -48,7 +48,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::builder::output::{parent_directory, PendingFile};
 use crate::builder::BuildError;
-use crate::format::{HASHES_MAX, K_MAX};
+use crate::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::units::format_bytes;
 
 pub use plan::{document_name, genome_sizes, kmers_of, scale_fitting, SynthBlock, SynthPlan};
@@ -188,20 +188,20 @@ pub fn validate(options: &SynthOptions) -> Result<(), SynthError> {
     let invalid = |message: String| Err(SynthError::Invalid(message));
     if options.documents == 0 || options.documents > u32::MAX as u64 {
         return invalid(format!(
-            "--documents {} is out of range (1..={}, the COBS format's limit)",
+            "--documents {} is out of range: from 1 to {} (the COBS format's limit)",
             options.documents,
             u32::MAX
         ));
     }
     if options.genome_size == 0 || options.genome_size > GENOME_SIZE_MAX {
         return invalid(format!(
-            "--genome-size {} is out of range (1..={GENOME_SIZE_MAX} bases)",
+            "--genome-size {} is out of range: from 1 to {GENOME_SIZE_MAX} bases",
             options.genome_size
         ));
     }
     if !(options.spread >= 0.0 && options.spread <= SPREAD_MAX) {
         return invalid(format!(
-            "--spread {} is out of range (0..={SPREAD_MAX}; 0.2 spreads genome sizes by about 20 %)",
+            "--spread {} is out of range: from 0 to {SPREAD_MAX} (0.2 spreads genome sizes by about 20 %)",
             options.spread
         ));
     }
@@ -212,24 +212,27 @@ pub fn validate(options: &SynthOptions) -> Result<(), SynthError> {
         ));
     }
     if options.k == 0 || options.k > K_MAX {
-        return invalid(format!("-k {} is out of range (1..={K_MAX})", options.k));
+        return invalid(format!(
+            "-k {} is out of range: k is from 1 to {K_MAX}",
+            options.k
+        ));
     }
     if !(options.fpr > 0.0 && options.fpr < 1.0) {
         return invalid(format!(
-            "--fpr {} is out of range (between 0 and 1, e.g. 0.3)",
+            "--fpr {} is out of range: the false-positive rate is between 0 and 1 (e.g. 0.3)",
             options.fpr
         ));
     }
     if options.num_hashes == 0 || options.num_hashes as u64 > HASHES_MAX {
         return invalid(format!(
-            "--hashes {} is out of range (1..={HASHES_MAX})",
+            "--hashes {} is out of range: from 1 to {HASHES_MAX} hash functions",
             options.num_hashes
         ));
     }
     if let Some(page_size) = options.page_size {
-        if page_size == 0 || page_size > 1 << 20 {
+        if page_size == 0 || page_size > PAGE_SIZE_MAX {
             return invalid(format!(
-                "--page-size {page_size} is out of range (1..=1048576 bytes per row)"
+                "--page-size {page_size} is out of range: from 1 to 1048576 bytes per row"
             ));
         }
         if options.documents > 128 && matches!(page_size, 3 | 5..=7 | 9..=15) {
@@ -264,7 +267,8 @@ pub fn synth(
     }
     let plan = SynthPlan::new(options)?;
     announce(&plan);
-    let mut pending = PendingFile::create(&options.output, options.force)?;
+    let mut pending =
+        PendingFile::create_index(&options.output, options.force, plan.header.len() as u64)?;
     check_space(options, &plan)?;
     pending.write_all(&plan.header)?;
     let bar = progress_bar(options.progress, plan.file_bytes);

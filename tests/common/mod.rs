@@ -69,19 +69,18 @@ pub fn write_fasta(path: &Path, records: &[(String, Vec<u8>)]) {
     }
 }
 
-/// COBS v0.3.x canonical term, written again from the description in `cobs-format.md` (not
-/// from bitsift's code): maps F (ACGT kept, else A) and Rc (A↔T, C↔G, else T); compare
-/// `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides; ties keep forward.
-/// `fold` reads lowercase acgt as uppercase first (bitsift's build rule).
+/// COBS v0.3.x canonical term, written again from the description in the README ("Bases,
+/// case and k-mers"), not from bitsift's code: maps F (ACGT kept, else A) and Rc (A↔T, C↔G,
+/// else T); compare `F[x_i]` with `Rc[x_{k-1-i}]` for `i < k/2`; first difference decides;
+/// ties keep forward. `fold` reads letters as uppercase and `U` as `T` first (bitsift's rule
+/// for genomes and queries).
 pub fn reference_term(window: &[u8], canonical: bool, fold: bool) -> Vec<u8> {
     let folded: Vec<u8> = window
         .iter()
-        .map(|&b| match (fold, b) {
-            (true, b'a') => b'A',
-            (true, b'c') => b'C',
-            (true, b'g') => b'G',
-            (true, b't') => b'T',
-            (_, b) => b,
+        .map(|&b| match (fold, b.to_ascii_uppercase()) {
+            (true, b'U') => b'T',
+            (true, upper) => upper,
+            (false, _) => b,
         })
         .collect();
     if !canonical {
@@ -189,6 +188,20 @@ pub fn rows_of_document(header: &IndexHeader, document: usize) -> u64 {
         .expect("document in some block")
 }
 
+/// The Python interpreter that drives COBS: `$BITSIFT_PYTHON` (set by `scripts/test.sh` to
+/// its virtual environment), else the checkout's `.venv/bin/python` when the script has
+/// created it, else `python3`.
+pub fn python() -> PathBuf {
+    if let Some(python) = std::env::var_os("BITSIFT_PYTHON").filter(|p| !p.is_empty()) {
+        return PathBuf::from(python);
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if venv.exists() {
+        return venv;
+    }
+    PathBuf::from("python3")
+}
+
 /// Runs the COBS peer (`tests/peer/cobs_peer.py`, module `cobs_index` from PyPI
 /// `cobs-reloaded`). Panics with installation advice when COBS is missing, unless
 /// `BITSIFT_SKIP_COBS=1` is set, in which case it returns `None`.
@@ -197,11 +210,12 @@ pub fn cobs_peer(args: &[&str]) -> Option<Output> {
         return None;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/cobs_peer.py");
-    let output = Command::new("python3")
+    let python = python();
+    let output = Command::new(&python)
         .arg(script)
         .args(args)
         .output()
-        .expect("run python3");
+        .unwrap_or_else(|e| panic!("run {}: {e}", python.display()));
     assert!(
         output.status.success(),
         "cobs_peer {args:?} failed: {}",
@@ -213,20 +227,22 @@ pub fn cobs_peer(args: &[&str]) -> Option<Output> {
 /// Whether COBS can be driven; panics (the test fails) when it is missing and not explicitly
 /// skipped, so a CI without COBS cannot pass silently.
 pub fn cobs_available() -> bool {
-    let found = Command::new("python3")
+    if std::env::var("BITSIFT_SKIP_COBS").as_deref() == Ok("1") {
+        eprintln!("COBS interoperability skipped because BITSIFT_SKIP_COBS=1");
+        return false;
+    }
+    let python = python();
+    let found = Command::new(&python)
         .args(["-c", "import cobs_index"])
         .output()
         .is_ok_and(|o| o.status.success());
     if found {
         return true;
     }
-    if std::env::var("BITSIFT_SKIP_COBS").as_deref() == Ok("1") {
-        eprintln!(
-            "COBS (python module cobs_index) not installed; skipped because BITSIFT_SKIP_COBS=1"
-        );
-        return false;
-    }
-    panic!("COBS is needed for this test: pip install cobs-reloaded (or set BITSIFT_SKIP_COBS=1 to skip)");
+    panic!(
+        "COBS is needed for this test, and {} cannot import cobs_index: run ./scripts/test.sh (it installs COBS into .venv), or pip install cobs-reloaded==0.1.1, or set BITSIFT_SKIP_COBS=1 to skip",
+        python.display()
+    );
 }
 
 /// Parses `query\tdocument\tscore` lines into a sorted list.

@@ -190,7 +190,7 @@ describe("bitsift web page", () => {
     await searchFor("hello 123");
     const alert = await page.textContent("#results [role=alert]");
     assert.match(alert, /HTTP 400/);
-    assert.match(alert, /has "1" at position 6, which is not a nucleotide/);
+    assert.match(alert, /not a nucleotide sequence: 'e', 'l', 'o', '1', '2', '3' from position 2/);
     assert.equal(await page.isEnabled("#search-button"), true);
   });
 

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The test command of README.md: installs what the tests need, then runs every test suite.
+#
+#   ./scripts/test.sh                     set up, then run every suite
+#   ./scripts/test.sh --only cargo,web    set up, then run the named suites only
+#   ./scripts/test.sh --setup-only        set up only (the COBS peer's virtual environment)
+#   ./scripts/test.sh -- --test cli       extra arguments after -- go to `cargo test`
+#
+# Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
+# python (pytest suites of Python packages; none yet), workflow (Snakemake workflow test;
+# none yet), web (the web page in headless Chromium), bench (bench/run.py --quick).
+#
+# Setup: a virtual environment (default .venv/ in the checkout, gitignored) holding the COBS
+# peer, PyPI cobs-reloaded (module cobs_index), which the interoperability tests drive through
+# tests/peer/cobs_peer.py; the tests find it through BITSIFT_PYTHON, which this script sets.
+# The web suite needs Chromium and Node.js: installed with apt-get when running as root,
+# otherwise the script stops and says how.
+#
+# Environment:
+#   BITSIFT_VENV=DIR          the virtual environment (default: .venv in the checkout)
+#   BITSIFT_PYTHON_BASE=PY    the interpreter that creates it (default: python3; the
+#                             cobs-reloaded wheel is built for CPython 3.11)
+#   BITSIFT_SKIP_COBS=1       install no COBS; the interoperability tests are skipped
+#   BITSIFT_SKIP_WEB=1        skip the web-page suite (no Chromium needed)
+#   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
+#   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)
+#   CARGO_TARGET_DIR          honoured by every cargo command and by the web suite
+#
+# Adding a suite: write a function suite_NAME (and, if it needs installing, setup_NAME, run
+# by the setup step), then add NAME to SUITES below. Python packages the suites need go in
+# PYTHON_REQUIREMENTS.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+SUITES=(cargo python workflow web bench)
+# Installed into the virtual environment by setup_python_env.
+PYTHON_REQUIREMENTS=("cobs-reloaded==0.1.1")
+COBS_VERSION="0.1.1"
+
+venv="${BITSIFT_VENV:-$root/.venv}"
+python_base="${BITSIFT_PYTHON_BASE:-python3}"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+
+step() { printf '\n==> %s\n' "$*"; }
+say() { printf '    %s\n' "$*"; }
+fail() { printf 'scripts/test.sh: error: %s\n' "$*" >&2; exit 1; }
+skipping() { [[ "${1:-}" == "1" ]]; }
+is_root() { [[ "$(id -u)" == "0" ]]; }
+
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+# ------------------------------------------------------------------------------------------
+# Setup
+# ------------------------------------------------------------------------------------------
+
+# The virtual environment with the COBS peer. Reused when it already has the right version.
+setup_python_env() {
+    if skipping "${BITSIFT_SKIP_COBS:-}"; then
+        say "BITSIFT_SKIP_COBS=1: no COBS peer; the interoperability tests will be skipped"
+        return
+    fi
+    local python="$venv/bin/python"
+    if [[ -x "$python" ]] && "$python" -c \
+        "import cobs_index, sys; sys.exit(cobs_index.__version__ != '$COBS_VERSION')" 2>/dev/null; then
+        say "COBS peer: cobs_index $COBS_VERSION in ${venv#"$root"/}"
+    else
+        command -v "$python_base" >/dev/null 2>&1 \
+            || fail "$python_base not found: install Python 3.11 (the cobs-reloaded wheel needs CPython 3.11) or set BITSIFT_PYTHON_BASE"
+        if [[ ! -x "$python" ]]; then
+            say "creating the virtual environment ${venv#"$root"/} with $("$python_base" --version 2>&1)"
+            "$python_base" -m venv "$venv" \
+                || fail "$python_base -m venv $venv failed: on Debian or Ubuntu, install python3-venv (apt-get install python3-venv)"
+        fi
+        say "installing ${PYTHON_REQUIREMENTS[*]} from PyPI"
+        "$python" -m pip install --quiet --disable-pip-version-check "${PYTHON_REQUIREMENTS[@]}" \
+            || fail "pip could not install ${PYTHON_REQUIREMENTS[*]} into $venv (the cobs-reloaded wheel needs CPython 3.11 on x86-64 Linux; set BITSIFT_PYTHON_BASE to a python3.11, or BITSIFT_SKIP_COBS=1 to skip the COBS tests)"
+        "$python" -c "import cobs_index; print('    COBS peer: cobs_index', cobs_index.__version__, 'in', '${venv#"$root"/}')"
+    fi
+    export BITSIFT_PYTHON="$python"
+}
+
+# Chromium and Node.js for the web suite; the npm packages come from tests/web's lock file.
+setup_web() {
+    if skipping "${BITSIFT_SKIP_WEB:-}"; then
+        return
+    fi
+    local missing=()
+    [[ -x "$chromium" ]] || missing+=(chromium)
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
+    if ((${#missing[@]} > 0)); then
+        if ! is_root || ! command -v apt-get >/dev/null 2>&1; then
+            fail "the web-page test needs ${missing[*]}: run 'sudo apt-get install ${missing[*]}' (Debian, Ubuntu), set CHROMIUM=/path/to/chromium, or set BITSIFT_SKIP_WEB=1 to skip it"
+        fi
+        say "installing ${missing[*]} (apt-get)"
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+    fi
+    say "web: $("$chromium" --version 2>/dev/null | head -n 1), node $(node --version)"
+    (cd tests/web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+}
+
+# Sets up what the wanted suites need: the COBS peer for cargo, python and bench; Chromium
+# and Node.js for web.
+setup() {
+    step "setup"
+    if wanted cargo || wanted python || wanted bench; then
+        setup_python_env
+    fi
+    if wanted web; then
+        setup_web
+    fi
+}
+
+# ------------------------------------------------------------------------------------------
+# Suites
+# ------------------------------------------------------------------------------------------
+
+suite_cargo() {
+    step "cargo test --workspace"
+    cargo test --workspace --locked "${cargo_args[@]}"
+}
+
+# Hook: pytest suites of Python packages (install them in PYTHON_REQUIREMENTS, e.g. "-e
+# python/", together with pytest, and run "$BITSIFT_PYTHON" -m pytest here).
+suite_python() {
+    step "python packages (pytest)"
+    say "no Python package suites yet"
+}
+
+# Hook: the Snakemake workflow test (set up Snakemake in setup, run the workflow on the
+# bundled data here).
+suite_workflow() {
+    step "workflow (Snakemake)"
+    say "no workflow test yet"
+}
+
+suite_web() {
+    step "web page in headless Chromium"
+    if skipping "${BITSIFT_SKIP_WEB:-}"; then
+        say "skipped (BITSIFT_SKIP_WEB=1)"
+        return
+    fi
+    cargo build --release --locked -p bitsift
+    local shots
+    shots="$(mktemp -d "${TMPDIR:-/tmp}/bitsift-web-shot.XXXXXX")"
+    CHROMIUM="$chromium" SCREENSHOT="$shots/screenshot.png" bash tests/web/run.sh
+    rm -rf "$shots"
+}
+
+suite_bench() {
+    step "benchmark suite, quick mode (bundled data; keeps bench/run.py from rotting)"
+    if skipping "${BITSIFT_SKIP_BENCH:-}"; then
+        say "skipped (BITSIFT_SKIP_BENCH=1)"
+        return
+    fi
+    cargo build --release --workspace --locked
+    "${BITSIFT_PYTHON:-python3}" bench/run.py --quick --no-cargo-build
+}
+
+# ------------------------------------------------------------------------------------------
+# Command line
+# ------------------------------------------------------------------------------------------
+
+only=""
+setup_only=0
+cargo_args=()
+while (($# > 0)); do
+    case "$1" in
+        --setup-only) setup_only=1 ;;
+        --only) only="${2:?--only needs a list of suites, e.g. cargo,web}"; shift ;;
+        --only=*) only="${1#--only=}" ;;
+        -h | --help) usage; exit 0 ;;
+        --) shift; cargo_args=("$@"); break ;;
+        *) fail "unknown argument $1 (see --help)" ;;
+    esac
+    shift
+done
+
+wanted() {
+    [[ -z "$only" ]] || [[ ",$only," == *",$1,"* ]]
+}
+
+if [[ -n "$only" ]]; then
+    for name in ${only//,/ }; do
+        [[ " ${SUITES[*]} " == *" $name "* ]] || fail "unknown suite $name (suites: ${SUITES[*]})"
+    done
+fi
+command -v cargo >/dev/null 2>&1 || fail "cargo not found: bitsift needs a stable Rust toolchain (rustup, Rust >= 1.85)"
+
+setup
+if ((setup_only)); then
+    exit 0
+fi
+for suite in "${SUITES[@]}"; do
+    if wanted "$suite"; then
+        "suite_$suite"
+    fi
+done
+step "all suites passed"

@@ -1,0 +1,380 @@
+//! `bitsift query`: arguments, then queries read and normalised ([`batch`]), searched in
+//! batches, and written by [`ResultWriter`] to standard output or atomically to `-o FILE`.
+
+mod batch;
+
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use bitsift::alphabet::{is_nucleotide, BaseReading};
+use bitsift::format::HeaderOptions;
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::metadata::Metadata;
+use bitsift::query::output::{
+    IndexSummary, OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings,
+};
+use bitsift::query::{SearchOptions, Searcher};
+use bitsift::seqfile::{SeqReader, SeqRecord};
+use bitsift::units::plural;
+use clap::Args;
+
+use super::output_file::Sink;
+use super::{parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError};
+use batch::{Batch, Skips};
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
+#[command(after_help = super::exit_status_help!())]
+pub struct QueryArgs {
+    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift) or a directory of
+    /// them; repeat for several. All are searched in one batch and ranked together
+    #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
+    indexes: Vec<PathBuf>,
+    /// File listing index paths, one per line (e.g. the 305 Phylign batches)
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    index_list: Vec<PathBuf>,
+    /// k of a pre-2019 COBS index, whose header does not record it
+    #[arg(long, value_name = "K", help_heading = "Input")]
+    legacy_k: Option<u32>,
+    /// Whether a pre-2019 COBS index has canonical k-mers (COBS's default then: no)
+    #[arg(long, value_name = "yes|no", value_parser = parse_yes_no, help_heading = "Input")]
+    legacy_canonical: Option<bool>,
+    /// Query sequences: FASTA or FASTQ, plain or compressed
+    #[arg(short, long, value_name = "QUERIES", help_heading = "Input")]
+    file: Option<PathBuf>,
+    /// A query sequence given on the command line
+    #[arg(value_name = "SEQUENCE", help_heading = "Input")]
+    sequence: Option<String>,
+    /// Read bases by COBS's exact byte rule: lowercase letters, N, IUPAC codes and spaces
+    /// all count as A (implied by --format cobs). Default: case does not matter, whitespace
+    /// is ignored, U is T
+    #[arg(long, help_heading = "Input")]
+    cobs_bases: bool,
+    /// With the COBS rule (--cobs-bases, --format cobs): read lowercase acgt as ACGT
+    #[arg(long, help_heading = "Input")]
+    fold_case: bool,
+    /// TSV of document metadata (a header, then the document name and its columns), joined
+    /// to the hits of TSV and JSON output
+    #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
+    metadata: Option<PathBuf>,
+
+    /// Report documents containing at least this fraction of the query's k-mers (0 to 1)
+    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold,
+          allow_negative_numbers = true, help_heading = "Search")]
+    threshold: f64,
+    /// Report at most N documents per query (0: all)
+    #[arg(
+        short,
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Search"
+    )]
+    limit: usize,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
+    format: OutputFormat,
+    /// TSV: add a status column and a line for each query without hits: no_hit (searched,
+    /// nothing reached the threshold) or skipped_too_short / skipped_not_dna (not searched)
+    #[arg(long, help_heading = "Output")]
+    report_misses: bool,
+    /// Show where each hit matches: covered query intervals and the longest run of missing
+    /// k-mers (reads the hits' rows again)
+    #[arg(long, help_heading = "Output")]
+    coverage: bool,
+    /// Print per-query I/O and time accounting on standard error (in JSON output always)
+    #[arg(long, help_heading = "Output")]
+    stats: bool,
+    /// Write results to FILE instead of standard output (it appears only if the run ends
+    /// without error)
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
+    output: Option<PathBuf>,
+
+    /// Queries planned and read together (0: as many as memory bounds allow; 1: one at a
+    /// time)
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Search")]
+    batch: usize,
+    /// Read every row even when a block can no longer reach the threshold
+    #[arg(long, help_heading = "Search")]
+    no_prune: bool,
+    /// Threads scoring the blocks of an index held in memory (0: one per core)
+    #[arg(
+        short = 'T',
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Search"
+    )]
+    threads: usize,
+
+    /// I/O engine
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
+    engine: EngineChoice,
+    /// Merge reads separated by at most this many bytes (e.g. 16K)
+    #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
+    merge_gap: Option<u64>,
+    /// Largest merged read
+    #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
+    read_max: Option<u64>,
+    /// Keep up to this much of the index in a page cache for the queries of this run
+    #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", help_heading = "I/O")]
+    cache_size: Option<u64>,
+    /// Stream the index into the cache in the background (needs --cache-size)
+    #[arg(long, requires = "cache_size", help_heading = "I/O")]
+    warm: bool,
+    /// Reads in flight (uring) or reader threads (pread)
+    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
+    queue_depth: u32,
+    /// Bypass the page cache with O_DIRECT (uring, pread)
+    #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
+    direct_io: DirectIo,
+}
+
+fn parse_yes_no(text: &str) -> Result<bool, String> {
+    match text {
+        "yes" | "true" | "1" => Ok(true),
+        "no" | "false" | "0" => Ok(false),
+        other => Err(format!("{other:?}: expected yes or no")),
+    }
+}
+
+/// Where the queries come from.
+enum Queries {
+    /// One sequence from the command line.
+    Argument(String),
+    /// A FASTA/FASTQ file.
+    File(SeqReader),
+}
+
+/// A sequence argument that names a file (or looks like a path) is a mistake: the user meant
+/// `-f`. DNA has neither `/` nor file extensions.
+fn check_sequence_argument(sequence: &str) -> Result<(), UsageError> {
+    let path = Path::new(sequence);
+    let exists = path.exists();
+    let looks_like_path = (sequence.contains('/') || sequence.contains('.'))
+        && !sequence
+            .bytes()
+            .all(|b| is_nucleotide(b) || b == b'-' || b == b'.' || b.is_ascii_whitespace());
+    if !exists && !looks_like_path {
+        return Ok(());
+    }
+    let what = if path.is_dir() {
+        "is a directory"
+    } else if exists {
+        "is a file"
+    } else {
+        "looks like a file name"
+    };
+    Err(UsageError(format!(
+        "{sequence:?} {what}, not a sequence: did you mean -f {sequence}?{}",
+        if exists { "" } else { " (no such file exists)" }
+    )))
+}
+
+/// How the query bases are read: bitsift's rule, or COBS's for `--format cobs`.
+fn base_reading(args: &QueryArgs) -> BaseReading {
+    if args.cobs_bases || args.format == OutputFormat::Cobs {
+        BaseReading::Cobs {
+            fold_case: args.fold_case,
+        }
+    } else {
+        if args.fold_case {
+            tracing::info!("--fold-case: lowercase bases are read as ACGT by default now");
+        }
+        BaseReading::Standard
+    }
+}
+
+fn open_queries(args: &QueryArgs) -> Result<Queries> {
+    match (&args.sequence, &args.file) {
+        (Some(sequence), _) => {
+            check_sequence_argument(sequence)?;
+            Ok(Queries::Argument(sequence.clone()))
+        }
+        (None, Some(path)) => Ok(Queries::File(SeqReader::open(path)?)),
+        (None, None) => Err(UsageError("give a query sequence or -f QUERIES".into()).into()),
+    }
+}
+
+fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)> {
+    let engine = EngineOptions {
+        choice: args.engine,
+        queue_depth: args.queue_depth,
+        direct: args.direct_io,
+    };
+    let indexes = super::indexes::index_paths(&args.indexes, &args.index_list)?;
+    let header_options = HeaderOptions {
+        legacy_k: args.legacy_k,
+        legacy_canonical: args.legacy_canonical,
+    };
+    let mut searcher = Searcher::open_with(&indexes, &header_options, &engine)?;
+    if let Some(notice) = searcher.notice() {
+        if !ui.quiet {
+            eprintln!("bitsift: {notice}");
+        }
+    }
+    if let Some(bytes) = args.cache_size {
+        searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
+    }
+    let warmup = match (args.warm, searcher.cache()) {
+        (true, Some(cache)) => Some(Warmup::start(searcher.warm_ranges(), cache.clone())),
+        _ => None,
+    };
+    searcher.set_threads(super::threads_or_cores(args.threads));
+    let shape = searcher.read_shape();
+    searcher.set_coalescing(
+        args.merge_gap.unwrap_or(shape.gap_bytes),
+        args.read_max.unwrap_or(shape.read_bytes_max),
+    );
+    Ok((searcher, warmup))
+}
+
+/// Loads `--metadata` and warns when none of its names is a document of the indexes.
+fn load_metadata(path: &Path, searcher: &Searcher) -> Result<Metadata> {
+    let metadata = Metadata::load(path)?;
+    let matched = searcher
+        .headers()
+        .flat_map(|h| h.names.iter())
+        .any(|name| metadata.get(name).is_some());
+    if !matched && !metadata.is_empty() {
+        tracing::warn!(
+            "{}: none of its {} is a document of the indexes; its first column must hold document names as the index lists them (bitsift info --documents)",
+            path.display(),
+            plural(metadata.len() as u64, "name")
+        );
+    }
+    Ok(metadata)
+}
+
+fn output_setup<'a>(
+    args: &QueryArgs,
+    searcher: &Searcher,
+    reading: BaseReading,
+    metadata: Option<&'a Metadata>,
+) -> OutputSetup<'a> {
+    let (bases, fold_case) = match reading {
+        BaseReading::Standard => ("standard", false),
+        BaseReading::Cobs { fold_case } => ("cobs", fold_case),
+    };
+    OutputSetup {
+        format: args.format,
+        names: searcher.headers().map(|h| h.names.clone()).collect(),
+        indexes: searcher.headers().map(IndexSummary::of).collect(),
+        verbatim: args.sequence.is_some(),
+        report_misses: args.report_misses,
+        metadata,
+        coverage: args.coverage,
+        provenance: Provenance {
+            version: bitsift::VERSION,
+            search: SearchSettings {
+                threshold: args.threshold,
+                limit: args.limit,
+                bases,
+                fold_case,
+                prune: !args.no_prune,
+                metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
+            },
+        },
+    }
+}
+
+pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
+    let reading = base_reading(&args);
+    let mut queries = open_queries(&args)?;
+    let (mut searcher, warmup) = open_searcher(&args, ui)?;
+    let metadata = match &args.metadata {
+        Some(path) => Some(load_metadata(path, &searcher)?),
+        None => None,
+    };
+    let sink = Sink::open(args.output.as_deref())?;
+    let setup = output_setup(&args, &searcher, reading, metadata.as_ref());
+    let mut writer = ResultWriter::new(BufWriter::with_capacity(1 << 16, sink), setup);
+    let options = SearchOptions {
+        threshold: args.threshold,
+        limit: args.limit,
+        cobs_order: args.format == OutputFormat::Cobs,
+        prune: !args.no_prune,
+        coverage: args.coverage,
+    };
+    let batch_max = if args.batch == 0 {
+        usize::MAX
+    } else {
+        args.batch
+    };
+    let mut batch = Batch::new(reading, &options, args.stats);
+    match &mut queries {
+        Queries::Argument(sequence) => {
+            let record = SeqRecord {
+                name: "query".into(),
+                sequence: sequence.trim().as_bytes().to_vec(),
+            };
+            batch.push(record);
+        }
+        Queries::File(reader) => {
+            batch.origin = format!("{}: ", reader.path().display());
+            let mut record = SeqRecord::default();
+            while reader.next_into(&mut record)? {
+                batch.push(std::mem::take(&mut record));
+                if batch.len() >= batch_max || batch.is_full() {
+                    batch.run(&mut searcher, &mut writer)?;
+                }
+            }
+        }
+    }
+    batch.run(&mut searcher, &mut writer)?;
+    stop_warmup(warmup);
+    let sink = writer
+        .finish()?
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .context("cannot write the results")?;
+    sink.commit()?;
+    Ok(finish(&batch.skips))
+}
+
+fn stop_warmup(warmup: Option<Warmup>) {
+    if let Some(warmup) = warmup {
+        let report = warmup.stop();
+        tracing::info!(
+            "warm-up read {} into the cache ({})",
+            bitsift::units::format_bytes(report.bytes_read),
+            plural(report.pages_inserted, "page")
+        );
+    }
+}
+
+/// The closing warning when queries were skipped, and the outcome.
+fn finish(skips: &Skips) -> Outcome {
+    if skips.total() == 0 {
+        return Outcome::Success;
+    }
+    tracing::warn!("{}", skips.summary());
+    Outcome::Partial
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_given_as_sequences_get_a_hint() {
+        assert!(check_sequence_argument("ACGTACGTNNRY").is_ok());
+        assert!(check_sequence_argument("acgt acgt").is_ok());
+        let error = check_sequence_argument("genes.fa").unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "\"genes.fa\" looks like a file name, not a sequence: did you mean -f genes.fa? (no such file exists)"
+        );
+        let error = check_sequence_argument("data/x").unwrap_err().to_string();
+        assert!(error.contains("did you mean -f data/x?"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ACGT");
+        std::fs::write(&file, ">q\nACGT\n").unwrap();
+        let name = file.display().to_string();
+        let error = check_sequence_argument(&name).unwrap_err().to_string();
+        assert!(error.contains("is a file, not a sequence"), "{error}");
+    }
+}

@@ -1,0 +1,330 @@
+//! Temporary files that do not outlive the command that wrote them.
+//!
+//! Outputs are written as `.NAME.bitsift-tmp-PID` beside their destination and renamed when
+//! complete ([`create_temporary`], [`TempPath::rename_to`]). Such a file is removed:
+//! - when its [`TempPath`] is dropped without being renamed (an error, a full disk);
+//! - on SIGINT or SIGTERM: a signal thread removes every registered temporary file, then ends
+//!   the process as the signal would have (exit status 128 + signal in a shell), unless the
+//!   host handles signals itself and said so with [`leave_signals_to_host`];
+//! - after SIGKILL or a crash, by the next build in that directory ([`remove_stale`]): a
+//!   temporary file whose process is gone and whose lock nobody holds is removed.
+//!
+//! Each temporary file holds an exclusive `flock` while it is written, so a cleaner never
+//! removes a file another host (same name, same PID, shared file system) is still writing.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
+
+/// Marks bitsift's temporary files: `.NAME` + this + the process id.
+const TEMPORARY_MARKER: &str = ".bitsift-tmp-";
+
+/// Paths to remove if the process is interrupted.
+static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static SIGNALS_INSTALLED: Once = Once::new();
+/// Set by [`leave_signals_to_host`]: no signal thread is ever started.
+static SIGNALS_LEFT_TO_HOST: AtomicBool = AtomicBool::new(false);
+
+/// Leaves SIGINT and SIGTERM to the host program: temporary files are then removed only when
+/// dropped (on errors, and when the host stops a build), and no signal ever ends the process
+/// from here. For a host with its own handling of signals, such as the Python package, where
+/// Ctrl-C must raise `KeyboardInterrupt` rather than end the interpreter. Call it before the
+/// first temporary file is created; a signal thread already started keeps running.
+pub fn leave_signals_to_host() {
+    SIGNALS_LEFT_TO_HOST.store(true, Ordering::SeqCst);
+}
+
+/// A temporary file's name: removed on drop, on SIGINT and SIGTERM, unless renamed first.
+#[derive(Debug)]
+pub(crate) struct TempPath {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl TempPath {
+    /// The temporary name.
+    #[cfg(test)]
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the file to `destination`; from now on it is no longer temporary. Sync the
+    /// directory afterwards ([`sync_directory`]) to make the rename durable.
+    pub(crate) fn rename_to(mut self, destination: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, destination)?;
+        self.kept = true;
+        unregister(&self.path);
+        Ok(())
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+            unregister(&self.path);
+        }
+    }
+}
+
+/// The temporary name of `destination`: `.NAME.bitsift-tmp-PID` in the same directory, so
+/// the final rename never crosses file systems.
+pub(crate) fn temporary_path(destination: &Path) -> PathBuf {
+    let name = destination
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    parent_directory(destination).join(format!(".{name}{TEMPORARY_MARKER}{}", std::process::id()))
+}
+
+/// Creates the temporary file of `destination` (it must not exist), locked and registered
+/// for removal on SIGINT and SIGTERM.
+pub(crate) fn create_temporary(destination: &Path) -> std::io::Result<(TempPath, File)> {
+    let path = temporary_path(destination);
+    install_signal_cleanup();
+    register(&path);
+    let temp = TempPath {
+        path: path.clone(),
+        kept: false,
+    };
+    let file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(file) => file,
+        Err(e) => {
+            // Not ours: never remove a file we did not create.
+            let mut temp = temp;
+            temp.kept = true;
+            unregister(&path);
+            return Err(e);
+        }
+    };
+    // SAFETY: flock only takes the descriptor, which `file` keeps open.
+    unsafe {
+        libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
+    }
+    Ok((temp, file))
+}
+
+/// Makes renames in the directory of `path` durable.
+pub(crate) fn sync_directory(path: &Path) -> std::io::Result<()> {
+    File::open(parent_directory(path))?.sync_all()
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+pub(crate) fn parent_directory(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Removes bitsift temporary files in `directory` left by processes that no longer run
+/// (killed with SIGKILL, or by a crash) and that nobody holds locked. Returns the files
+/// removed. Best effort: what cannot be checked or removed is left alone.
+pub(crate) fn remove_stale(directory: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return Vec::new();
+    };
+    let own = std::process::id();
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = temporary_owner(&name.to_string_lossy()) else {
+            continue;
+        };
+        if pid == own || process_exists(pid) {
+            continue;
+        }
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_file()) && unlocked(&path) {
+            match std::fs::remove_file(&path) {
+                Ok(()) => removed.push(path),
+                Err(e) => tracing::debug!("{}: cannot remove: {e}", path.display()),
+            }
+        }
+    }
+    removed
+}
+
+/// The process id in a temporary file's name `.NAME.bitsift-tmp-PID`.
+fn temporary_owner(name: &str) -> Option<u32> {
+    let (stem, pid) = name.rsplit_once(TEMPORARY_MARKER)?;
+    if !stem.starts_with('.') || stem.len() < 2 || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse()
+        .ok()
+        .filter(|&pid| pid > 0 && pid <= i32::MAX as u32)
+}
+
+/// Whether a process with this id runs on this machine.
+fn process_exists(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists; pid is positive, so this never
+    // addresses a process group.
+    let status = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    status == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Whether nobody holds the file's lock (a writer on another host sharing the directory).
+fn unlocked(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    // SAFETY: flock only takes the descriptor, which `file` keeps open.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+fn register(path: &Path) {
+    lock_registry().push(path.to_path_buf());
+}
+
+fn unregister(path: &Path) {
+    lock_registry().retain(|p| p != path);
+}
+
+fn lock_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the lock leaves a valid list of paths.
+    REGISTERED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts the thread that removes registered files on SIGINT and SIGTERM, once. A signal
+/// the process was started ignoring (`nohup`, `cmd &` in a script) stays ignored.
+fn install_signal_cleanup() {
+    if SIGNALS_LEFT_TO_HOST.load(Ordering::SeqCst) {
+        return;
+    }
+    SIGNALS_INSTALLED.call_once(|| {
+        let wanted: Vec<libc::c_int> = [libc::SIGINT, libc::SIGTERM]
+            .into_iter()
+            .filter(|&signal| !ignored(signal))
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let mut signals = match signal_hook::iterator::Signals::new(&wanted) {
+            Ok(signals) => signals,
+            Err(e) => {
+                tracing::debug!(
+                    "cannot watch SIGINT/SIGTERM: {e}; temporary files may be left if interrupted"
+                );
+                return;
+            }
+        };
+        let spawned = std::thread::Builder::new()
+            .name("bitsift-signals".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    for path in lock_registry().iter() {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::debug!("cannot start the signal thread: {e}");
+        }
+    });
+}
+
+/// Whether `signal` is set to be ignored.
+fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: a null new action only queries; `current` is a valid sigaction to fill.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_carry_the_process_id() {
+        let path = temporary_path(Path::new("out/x.cobs_compact"));
+        assert_eq!(
+            path,
+            PathBuf::from(format!(
+                "out/.x.cobs_compact.bitsift-tmp-{}",
+                std::process::id()
+            ))
+        );
+        assert_eq!(
+            temporary_owner(".x.cobs_compact.bitsift-tmp-123"),
+            Some(123)
+        );
+        assert_eq!(temporary_owner("x.cobs_compact.bitsift-tmp-123"), None);
+        assert_eq!(temporary_owner(".x.bitsift-tmp-12a"), None);
+        assert_eq!(temporary_owner(".x.bitsift-tmp-0"), None);
+        assert_eq!(temporary_owner(".x.bitsift-tmp-"), None);
+    }
+
+    /// A process id that no process has: one of a child that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn stale_files_of_dead_processes_go_and_live_or_locked_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let dead = dead_pid();
+        let stale = dir
+            .path()
+            .join(format!(".a.cobs_compact.bitsift-tmp-{dead}"));
+        let live = dir.path().join(".b.cobs_compact.bitsift-tmp-1");
+        let locked = dir
+            .path()
+            .join(format!(".c.cobs_compact.bitsift-tmp-{dead}"));
+        let other = dir.path().join(format!("notes.bitsift-tmp-{dead}"));
+        for path in [&stale, &live, &locked, &other] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        let holder = File::open(&locked).unwrap();
+        // SAFETY: the descriptor is open.
+        assert_eq!(
+            unsafe { libc::flock(holder.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        assert_eq!(remove_stale(dir.path()), vec![stale.clone()]);
+        assert!(!stale.exists());
+        assert!(live.exists(), "pid 1 runs");
+        assert!(locked.exists(), "someone holds its lock");
+        assert!(other.exists(), "not a bitsift temporary name");
+    }
+
+    #[test]
+    fn dropped_temporaries_vanish_and_renamed_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let destination = dir.path().join("y.cobs_compact");
+        let (temp, file) = create_temporary(&destination).unwrap();
+        assert!(temp.path().exists());
+        assert!(lock_registry().contains(&temp.path().to_path_buf()));
+        assert!(!unlocked(temp.path()), "locked while being written");
+        let path = temp.path().to_path_buf();
+        drop(file);
+        drop(temp);
+        assert!(!path.exists());
+        assert!(!lock_registry().contains(&path));
+
+        let (temp, file) = create_temporary(&destination).unwrap();
+        drop(file);
+        let path = temp.path().to_path_buf();
+        temp.rename_to(&destination).unwrap();
+        assert!(destination.exists());
+        assert!(!lock_registry().contains(&path));
+
+        std::fs::write(&path, b"someone else's").unwrap();
+        assert!(create_temporary(&destination).is_err());
+        assert!(path.exists(), "a file we did not create is never removed");
+    }
+}
