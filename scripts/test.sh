@@ -7,7 +7,7 @@
 #   ./scripts/test.sh -- --test cli       extra arguments after -- go to `cargo test`
 #
 # Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
-# python (pytest suites of Python packages; none yet), workflow (Snakemake workflow test;
+# python (the Python package: python/run-tests.sh), workflow (Snakemake workflow test;
 # none yet), web (the web page in headless Chromium), bench (bench/run.py --quick).
 #
 # Setup: a virtual environment (default .venv/ in the checkout, gitignored) holding the COBS
@@ -126,11 +126,19 @@ suite_cargo() {
     cargo test --workspace --locked "${cargo_args[@]}"
 }
 
-# Hook: pytest suites of Python packages (install them in PYTHON_REQUIREMENTS, e.g. "-e
-# python/", together with pytest, and run "$BITSIFT_PYTHON" -m pytest here).
+# The Python package (python/): python/run-tests.sh installs it from source into the virtual
+# environment (pip install ./python), then runs its pytest suite and its example, comparing
+# with the bitsift command and, unless BITSIFT_SKIP_COBS=1, with COBS's cobs_index.
 suite_python() {
-    step "python packages (pytest)"
-    say "no Python package suites yet"
+    step "python package (pip install ./python, pytest, example)"
+    local python="$venv/bin/python"
+    if [[ ! -x "$python" ]]; then
+        # BITSIFT_SKIP_COBS=1 made no environment for the peer; the package needs one.
+        "$python_base" -m venv "$venv" \
+            || fail "$python_base -m venv $venv failed: on Debian or Ubuntu, install python3-venv (apt-get install python3-venv)"
+    fi
+    cargo build --locked --bin bitsift
+    BITSIFT_BIN="$target_dir/debug/bitsift" python/run-tests.sh "$python"
 }
 
 # Hook: the Snakemake workflow test (set up Snakemake in setup, run the workflow on the

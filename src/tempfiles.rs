@@ -4,7 +4,8 @@
 //! complete ([`create_temporary`], [`TempPath::rename_to`]). Such a file is removed:
 //! - when its [`TempPath`] is dropped without being renamed (an error, a full disk);
 //! - on SIGINT or SIGTERM: a signal thread removes every registered temporary file, then ends
-//!   the process as the signal would have (exit status 128 + signal in a shell);
+//!   the process as the signal would have (exit status 128 + signal in a shell), unless the
+//!   host handles signals itself and said so with [`leave_signals_to_host`];
 //! - after SIGKILL or a crash, by the next build in that directory ([`remove_stale`]): a
 //!   temporary file whose process is gone and whose lock nobody holds is removed.
 //!
@@ -14,6 +15,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once};
 
 /// Marks bitsift's temporary files: `.NAME` + this + the process id.
@@ -22,6 +24,17 @@ const TEMPORARY_MARKER: &str = ".bitsift-tmp-";
 /// Paths to remove if the process is interrupted.
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static SIGNALS_INSTALLED: Once = Once::new();
+/// Set by [`leave_signals_to_host`]: no signal thread is ever started.
+static SIGNALS_LEFT_TO_HOST: AtomicBool = AtomicBool::new(false);
+
+/// Leaves SIGINT and SIGTERM to the host program: temporary files are then removed only when
+/// dropped (on errors, and when the host stops a build), and no signal ever ends the process
+/// from here. For a host with its own handling of signals, such as the Python package, where
+/// Ctrl-C must raise `KeyboardInterrupt` rather than end the interpreter. Call it before the
+/// first temporary file is created; a signal thread already started keeps running.
+pub fn leave_signals_to_host() {
+    SIGNALS_LEFT_TO_HOST.store(true, Ordering::SeqCst);
+}
 
 /// A temporary file's name: removed on drop, on SIGINT and SIGTERM, unless renamed first.
 #[derive(Debug)]
@@ -183,6 +196,9 @@ fn lock_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// Starts the thread that removes registered files on SIGINT and SIGTERM, once. A signal
 /// the process was started ignoring (`nohup`, `cmd &` in a script) stays ignored.
 fn install_signal_cleanup() {
+    if SIGNALS_LEFT_TO_HOST.load(Ordering::SeqCst) {
+        return;
+    }
     SIGNALS_INSTALLED.call_once(|| {
         let wanted: Vec<libc::c_int> = [libc::SIGINT, libc::SIGTERM]
             .into_iter()

@@ -110,7 +110,7 @@ impl BlockFill<'_> {
                             column[row] |= bit
                         });
                     }
-                    progress.document_done(document.kmers);
+                    progress.document_done(document.kmers)?;
                 }
                 let local = byte_column - first_column;
                 for (row, &byte) in column.iter().enumerate() {
@@ -169,7 +169,7 @@ impl BlockFill<'_> {
                         progress.document_done(crate::kmer::kmer_count(
                             record.sequence.len(),
                             self.k as usize,
-                        ) as u64);
+                        ) as u64)?;
                         next.next();
                     }
                     index += 1;

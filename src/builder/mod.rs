@@ -12,6 +12,8 @@
 //! one byte column (`rows` bytes) per thread.
 //!
 //! The output is written under a temporary name and renamed when complete ([`output`]).
+//! [`build_observed`] reports the progress of pass 2 to a [`BuildObserver`] (the Python
+//! package's progress callback) and lets it stop the build.
 //! Sequences are read with [`crate::alphabet`]'s standard rule: soft-masked (lowercase) bases
 //! count as uppercase, whitespace is dropped, `U` is `T`, and a record that is not a
 //! nucleotide sequence (a protein, say) fails the build, naming the file and the record.
@@ -84,6 +86,12 @@ pub enum BuildError {
     /// An option is out of range.
     #[error("{0}")]
     Invalid(String),
+    /// The [`BuildObserver`] asked the build to stop.
+    #[error("{path}: build cancelled; nothing was written", path = path.display())]
+    Cancelled {
+        /// The output that was not written.
+        path: PathBuf,
+    },
 }
 
 impl From<SeqFileError> for BuildError {
@@ -151,8 +159,43 @@ pub struct BuildReport {
     pub seconds: f64,
 }
 
+/// Follows a build from another thread (a progress display, the Python package's callback)
+/// and may stop it. Called from the build's worker threads, so it must be cheap and `Sync`.
+pub trait BuildObserver: Sync {
+    /// Pass 2 starts: `documents_total` documents with `kmers_total` k-mer positions will be
+    /// added to the index.
+    fn started(&self, documents_total: u64, kmers_total: u64) {
+        let _ = (documents_total, kmers_total);
+    }
+
+    /// Another document was added: `documents_done` of them so far, with `kmers_done` k-mer
+    /// positions. Calls come from several threads; the counts only grow.
+    fn document_done(&self, documents_done: u64, kmers_done: u64) {
+        let _ = (documents_done, kmers_done);
+    }
+
+    /// Whether to stop. Asked before pass 2 and before every document of it; a stopped build
+    /// fails with [`BuildError::Cancelled`] and leaves nothing at the output path.
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// The observer of a build nobody watches.
+struct Unobserved;
+
+impl BuildObserver for Unobserved {}
+
 /// Builds the index described by `options`.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    build_observed(options, &Unobserved)
+}
+
+/// As [`build`], reporting progress to `observer`, which may stop the build.
+pub fn build_observed(
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+) -> Result<BuildReport, BuildError> {
     let started = Instant::now();
     validate(options)?;
     if options.output.exists() && !options.force {
@@ -168,7 +211,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         .map_err(|e| {
             BuildError::Invalid(format!("cannot start {} threads: {e}", options.threads))
         })?;
-    pool.install(|| build_in_pool(options, &files, started))
+    pool.install(|| build_in_pool(options, &files, started, observer))
 }
 
 fn validate(options: &BuildOptions) -> Result<(), BuildError> {
@@ -219,6 +262,7 @@ fn build_in_pool(
     options: &BuildOptions,
     files: &[PathBuf],
     started: Instant,
+    observer: &dyn BuildObserver,
 ) -> Result<BuildReport, BuildError> {
     let scanning = bar(
         options.progress,
@@ -260,9 +304,6 @@ fn build_in_pool(
         page_size,
         format_bytes(expected_bytes)
     );
-    let mut pending =
-        PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
-    pending.write_all(&header)?;
     let kmers: u64 = documents.iter().map(|d| d.kmers).sum();
     let progress = Progress {
         bar: bar(
@@ -272,7 +313,15 @@ fn build_in_pool(
         ),
         documents_done: AtomicU64::new(0),
         documents_total: documents.len() as u64,
+        kmers_done: AtomicU64::new(0),
+        observer,
+        output: &options.output,
     };
+    progress.check()?;
+    let mut pending =
+        PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
+    pending.write_all(&header)?;
+    observer.started(progress.documents_total, kmers);
     let mut blocks_spilled = 0;
     for (number, block) in blocks.iter().enumerate() {
         let spilled = write_block(
@@ -313,22 +362,39 @@ fn build_in_pool(
     })
 }
 
-/// Progress of pass 2: k-mers on the bar, documents in its message.
-pub struct Progress {
+/// Progress of pass 2: k-mers on the bar, documents in its message, both to the observer.
+pub struct Progress<'a> {
     bar: ProgressBar,
     documents_done: AtomicU64,
     documents_total: u64,
+    kmers_done: AtomicU64,
+    observer: &'a dyn BuildObserver,
+    output: &'a std::path::Path,
 }
 
-impl Progress {
-    /// Records one finished document of `kmers` k-mers.
-    pub fn document_done(&self, kmers: u64) {
+impl Progress<'_> {
+    /// Records one finished document of `kmers` k-mers; fails if the observer has asked the
+    /// build to stop.
+    pub fn document_done(&self, kmers: u64) -> Result<(), BuildError> {
         let done = self.documents_done.fetch_add(1, Ordering::Relaxed) + 1;
+        let kmers_done = self.kmers_done.fetch_add(kmers, Ordering::Relaxed) + kmers;
         self.bar.inc(kmers);
         if !self.bar.is_hidden() {
             self.bar
                 .set_message(format!("{done}/{} documents", self.documents_total));
         }
+        self.observer.document_done(done, kmers_done);
+        self.check()
+    }
+
+    /// Fails if the observer has asked the build to stop.
+    pub fn check(&self) -> Result<(), BuildError> {
+        if self.observer.cancelled() {
+            return Err(BuildError::Cancelled {
+                path: self.output.to_path_buf(),
+            });
+        }
+        Ok(())
     }
 }
 

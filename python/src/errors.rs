@@ -1,0 +1,111 @@
+//! Rust errors as Python exceptions, with the command line's words.
+//!
+//! The text of every exception is what `bitsift` prints after `bitsift: `: an error and its
+//! causes on one line, each said once. The type says what kind of problem it is:
+//!
+//! - a file that does not exist: `FileNotFoundError` (and `PermissionError` when access is
+//!   denied, `OSError` for other failures of the operating system);
+//! - a file that is not a valid COBS index: [`IndexError`] (`bitsift.IndexError`);
+//! - bad input or a bad option: `ValueError`;
+//! - an output that exists and may not be replaced: `FileExistsError`.
+
+use std::path::Path;
+
+use bitsift::builder::BuildError;
+use bitsift::format::FormatError;
+use bitsift::io::IoError;
+use bitsift::query::{OpenError, SearchError};
+use bitsift::seqfile::SeqFileError;
+use pyo3::exceptions::{
+    PyException, PyFileExistsError, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
+};
+use pyo3::prelude::*;
+
+use crate::text::{error_text, io_kind};
+
+pyo3::create_exception!(
+    bitsift,
+    IndexError,
+    PyException,
+    "A file is not a valid COBS index, or is damaged (bad magic, version, header fields, or a \
+     size that disagrees with its header). Not the builtin IndexError, which it shadows inside \
+     the bitsift namespace."
+);
+
+/// An `OSError` of the right subclass for `kind`, with `message` as its text.
+fn os_error(kind: Option<std::io::ErrorKind>, message: String) -> PyErr {
+    match kind {
+        Some(std::io::ErrorKind::NotFound) => PyFileNotFoundError::new_err(message),
+        Some(std::io::ErrorKind::PermissionDenied) => PyPermissionError::new_err(message),
+        _ => PyOSError::new_err(message),
+    }
+}
+
+/// Why index files could not be opened.
+pub fn open_error(error: &OpenError) -> PyErr {
+    let message = error_text(error);
+    match error {
+        OpenError::Format(FormatError::Io { source, .. }) => os_error(Some(source.kind()), message),
+        OpenError::Format(_) => IndexError::new_err(message),
+        OpenError::Io(io) => io_error(io, message),
+        OpenError::NoIndex => PyValueError::new_err(message),
+    }
+}
+
+fn io_error(error: &IoError, message: String) -> PyErr {
+    match error {
+        IoError::Open { source, .. } | IoError::Read { source, .. } => {
+            os_error(Some(source.kind()), message)
+        }
+        IoError::UnexpectedEnd { .. } => IndexError::new_err(message),
+        IoError::Unavailable { .. } => PyOSError::new_err(message),
+    }
+}
+
+/// Why a search failed as a whole (a failed read; a query too short is reported per query).
+pub fn search_error(error: &SearchError) -> PyErr {
+    let message = error_text(error);
+    match error {
+        SearchError::Io(io) => io_error(io, message),
+        SearchError::ReadFailed(io) => io_error(io, message),
+        SearchError::TooShort { .. } => PyValueError::new_err(message),
+    }
+}
+
+/// Why finding the index files of a path (a directory of indexes) failed.
+pub fn discover_error(path: &Path, message: String) -> PyErr {
+    if !path.exists() {
+        PyFileNotFoundError::new_err(message)
+    } else if path.is_dir() && message.contains("holds no") {
+        IndexError::new_err(message)
+    } else {
+        PyOSError::new_err(message)
+    }
+}
+
+/// Why a query file could not be read: missing, unreadable, or not FASTA/FASTQ.
+pub fn seqfile_error(error: &SeqFileError) -> PyErr {
+    let message = error_text(error);
+    if !error.path.exists() {
+        return PyFileNotFoundError::new_err(message);
+    }
+    if error.detail.starts_with("cannot open") || error.detail.starts_with("read error") {
+        return PyOSError::new_err(message);
+    }
+    PyValueError::new_err(message)
+}
+
+/// Why a build failed. [`BuildError::Cancelled`] is handled by the caller, which knows why.
+pub fn build_error(error: &BuildError) -> PyErr {
+    let message = error_text(error);
+    match error {
+        BuildError::Input { path, .. } if !path.exists() => PyFileNotFoundError::new_err(message),
+        BuildError::Input { .. } => PyValueError::new_err(message),
+        BuildError::OutputExists { .. } => PyFileExistsError::new_err(message),
+        BuildError::Output { .. } => os_error(io_kind(error), message),
+        BuildError::NoInputs | BuildError::Memory { .. } | BuildError::Invalid(_) => {
+            PyValueError::new_err(message)
+        }
+        BuildError::Cancelled { .. } => PyOSError::new_err(message),
+    }
+}

@@ -1,0 +1,584 @@
+//! `bitsift.Index`: index files opened once and searched from any number of Python threads.
+//!
+//! One [`bitsift::query::Index`] (headers, geometry and names, parsed once) is shared by a
+//! [`Pool`] of sessions, each with its own engine and buffers, and, with `cache_size`, one
+//! shared page cache: the server's arrangement. Every search borrows a session for its
+//! duration and runs without the GIL, so searches from several threads run at once.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use bitsift::alphabet::BaseReading;
+use bitsift::format::HeaderOptions;
+use bitsift::io::{EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::query::{Index, OpenError, SearchError, SearchOptions, Session};
+use bitsift::seqfile::{SeqReader, SeqRecord};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+
+use crate::errors::{discover_error, open_error, search_error, seqfile_error};
+use crate::logs;
+use crate::options;
+use crate::pool::{Lent, Pool, Refused};
+use crate::queries::{extract, invalid, prepare, OnInvalid, Prepared, Record, Source};
+use crate::results::{json_to_py, results_list, QueryResult};
+
+// The default of `queue_depth` in the signature of `Index` (a literal, so that Python's
+// help shows it) is the command line's.
+const _: () = assert!(QUEUE_DEPTH_DEFAULT == 64);
+
+/// Query bases searched in one batch at most (the command line's bound): a huge query file
+/// is answered batch by batch.
+const BATCH_BYTES_MAX: usize = 64 << 20;
+
+/// How every session of an index is set up.
+struct SessionSetup {
+    engine: EngineOptions,
+    cache: Option<Arc<PageCache>>,
+    threads: usize,
+    merge_gap: Option<u64>,
+    read_max: Option<u64>,
+}
+
+impl SessionSetup {
+    fn open(&self, index: &Arc<Index>) -> Result<Session, OpenError> {
+        let mut session = Session::with_options(index.clone(), &self.engine)?;
+        session.set_cache(self.cache.clone());
+        session.set_threads(self.threads);
+        let shape = session.read_shape();
+        session.set_coalescing(
+            self.merge_gap.unwrap_or(shape.gap_bytes),
+            self.read_max.unwrap_or(shape.read_bytes_max),
+        );
+        Ok(session)
+    }
+}
+
+/// How one search call reads and reports its queries.
+struct Request {
+    options: SearchOptions,
+    reading: BaseReading,
+    on_invalid: OnInvalid,
+    batch_max: usize,
+}
+
+/// COBS compact or classic index files, built by COBS or bitsift, opened once and searched
+/// from any number of threads (each search releases the GIL).
+///
+/// path: an index file, a directory of them (searched recursively, in path order), or a
+///     list of files and directories; all are searched together and ranked together.
+/// engine: "auto" (io_uring when it works, or scoring in place when the index is in the
+///     page cache), "uring", "pread", "mmap" or "ram", as `bitsift query --engine`.
+/// cache_size: bytes (or a string such as "4G") of a page cache shared by all searches.
+/// threads: threads scoring blocks of an index held in memory (default: one per core).
+/// queue_depth: reads in flight (uring) or reader threads (pread).
+/// direct_io: "auto", "required" or "off": O_DIRECT for uring and pread.
+/// merge_gap, read_max: how neighbouring reads merge (bytes), as the options of the command.
+/// warm: stream the index into the cache in the background (needs cache_size).
+/// max_sessions: searches that run at once (default: one per core, at least 4); more wait.
+/// legacy_k, legacy_canonical: k and canonical flag of a pre-2019 COBS index.
+///
+/// Raises FileNotFoundError, bitsift.IndexError (not a valid or a damaged index) or
+/// ValueError (a bad option).
+#[pyclass(module = "bitsift", name = "Index", frozen)]
+pub struct PyIndex {
+    index: Arc<Index>,
+    pool: Pool<Session>,
+    setup: SessionSetup,
+    warmup: Mutex<Option<Warmup>>,
+    engine: &'static str,
+}
+
+/// The files named by `path`: a str or os.PathLike, or a list of them.
+fn paths_of(path: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    if path.cast::<PyString>().is_ok() || path.hasattr("__fspath__")? {
+        return Ok(vec![path.extract()?]);
+    }
+    let Ok(items) = path.try_iter() else {
+        return Err(PyTypeError::new_err(format!(
+            "path must be a str or os.PathLike, or a list of them, not {}",
+            path.get_type().name()?
+        )));
+    };
+    items.map(|item| item?.extract::<PathBuf>()).collect()
+}
+
+/// Expands directories into the index files they hold (sorted by path), as `query -i` does.
+fn index_files(paths: &[PathBuf]) -> PyResult<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        let found = bitsift::format::index_files(std::slice::from_ref(path), &[])
+            .map_err(|message| discover_error(path, message))?;
+        files.extend(found);
+    }
+    if files.is_empty() {
+        return Err(PyValueError::new_err(
+            "no index given: pass an index file, a directory of indexes, or a list of them",
+        ));
+    }
+    Ok(files)
+}
+
+impl PyIndex {
+    fn lend(&self) -> PyResult<Lent<'_, Session>> {
+        self.pool
+            .take(|| self.setup.open(&self.index))
+            .map_err(|refused| match refused {
+                Refused::Closed => PyValueError::new_err("search of a closed index"),
+                Refused::Open(error) => open_error(&error),
+            })
+    }
+
+    /// Searches `records` in batches and appends their results to `results`.
+    fn answer_records(
+        &self,
+        py: Python<'_>,
+        records: Vec<Record>,
+        request: &Request,
+        results: &mut Vec<QueryResult>,
+    ) -> PyResult<()> {
+        let mut records = records.into_iter().peekable();
+        while records.peek().is_some() {
+            let mut chunk = Vec::new();
+            let mut bytes = 0;
+            while let Some(record) =
+                records.next_if(|_| chunk.len() < request.batch_max && bytes < BATCH_BYTES_MAX)
+            {
+                bytes += record.sequence.len();
+                chunk.push(record);
+            }
+            self.answer(py, chunk, request, results)?;
+            py.check_signals()?;
+        }
+        Ok(())
+    }
+
+    /// Reads the queries of a FASTA/FASTQ file batch by batch and searches each batch.
+    fn answer_file(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        request: &Request,
+        results: &mut Vec<QueryResult>,
+    ) -> PyResult<()> {
+        let mut reader = py
+            .detach(|| SeqReader::open(&path))
+            .map_err(|e| seqfile_error(&e))?;
+        loop {
+            let chunk = py.detach(|| read_batch(&mut reader, request.batch_max))?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            self.answer(py, chunk, request, results)?;
+            py.check_signals()?;
+        }
+    }
+
+    /// Applies the base rule to one batch, searches it with one session, and appends the
+    /// results in input order.
+    fn answer(
+        &self,
+        py: Python<'_>,
+        records: Vec<Record>,
+        request: &Request,
+        results: &mut Vec<QueryResult>,
+    ) -> PyResult<()> {
+        let k_max = self.index.k_max();
+        let (prepared, answers) = py.detach(|| -> PyResult<_> {
+            let prepared: Vec<Prepared> = records
+                .into_iter()
+                .map(|r| prepare(r, request.reading, k_max))
+                .collect();
+            if request.on_invalid == OnInvalid::Raise {
+                if let Some((name, Err(reason))) = prepared
+                    .iter()
+                    .map(|p| (&p.name, &p.sequence))
+                    .find(|p| p.1.is_err())
+                {
+                    return Err(invalid(name, reason));
+                }
+            }
+            let queries: Vec<&[u8]> = prepared
+                .iter()
+                .filter_map(|p| p.sequence.as_deref().ok())
+                .collect();
+            let answers = if queries.is_empty() {
+                Vec::new()
+            } else {
+                self.lend()?
+                    .search_batch(&queries, &request.options)
+                    .map_err(|e| search_error(&e))?
+            };
+            Ok((prepared, answers))
+        })?;
+        let mut answers = answers.into_iter();
+        for query in prepared {
+            let result = match query.sequence {
+                Err(reason) => QueryResult::not_searched(query.name, self.index.clone(), reason),
+                Ok(_) => match answers.next() {
+                    Some(Ok(answer)) => {
+                        let coverage = request.options.coverage;
+                        QueryResult::answered(query.name, self.index.clone(), answer, coverage)
+                    }
+                    Some(Err(error @ SearchError::TooShort { .. })) => {
+                        if request.on_invalid == OnInvalid::Raise {
+                            return Err(invalid(&query.name, &error.to_string()));
+                        }
+                        QueryResult::not_searched(query.name, self.index.clone(), error.to_string())
+                    }
+                    Some(Err(error)) => return Err(search_error(&error)),
+                    None => unreachable!("one answer per searched query"),
+                },
+            };
+            results.push(result);
+        }
+        Ok(())
+    }
+
+    fn search_options(
+        threshold: f64,
+        limit: i64,
+        prune: bool,
+        coverage: bool,
+    ) -> PyResult<SearchOptions> {
+        Ok(SearchOptions {
+            threshold: options::threshold(threshold)?,
+            limit: options::count("limit", limit)?,
+            cobs_order: false,
+            prune,
+            coverage,
+        })
+    }
+}
+
+/// `value`, or `default` when it is `None` or 0.
+fn count_or(name: &str, value: Option<i64>, default: usize) -> PyResult<usize> {
+    Ok(match options::count(name, value.unwrap_or(0))? {
+        0 => default,
+        n => n,
+    })
+}
+
+/// Opens the index files, the first session, and the warm-up (runs without the GIL).
+fn open_all(
+    paths: &[PathBuf],
+    header_options: &HeaderOptions,
+    setup: &SessionSetup,
+    warm: bool,
+) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
+    let files = index_files(paths)?;
+    let index = Index::open(&files, header_options).map_err(|e| open_error(&e))?;
+    let session = setup.open(&index).map_err(|e| open_error(&e))?;
+    if let Some(notice) = session.notice() {
+        tracing::warn!("{notice}");
+    }
+    let warmup = match (&setup.cache, warm) {
+        (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
+        _ => None,
+    };
+    Ok((index, session, warmup))
+}
+
+/// Up to `batch_max` records, or [`BATCH_BYTES_MAX`] bases, from `reader`.
+fn read_batch(reader: &mut SeqReader, batch_max: usize) -> PyResult<Vec<Record>> {
+    let mut records = Vec::new();
+    let mut bytes = 0;
+    let mut record = SeqRecord::default();
+    while records.len() < batch_max && bytes < BATCH_BYTES_MAX {
+        if !reader
+            .next_into(&mut record)
+            .map_err(|e| seqfile_error(&e))?
+        {
+            break;
+        }
+        bytes += record.sequence.len();
+        let SeqRecord { name, sequence } = std::mem::take(&mut record);
+        records.push(Record { name, sequence });
+    }
+    Ok(records)
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    #[pyo3(signature = (
+        path, engine = "auto", cache_size = None, threads = None,
+        queue_depth = 64, direct_io = "auto", *, merge_gap = None,
+        read_max = None, warm = false, max_sessions = None, legacy_k = None,
+        legacy_canonical = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        engine: &str,
+        cache_size: Option<&Bound<'_, PyAny>>,
+        threads: Option<i64>,
+        queue_depth: i64,
+        direct_io: &str,
+        merge_gap: Option<&Bound<'_, PyAny>>,
+        read_max: Option<&Bound<'_, PyAny>>,
+        warm: bool,
+        max_sessions: Option<i64>,
+        legacy_k: Option<u32>,
+        legacy_canonical: Option<bool>,
+    ) -> PyResult<PyIndex> {
+        let paths = paths_of(path)?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = count_or("threads", threads, cores)?;
+        let max_sessions = count_or("max_sessions", max_sessions, cores.max(4))?;
+        let queue_depth = u32::try_from(options::count("queue_depth", queue_depth)?)
+            .map_err(|_| PyValueError::new_err("queue_depth is too large"))?;
+        let cache_bytes = options::size("cache_size", cache_size)?;
+        if warm && cache_bytes.is_none() {
+            return Err(PyValueError::new_err(
+                "warm=True streams the index into the cache: give cache_size too",
+            ));
+        }
+        let setup = SessionSetup {
+            engine: EngineOptions {
+                choice: options::engine(engine)?,
+                queue_depth,
+                direct: options::direct_io(direct_io)?,
+            },
+            cache: cache_bytes.map(|bytes| Arc::new(PageCache::new(bytes, 4096))),
+            threads,
+            merge_gap: options::size("merge_gap", merge_gap)?,
+            read_max: options::size("read_max", read_max)?,
+        };
+        let header_options = HeaderOptions {
+            legacy_k,
+            legacy_canonical,
+        };
+        let opened = py.detach(|| open_all(&paths, &header_options, &setup, warm));
+        logs::flush(py)?;
+        let (index, session, warmup) = opened?;
+        Ok(PyIndex {
+            engine: session.engine_kind().as_str(),
+            index,
+            pool: Pool::new(session, max_sessions),
+            setup,
+            warmup: Mutex::new(warmup),
+        })
+    }
+
+    /// Searches every document of every index file; returns a `bitsift.Results` list with
+    /// one `QueryResult` per query, in input order.
+    ///
+    /// query: a sequence (str or bytes, named "query"), a dict of name -> sequence, a list
+    ///     of (name, sequence) pairs, or a FASTA/FASTQ file, plain or compressed (an
+    ///     os.PathLike, or a str that is not made of bases).
+    /// threshold: report documents with at least ceil(threshold * n) of the query's n
+    ///     k-mers (0 to 1; 0 reports every document).
+    /// limit: report at most this many documents per query (0: all).
+    /// prune: stop reading blocks where no document can reach the threshold (the results
+    ///     are the same either way).
+    /// coverage: also say where each hit matches (`Hit.coverage`: the query's stretches
+    ///     covered by matching k-mers and the longest run of missing ones, as `bitsift query
+    ///     --coverage`); the rows of the hits' blocks are read again.
+    /// on_invalid: "raise" (ValueError) or "skip" (an empty result whose `skipped` says
+    ///     why) for a query that is not DNA or is shorter than k.
+    /// batch: queries planned and read together (0: as many as memory bounds allow).
+    ///
+    /// Bases follow the command line's rule: case does not matter, whitespace is dropped,
+    /// U reads as T.
+    #[pyo3(signature = (
+        query, threshold = 0.8, limit = 0, prune = true, *, coverage = false,
+        on_invalid = "raise", batch = 0
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        query: &Bound<'py, PyAny>,
+        threshold: f64,
+        limit: i64,
+        prune: bool,
+        coverage: bool,
+        on_invalid: &str,
+        batch: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = Request {
+            options: PyIndex::search_options(threshold, limit, prune, coverage)?,
+            reading: BaseReading::Standard,
+            on_invalid: OnInvalid::parse(on_invalid)?,
+            batch_max: match options::count("batch", batch)? {
+                0 => usize::MAX,
+                n => n,
+            },
+        };
+        let mut results = Vec::new();
+        let outcome = match extract(query)? {
+            Source::Records(records) => self.answer_records(py, records, &request, &mut results),
+            Source::File(path) => self.answer_file(py, path, &request, &mut results),
+        };
+        logs::flush(py)?;
+        outcome?;
+        results_list(py, results)
+    }
+
+    /// COBS's `Search.search`: `query` read by COBS's byte rule, every document with at least
+    /// `ceil(threshold · n)` k-mers, at most `num_results`, in COBS's order. Returns
+    /// (document name, score) pairs; `bitsift.cobs.Search` wraps it.
+    #[pyo3(signature = (query, threshold, num_results))]
+    fn _search_cobs(
+        &self,
+        py: Python<'_>,
+        query: Vec<u8>,
+        threshold: f64,
+        num_results: usize,
+    ) -> PyResult<Vec<(String, u32)>> {
+        let options = SearchOptions {
+            threshold,
+            limit: num_results,
+            cobs_order: true,
+            prune: true,
+            coverage: false,
+        };
+        let k_max = self.index.k_max();
+        let answer = py.detach(|| -> PyResult<_> {
+            if query.len() < k_max as usize {
+                let error = SearchError::TooShort {
+                    length: query.len(),
+                    k: k_max,
+                };
+                return Err(search_error(&error));
+            }
+            self.lend()?
+                .search(&query, &options)
+                .map_err(|e| search_error(&e))
+        });
+        logs::flush(py)?;
+        let answer = answer?;
+        Ok(answer
+            .hits
+            .iter()
+            .map(|hit| {
+                let names = &self.index.headers()[hit.index as usize].names;
+                (
+                    names.get(hit.document as usize).to_string(),
+                    hit.kmers_found,
+                )
+            })
+            .collect())
+    }
+
+    /// One dict per index file (path, format, version, k, canonical, hashes, documents,
+    /// blocks, page_size, rows_total, data_offset, file_size, as `bitsift info --json`
+    /// names them) under `indexes`, with the totals and the engine in use.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let files: Vec<serde_json::Value> = self
+            .index
+            .headers()
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "path": h.path.display().to_string(),
+                    "format": h.kind.as_str(),
+                    "version": bitsift::format::VERSION,
+                    "k": h.k,
+                    "canonical": h.canonical,
+                    "hashes": h.num_hashes,
+                    "documents": h.document_count(),
+                    "blocks": h.blocks.len(),
+                    "page_size": h.page_size,
+                    "rows_total": h.blocks.iter().map(|b| b.row_count).sum::<u64>(),
+                    "data_offset": h.data_offset,
+                    "file_size": h.file_size,
+                })
+            })
+            .collect();
+        let documents: u64 = self
+            .index
+            .headers()
+            .iter()
+            .map(|h| h.document_count())
+            .sum();
+        let info = serde_json::json!({
+            "indexes": files,
+            "documents": documents,
+            "file_size": self.index.bytes(),
+            "engine": self.engine,
+            "cache_size": self.setup.cache.as_ref().map(|c| c.allocated_bytes()),
+            "max_sessions": self.pool.max(),
+            "sessions": self.pool.count(),
+        });
+        json_to_py(py, &info)
+    }
+
+    /// The names of the documents, index file by index file, in index order.
+    #[getter]
+    fn documents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let names: Vec<&str> = self
+            .index
+            .headers()
+            .iter()
+            .flat_map(|h| h.names.iter())
+            .collect();
+        PyList::new(py, names)
+    }
+
+    /// The index files, in search order (directories expanded).
+    #[getter]
+    fn paths(&self) -> Vec<PathBuf> {
+        self.index.paths()
+    }
+
+    /// The I/O engine the first session chose (`uring`, `pread`, `mmap` or `ram`).
+    #[getter]
+    fn engine(&self) -> &'static str {
+        self.engine
+    }
+
+    /// Closes the index files: later searches raise ValueError. Searches running now
+    /// finish first (their sessions close when they end).
+    fn close(&self, py: Python<'_>) {
+        py.detach(|| {
+            drop(self.pool.close());
+            let warmup = self.warmup.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(warmup) = warmup {
+                warmup.stop();
+            }
+        });
+    }
+
+    /// Whether [`PyIndex::close`] was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.pool.is_closed()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut paths = Vec::new();
+        for path in self.index.paths() {
+            paths.push(
+                PyString::new(py, &path.display().to_string())
+                    .repr()?
+                    .to_string(),
+            );
+        }
+        let documents: u64 = self
+            .index
+            .headers()
+            .iter()
+            .map(|h| h.document_count())
+            .sum();
+        Ok(format!(
+            "Index([{}], documents={documents}, engine='{}'{})",
+            paths.join(", "),
+            self.engine,
+            if self.closed() { ", closed" } else { "" }
+        ))
+    }
+}

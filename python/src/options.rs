@@ -1,0 +1,82 @@
+//! Options given from Python, checked with the command line's words.
+
+use bitsift::io::{DirectIo, EngineChoice};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// `engine=`: `auto`, `uring`, `pread`, `mmap` or `ram` (as `bitsift query --engine`).
+pub fn engine(name: &str) -> PyResult<EngineChoice> {
+    Ok(match name {
+        "auto" => EngineChoice::Auto,
+        "uring" => EngineChoice::Uring,
+        "pread" => EngineChoice::Pread,
+        "mmap" => EngineChoice::Mmap,
+        "ram" => EngineChoice::Ram,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "engine {other:?} is not one of auto, uring, pread, mmap, ram"
+            )))
+        }
+    })
+}
+
+/// `direct_io=`: `auto`, `required` or `off` (as `bitsift query --direct-io`).
+pub fn direct_io(name: &str) -> PyResult<DirectIo> {
+    Ok(match name {
+        "auto" => DirectIo::Auto,
+        "required" => DirectIo::Required,
+        "off" => DirectIo::Off,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "direct_io {other:?} is not one of auto, required, off"
+            )))
+        }
+    })
+}
+
+/// A size in bytes: an int, or a string such as `"4G"` or `"512K"` (as on the command line).
+/// `None` stays `None`.
+pub fn size(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(text) = value.extract::<String>() {
+        return bitsift::units::parse_bytes(&text)
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
+    }
+    match value.extract::<i128>() {
+        Ok(bytes) => u64::try_from(bytes).map(Some).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name} {bytes} is out of range: give a size in bytes (e.g. 1 << 30) or a string such as \"1G\""
+            ))
+        }),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name} must be an int (bytes) or a string such as \"1G\", not {}",
+            value.get_type().name()?
+        ))),
+    }
+}
+
+/// A count that must not be negative (`limit`, `threads`, ...).
+pub fn count(name: &str, value: i64) -> PyResult<usize> {
+    usize::try_from(value)
+        .map_err(|_| PyValueError::new_err(format!("{name} {value} is negative; give 0 or more")))
+}
+
+/// The threshold of a search: a fraction from 0 to 1, as `bitsift query -t` accepts.
+pub fn threshold(value: f64) -> PyResult<f64> {
+    const MEANING: &str =
+        "the threshold is the fraction of a query's k-mers a document must contain, from 0 to 1 (e.g. 0.8)";
+    if value.is_nan() {
+        return Err(PyValueError::new_err(format!(
+            "\"nan\" is not a number; {MEANING}"
+        )));
+    }
+    if !(0.0..=1.0).contains(&value) {
+        return Err(PyValueError::new_err(format!(
+            "{value} is out of range; {MEANING}"
+        )));
+    }
+    Ok(value)
+}

@@ -1,0 +1,255 @@
+"""bitsift.Index gives the command line's answers, from every kind of query input."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import bitsift
+from conftest import GENES, REPLICONS, read_fasta
+
+
+def as_cli(results):
+    """Results in the shape of `bitsift query --format json` queries (without stats)."""
+    shaped = []
+    for result in results:
+        shaped.append(
+            {
+                "query": result.name,
+                "kmers_total": result.kmers_total,
+                "hits": [
+                    {
+                        "document": hit.document,
+                        "kmers_found": hit.kmers_found,
+                        "kmers_total": hit.kmers_total,
+                        "fraction": round(hit.fraction, 4),
+                    }
+                    for hit in result.hits
+                ],
+            }
+        )
+    return shaped
+
+
+def cli_queries(output, several=False):
+    queries = []
+    for query in output["queries"]:
+        hits = []
+        for hit in query["hits"]:
+            hit = dict(hit)
+            if several:
+                hit.pop("index")
+            hits.append(hit)
+        queries.append(
+            {"query": query["query"], "kmers_total": query["kmers_total"], "hits": hits}
+        )
+    return queries
+
+
+@pytest.mark.parametrize("threshold,limit", [(0.8, 0), (0.5, 0), (0.0, 3), (1.0, 1)])
+def test_gene_results_equal_the_cli(demo_index, cli_json, threshold, limit):
+    index = bitsift.Index(demo_index)
+    results = index.search(GENES, threshold=threshold, limit=limit)
+    expected = cli_json([demo_index], "-f", GENES, "-t", threshold, "-l", limit)
+    assert len(results) == 30
+    assert as_cli(results) == cli_queries(expected)
+    assert all(hit.index == str(demo_index) for r in results for hit in r.hits)
+
+
+def test_every_input_form_gives_the_same_answers(demo_index):
+    index = bitsift.Index(demo_index)
+    pairs = read_fasta(REPLICONS)
+    from_file = as_cli(index.search(REPLICONS))
+    assert as_cli(index.search(str(REPLICONS))) == from_file, "a str path"
+    assert as_cli(index.search(dict(pairs))) == from_file, "a dict"
+    assert as_cli(index.search(pairs)) == from_file, "a list of pairs"
+    assert as_cli(index.search(iter(pairs))) == from_file, "an iterator of pairs"
+    as_bytes = [(name, sequence.encode()) for name, sequence in pairs]
+    assert as_cli(index.search(as_bytes)) == from_file, "bytes sequences"
+    name, sequence = pairs[0]
+    one = as_cli(index.search(sequence))
+    assert one == [dict(from_file[0], query="query")], "a lone str is named query"
+    assert as_cli(index.search(sequence.encode())) == one
+    assert as_cli(index.search(bytearray(sequence.encode()))) == one
+    assert as_cli(index.search({7: sequence})) == [dict(from_file[0], query="7")]
+    assert index.search({}) == []
+
+
+def test_a_lone_sequence_equals_the_cli_argument(demo_index, cli_json):
+    name, sequence = read_fasta(GENES)[0]
+    results = bitsift.Index(demo_index).search(sequence, threshold=0.3)
+    assert as_cli(results) == cli_queries(cli_json([demo_index], "-t", 0.3, sequence))
+
+
+def test_case_and_whitespace_follow_the_base_rule(demo_index):
+    """Lowercase is a base and whitespace is not, as the command line reads queries
+    (issue 11); U reads as T."""
+    index = bitsift.Index(demo_index)
+    pairs = read_fasta(GENES)[:5]
+    upper = as_cli(index.search(pairs))
+    lower = [(n, s.lower()) for n, s in pairs]
+    spaced = [(n, "\n".join(s[i : i + 60] for i in range(0, len(s), 60)) + " \t") for n, s in pairs]
+    rna = [(n, s.replace("T", "U")) for n, s in pairs]
+    assert as_cli(index.search(lower)) == upper
+    assert as_cli(index.search(spaced)) == upper
+    assert as_cli(index.search(rna)) == upper
+
+
+def test_several_indexes_and_a_directory_equal_the_cli(demo_index, small_index, cli_json):
+    index = bitsift.Index([demo_index, small_index.parent])
+    assert index.paths == [demo_index, small_index]
+    results = index.search(GENES, threshold=0.6)
+    expected = cli_json([demo_index, small_index], "-f", GENES, "-t", 0.6)
+    assert as_cli(results) == cli_queries(expected, several=True)
+    labels = [[hit["index"] for hit in q["hits"]] for q in expected["queries"]]
+    assert [[hit.index for hit in r.hits] for r in results] == labels
+    assert index.documents == bitsift.Index(demo_index).documents + bitsift.Index(
+        small_index
+    ).documents
+
+
+def test_coverage_equals_the_cli(demo_index, cli_json):
+    index = bitsift.Index(demo_index)
+    results = index.search(GENES, threshold=0.6, coverage=True)
+    expected = cli_json([demo_index], "-f", GENES, "-t", 0.6, "--coverage")
+    got = [[hit.coverage for hit in r.hits] for r in results]
+    assert got == [[hit["coverage"] for hit in q["hits"]] for q in expected["queries"]]
+    assert any(c["longest_gap"] > 0 for hits in got for c in hits), "partial hits too"
+    whole = results[0].hits[0].coverage
+    assert whole == {"intervals": [[1, 1626]], "covered_bases": 1626, "longest_gap": 0}
+    frame = results.to_pandas()
+    assert list(frame.columns[-2:]) == ["intervals", "longest_gap"]
+    assert frame["intervals"].iloc[0] == "1-1626"
+    plain = index.search(GENES).to_pandas()
+    assert "intervals" not in plain.columns
+
+
+def test_stats_have_the_keys_of_the_cli(demo_index, cli_json):
+    result = bitsift.Index(demo_index).search(GENES)[0]
+    expected = cli_json([demo_index], "-f", GENES)
+    assert list(result.stats) == list(expected["queries"][0]["stats"])
+    assert list(result.batch_stats) == list(expected["batches"][0])
+    assert result.stats["kmers"] == result.kmers_total
+    assert result.batch_stats["queries"] == 30
+    assert result.skipped is None
+
+
+def test_info_matches_bitsift_info(demo_index, small_index, cli):
+    import json
+
+    index = bitsift.Index([demo_index, small_index])
+    info = index.info()
+    assert info["documents"] == len(index.documents)
+    assert info["file_size"] == os.path.getsize(demo_index) + os.path.getsize(small_index)
+    assert info["engine"] == index.engine in ("uring", "pread", "mmap", "ram")
+    for path, entry in zip([demo_index, small_index], info["indexes"]):
+        expected = json.loads(cli("info", "--json", path).stdout)
+        assert entry == {key: expected[key] for key in entry}
+        assert set(entry) >= {"path", "k", "canonical", "hashes", "documents", "blocks"}
+        assert set(entry) >= {"page_size", "file_size"}
+
+
+@pytest.mark.parametrize("engine", ["uring", "pread", "mmap", "ram"])
+def test_every_engine_gives_the_same_answers(demo_index, engine):
+    reference = as_cli(bitsift.Index(demo_index).search(GENES, threshold=0.5))
+    index = bitsift.Index(demo_index, engine=engine, queue_depth=8)
+    assert index.engine == engine
+    assert as_cli(index.search(GENES, threshold=0.5)) == reference
+
+
+def test_a_cache_serves_repeated_queries(demo_index):
+    index = bitsift.Index(demo_index, engine="pread", cache_size="64M", direct_io="off")
+    first = index.search(GENES)
+    again = index.search(GENES)
+    assert as_cli(again) == as_cli(first)
+    assert again[0].batch_stats["cache_hits"] > 0
+    assert index.info()["cache_size"] > 0
+
+
+def test_a_warm_up_fills_the_cache_in_the_background(demo_index):
+    index = bitsift.Index(demo_index, engine="pread", direct_io="off", cache_size="256M",
+                          warm=True)
+    reference = as_cli(bitsift.Index(demo_index).search(GENES))
+    assert as_cli(index.search(GENES)) == reference
+    index.close()  # stops the warm-up
+    assert index.closed
+
+
+def test_limit_batch_and_prune_options(demo_index):
+    index = bitsift.Index(demo_index)
+    full = as_cli(index.search(GENES, threshold=0.5))
+    assert as_cli(index.search(GENES, threshold=0.5, prune=False)) == full
+    one_by_one = index.search(GENES, threshold=0.5, batch=1)
+    assert as_cli(one_by_one) == full
+    assert len({r.batch_stats["batch"] for r in one_by_one}) == 30
+    assert all(r.batch_stats["queries"] == 1 for r in one_by_one)
+    limited = index.search(GENES, threshold=0.0, limit=2)
+    assert all(len(r.hits) == 2 for r in limited)
+
+
+def test_to_pandas(demo_index):
+    pandas = pytest.importorskip("pandas")
+    results = bitsift.Index(demo_index).search(GENES, threshold=0.9)
+    frame = results.to_pandas()
+    assert list(frame.columns) == [
+        "query",
+        "index",
+        "document",
+        "kmers_found",
+        "kmers_total",
+        "fraction",
+    ]
+    assert len(frame) == sum(len(r.hits) for r in results)
+    first = results[0].to_pandas()
+    assert isinstance(first, pandas.DataFrame)
+    assert list(first.itertuples(index=False, name=None)) == [
+        (results[0].name, hit.index, hit.document) + tuple(hit[2:5]) for hit in results[0].hits
+    ]
+    assert frame["kmers_found"].dtype.kind == "i"
+
+
+def test_to_pandas_without_pandas_says_what_to_install(demo_index, monkeypatch):
+    results = bitsift.Index(demo_index).search(GENES)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="to_pandas\\(\\) needs pandas.*pip install pandas"):
+        results.to_pandas()
+    with pytest.raises(ImportError, match="pip install pandas"):
+        results[0].to_pandas()
+
+
+def test_results_are_typed_objects(demo_index):
+    results = bitsift.Index(demo_index).search(GENES)
+    assert isinstance(results, bitsift.Results) and isinstance(results, list)
+    result = results[0]
+    assert isinstance(result, bitsift.QueryResult)
+    hit = result.hits[0]
+    assert isinstance(hit, bitsift.Hit)
+    document, index, found, total, fraction, coverage = hit
+    assert (document, found, total) == ("Kpn_pMCR_1511_KX377410", 1596, 1596)
+    assert fraction == 1.0 and index == str(demo_index)
+    assert coverage is None, "only asked for with coverage=True"
+    assert result.hits is result.hits, "built once"
+    assert repr(result) == "QueryResult(name='mcr-1.1_1_KP347127', kmers_total=1596, hits=<1 hit>)"
+    assert repr(results).startswith("Results([QueryResult(")
+
+
+def test_a_path_like_and_a_str_that_names_a_file(demo_index, tmp_path):
+    index = bitsift.Index(Path(demo_index))
+    named = tmp_path / "ACGT"  # a file whose name is all bases: a str of bases is a sequence
+    named.write_text(">x\n" + read_fasta(GENES)[0][1] + "\n")
+    with pytest.raises(ValueError, match="shorter than k"):
+        index.search(str(named.name))
+    assert index.search(named)[0].name == "x"
+    relative = os.path.relpath(GENES)
+    assert len(index.search(relative)) == 30
+
+
+def test_the_index_can_be_closed(demo_index):
+    with bitsift.Index(demo_index) as index:
+        assert not index.closed
+        index.search(GENES)
+    assert index.closed
+    assert "closed" in repr(index)
+    with pytest.raises(ValueError, match="closed index"):
+        index.search(GENES)
