@@ -11,6 +11,7 @@
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`seqfile`], [`units`]: sequence files and byte sizes.
 
@@ -24,5 +25,6 @@ pub mod kmer;
 pub mod query;
 pub mod seqfile;
 pub mod server;
+pub mod summary;
 pub mod synth;
 pub mod units;

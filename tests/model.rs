@@ -127,6 +127,9 @@ fn build_collection(
         memory_bytes,
         force: false,
         progress: false,
+        order: Default::default(),
+        metadata: None,
+        summaries: Some(Default::default()),
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");

@@ -79,6 +79,9 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
         memory_bytes: default_memory_bytes(),
         force: true,
         progress: ui.progress,
+        order: Default::default(),
+        metadata: None,
+        summaries: Some(Default::default()),
     };
     let report = build(&options)?;
     println!(
