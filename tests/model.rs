@@ -457,7 +457,8 @@ fn families(seed: u64, families: usize, documents: usize, k: usize) -> (Collecti
 }
 
 /// Builds `collection` with `order` (and a metadata table of families for group orders) and
-/// summaries of `bits` bits per k-mer within `cap` bytes.
+/// summaries of `bits` bits per k-mer within `cap` bytes; with `per_record`, the documents
+/// are records spread over three files.
 fn build_ordered(
     collection: &Collection,
     family_of: &[usize],
@@ -465,18 +466,27 @@ fn build_ordered(
     page_size: u64,
     bits: f64,
     cap: u64,
+    per_record: bool,
 ) -> Built {
     let dir = temp_dir();
     let inputs = dir.path().join("in");
     std::fs::create_dir(&inputs).unwrap();
     let mut table = String::from("document\tfamily\n");
+    let mut files: Vec<Vec<(String, Vec<u8>)>> = vec![Vec::new(); 3];
     for (d, records) in collection.documents.iter().enumerate() {
-        let named: Vec<(String, Vec<u8>)> = records
-            .iter()
-            .map(|s| (format!("d{d}"), s.clone()))
-            .collect();
-        write_fasta(&inputs.join(format!("doc{d:03}.fa")), &named);
+        if per_record {
+            files[d % 3].push((format!("doc{d:03}"), records.concat()));
+        } else {
+            let named: Vec<(String, Vec<u8>)> = records
+                .iter()
+                .map(|s| (format!("d{d}"), s.clone()))
+                .collect();
+            write_fasta(&inputs.join(format!("doc{d:03}.fa")), &named);
+        }
         table.push_str(&format!("doc{d:03}\tf{}\n", family_of[d]));
+    }
+    for (f, records) in files.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+        write_fasta(&inputs.join(format!("records{f}.fa")), records);
     }
     let metadata = dir.path().join("metadata.tsv");
     std::fs::write(&metadata, table).unwrap();
@@ -485,7 +495,7 @@ fn build_ordered(
         output: index.clone(),
         inputs: vec![inputs],
         lists: vec![],
-        per_record: false,
+        per_record,
         k: 31,
         fpr: 0.3,
         num_hashes: 1,
@@ -527,10 +537,11 @@ proptest! {
         page_size in 1u64..4,
         bits in prop::sample::select(vec![0.25, 1.0, 4.0, 16.0]),
         cap in prop::sample::select(vec![16u64, 4096, 1 << 30]),
+        per_record in any::<bool>(),
     ) {
         let (collection, family_of) = families(seed, family_count, documents, 31);
         let order: bitsift::builder::order::Order = order.parse().unwrap();
-        let built = build_ordered(&collection, &family_of, &order, page_size, bits, cap);
+        let built = build_ordered(&collection, &family_of, &order, page_size, bits, cap, per_record);
         let header = &built.header;
         let summaries = bitsift::summary::BlockSummaries::load(&built.index, header)
             .expect("summaries load")
