@@ -338,9 +338,18 @@ fn damaged_or_foreign_summaries_are_refused_with_a_reason() {
     // Restored, they load again; removed, there are none.
     std::fs::write(summary_path(&a), &good).unwrap();
     assert!(load_a().unwrap().is_some());
+    let info = run(&["info", "--json", a.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        json["summaries"]["bytes"],
+        good.len() as u64 - 56 - 3 * 32 - 24
+    );
+    assert_eq!(json["summaries"]["bits_set_per_kmer"], 3);
     assert!(BlockSummaries::load(&b, &header_b).unwrap().is_some());
     std::fs::remove_file(summary_path(&a)).unwrap();
     assert!(load_a().unwrap().is_none());
+    let info = run(&["info", a.to_str().unwrap()]);
+    assert!(stdout(&info).contains("block summaries  none"));
 }
 
 /// A small tmpfs, unmounted when dropped.

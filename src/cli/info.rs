@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::format::{IndexHeader, IndexKind};
+use bitsift::summary::BlockSummaries;
 use bitsift::units::format_bytes;
 use clap::Args;
 
@@ -42,8 +43,45 @@ struct Info<'a> {
     rows_page_aligned: bool,
     file_size: u64,
     reads_per_kmer: u64,
+    /// The block summaries beside the index (`null` when there are none).
+    summaries: Option<SummaryInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     document_names: Option<Vec<&'a str>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum SummaryInfo {
+    Present {
+        path: String,
+        bytes: u64,
+        bits_set_per_kmer: u32,
+        bits_per_kmer: f64,
+    },
+    Unusable {
+        path: String,
+        error: String,
+    },
+}
+
+fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<SummaryInfo> {
+    let path = bitsift::summary::summary_path(index).display().to_string();
+    match BlockSummaries::load(index, header) {
+        Ok(None) => None,
+        Ok(Some(s)) => {
+            let kmers: u64 = (0..s.block_count()).map(|b| s.kmers_estimate(b)).sum();
+            Some(SummaryInfo::Present {
+                path,
+                bytes: s.ram_bytes(),
+                bits_set_per_kmer: s.hashes(),
+                bits_per_kmer: 8.0 * s.ram_bytes() as f64 / kmers.max(1) as f64,
+            })
+        }
+        Err(e) => Some(SummaryInfo::Unusable {
+            path,
+            error: e.to_string(),
+        }),
+    }
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
@@ -71,6 +109,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         rows_page_aligned: header.rows_page_aligned(),
         file_size: header.file_size,
         reads_per_kmer: header.blocks.len() as u64 * header.num_hashes as u64,
+        summaries: summary_info(&header, &args.index),
         document_names: args.documents.then(|| header.names.iter().collect()),
     };
     if args.json {
@@ -117,6 +156,19 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         "cost per k-mer   {} row reads of {} bytes",
         info.reads_per_kmer, info.page_size
     );
+    match &info.summaries {
+        None => println!("block summaries  none"),
+        Some(SummaryInfo::Present {
+            bytes,
+            bits_set_per_kmer,
+            bits_per_kmer,
+            ..
+        }) => println!(
+            "block summaries  {} in memory ({bits_per_kmer:.1} bits per distinct k-mer of a block, {bits_set_per_kmer} set per k-mer)",
+            format_bytes(*bytes)
+        ),
+        Some(SummaryInfo::Unusable { error, .. }) => println!("block summaries  unusable: {error}"),
+    }
     if let Some(names) = &info.document_names {
         println!();
         println!("block\tposition\tdocument");
