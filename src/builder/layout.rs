@@ -93,7 +93,8 @@ mod tests {
             })
             .collect();
         let files = [std::path::PathBuf::from("x.fa")];
-        super::super::order::arrange(&mut docs, &[], &Default::default(), None, &files, 8).unwrap();
+        super::super::order::arrange(&mut docs, &mut vec![], &Default::default(), None, &files, 8)
+            .unwrap();
         let blocks = plan_blocks(&docs, 1, 1, 0.3);
         assert_eq!(blocks.len(), 3);
         assert_eq!(

@@ -240,7 +240,12 @@ fn build_in_pool(
     files: &[PathBuf],
     started: Instant,
 ) -> Result<BuildReport, BuildError> {
-    let (documents, page_size, blocks) = plan(options, files)?;
+    let Planned {
+        documents,
+        sketches,
+        page_size,
+        blocks,
+    } = plan(options, files)?;
     let layout = CompactLayout {
         k: options.k,
         canonical: options.canonical,
@@ -284,7 +289,9 @@ fn build_in_pool(
             page_size,
             &mut pending,
             &progress,
-            summaries.as_mut(),
+            summaries
+                .as_mut()
+                .map(|s| (s, block_kmers_bound(&documents, &sketches, block))),
         )?;
         blocks_spilled += spilled as u64;
     }
@@ -326,11 +333,18 @@ fn build_in_pool(
     })
 }
 
+/// The result of pass 1 and the order.
+struct Planned {
+    /// Documents in index order.
+    documents: Vec<Document>,
+    /// Their sketches, when the order or the summaries need them (else empty).
+    sketches: Vec<sketch::Sketch>,
+    page_size: u64,
+    blocks: Vec<BlockPlan>,
+}
+
 /// Pass 1 and the order: the documents in index order, the page size and the blocks.
-fn plan(
-    options: &BuildOptions,
-    files: &[PathBuf],
-) -> Result<(Vec<Document>, u64, Vec<BlockPlan>), BuildError> {
+fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError> {
     if options.metadata.is_some() && !matches!(options.order, Order::Group(_)) {
         return Err(BuildError::Invalid(format!(
             "a metadata table was given, but only a group order reads one (the order is {})",
@@ -342,9 +356,16 @@ fn plan(
         files.len() as u64,
         "reading   [{bar:30}] {pos}/{len} files  {elapsed_precise}",
     );
-    let sketch = options.order.needs_sketches().then_some(options.canonical);
-    let (mut documents, sketches) =
-        scan::scan(files, options.k, options.per_record, sketch, &scanning)?;
+    // Sketches order by similarity and, where cheap, size each block's summary filter.
+    let sketch = options.order.needs_sketches()
+        || (options.summaries.is_some() && sketch::cheap(options.k, options.canonical));
+    let (mut documents, mut sketches) = scan::scan(
+        files,
+        options.k,
+        options.per_record,
+        sketch.then_some(options.canonical),
+        &scanning,
+    )?;
     scanning.finish_and_clear();
     if documents.is_empty() {
         return Err(BuildError::NoInputs);
@@ -363,14 +384,39 @@ fn plan(
     let per_block = usize::try_from(8 * page_size).expect("a block size fits memory");
     order::arrange(
         &mut documents,
-        &sketches,
+        &mut sketches,
         &options.order,
         options.metadata.as_deref(),
         files,
         per_block,
     )?;
     let blocks = layout::plan_blocks(&documents, page_size, options.num_hashes, options.fpr);
-    Ok((documents, page_size, blocks))
+    Ok(Planned {
+        documents,
+        sketches,
+        page_size,
+        blocks,
+    })
+}
+
+/// An upper bound of the distinct k-mers of `block`, which sizes its summary filter before it
+/// is filled: its k-mer positions, or twice the union estimated from its documents' sketches
+/// when there are sketches (the estimate is within ~13 %; folding trims the rest).
+fn block_kmers_bound(
+    documents: &[Document],
+    sketches: &[sketch::Sketch],
+    block: &BlockPlan,
+) -> u64 {
+    let range = block.first..block.first + block.count;
+    let positions: u64 = documents[range.clone()].iter().map(|d| d.kmers).sum();
+    if sketches.is_empty() {
+        return positions;
+    }
+    let mut union = sketch::Sketch::default();
+    for s in &sketches[range] {
+        union.merge(s);
+    }
+    positions.min((2.0 * union.estimated_kmers()).ceil() as u64)
 }
 
 /// What the summaries are tied to: the header the index gets.
@@ -487,7 +533,7 @@ fn write_block(
     page_size: u64,
     pending: &mut PendingFile,
     progress: &Progress,
-    summaries: Option<&mut SummaryBuilder>,
+    summaries: Option<(&mut SummaryBuilder, u64)>,
 ) -> Result<bool, BuildError> {
     let rows = block.rows;
     let block_documents = &documents[block.first..block.first + block.count];
@@ -506,10 +552,9 @@ fn write_block(
         });
     }
     // The summary filter may take a quarter of what is left after the smallest workable fill.
-    let filter: Option<SharedFilter> = summaries.as_ref().map(|s| {
-        let kmers = block_documents.iter().map(|d| d.kmers).sum();
-        s.start_block(kmers, (options.memory_bytes - needed) / 4)
-    });
+    let filter: Option<SharedFilter> = summaries
+        .as_ref()
+        .map(|(s, kmers)| s.start_block(*kmers, (options.memory_bytes - needed) / 4));
     let filter_bytes = filter.as_ref().map_or(0, SharedFilter::bytes);
     let columns_fitting = ((options.memory_bytes - scratch - filter_bytes) / rows) as usize;
     let fill = BlockFill {
@@ -531,7 +576,7 @@ fn write_block(
         pending,
         progress,
     )?;
-    if let (Some(summaries), Some(filter)) = (summaries, filter) {
+    if let (Some((summaries, _)), Some(filter)) = (summaries, filter) {
         summaries.finish_block(filter, block.first as u64, block.count as u64);
     }
     Ok(spilled)

@@ -74,16 +74,20 @@ impl fmt::Display for Order {
     }
 }
 
-/// Puts `documents` (and `sketches`, one per document or none) in the order `order` asks
+/// Puts `documents` and `sketches` (one per document, or none) in the order `order` asks
 /// for, with blocks of `per_block` documents. `metadata` is the table a group order reads.
 pub fn arrange(
     documents: &mut Vec<Document>,
-    sketches: &[Sketch],
+    sketches: &mut Vec<Sketch>,
     order: &Order,
     metadata: Option<&Path>,
     files: &[PathBuf],
     per_block: usize,
 ) -> Result<(), BuildError> {
+    assert!(
+        sketches.is_empty() || sketches.len() == documents.len(),
+        "one sketch per document, or none"
+    );
     let permutation = match order {
         Order::Size => size_order(documents),
         Order::Input => return Ok(()),
@@ -106,6 +110,9 @@ pub fn arrange(
         }
     };
     permute(documents, &permutation);
+    if !sketches.is_empty() {
+        permute(sketches, &permutation);
+    }
     Ok(())
 }
 
@@ -180,25 +187,21 @@ pub fn pack(groups: &[Vec<usize>], per_block: usize) -> Vec<usize> {
     order
 }
 
-/// Reorders `documents` so that position `i` holds the document that was at `order[i]`.
-fn permute(documents: &mut Vec<Document>, order: &[usize]) {
-    assert_eq!(
-        order.len(),
-        documents.len(),
-        "a permutation of the documents"
-    );
+/// Reorders `items` so that position `i` holds the item that was at `order[i]`.
+fn permute<T>(items: &mut Vec<T>, order: &[usize]) {
+    assert_eq!(order.len(), items.len(), "a permutation of the items");
     let mut slot = vec![usize::MAX; order.len()];
     for (new, &old) in order.iter().enumerate() {
-        assert_eq!(slot[old], usize::MAX, "each document once");
+        assert_eq!(slot[old], usize::MAX, "each item once");
         slot[old] = new;
     }
-    let mut tagged: Vec<(usize, Document)> = documents
+    let mut tagged: Vec<(usize, T)> = items
         .drain(..)
         .enumerate()
         .map(|(old, d)| (slot[old], d))
         .collect();
     tagged.sort_unstable_by_key(|t| t.0);
-    documents.extend(tagged.into_iter().map(|t| t.1));
+    items.extend(tagged.into_iter().map(|t| t.1));
 }
 
 #[cfg(test)]
@@ -308,22 +311,32 @@ mod tests {
         ];
         let files = vec![PathBuf::from("in.fa")];
         let order = Order::Group("species".into());
-        arrange(&mut documents, &[], &order, Some(&table), &files, 2).unwrap();
+        arrange(&mut documents, &mut vec![], &order, Some(&table), &files, 2).unwrap();
         let names: Vec<&str> = documents.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["c", "a", "b", "d", "e"]);
         documents.push(doc("f", 1));
-        let err = arrange(&mut documents, &[], &order, Some(&table), &files, 2)
+        let err = arrange(&mut documents, &mut vec![], &order, Some(&table), &files, 2)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("1 of 6 documents have no row, e.g. \"f\" (from in.fa)"),
             "{err}"
         );
-        let err = arrange(&mut documents, &[], &order, None, &files, 2)
+        let err = arrange(&mut documents, &mut vec![], &order, None, &files, 2)
             .unwrap_err()
             .to_string();
         assert!(err.contains("needs a metadata table"), "{err}");
-        arrange(&mut documents, &[], &Order::Size, None, &files, 2).unwrap();
+        let mut sketches: Vec<Sketch> = (0..6u32)
+            .map(|i| {
+                let mut s = Sketch::default();
+                s.bins[0] = i;
+                s
+            })
+            .collect();
+        arrange(&mut documents, &mut sketches, &Order::Size, None, &files, 2).unwrap();
+        // Sketches follow their documents: "f" was sixth, "a" second.
+        let moved: Vec<u32> = sketches.iter().map(|s| s.bins[0]).collect();
+        assert_eq!(moved, [5, 4, 2, 3, 0, 1]);
         let names: Vec<&str> = documents.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["f", "e", "b", "d", "c", "a"]);
     }

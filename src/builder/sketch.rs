@@ -68,6 +68,29 @@ impl Sketch {
     pub fn filled(&self) -> usize {
         self.bins.iter().filter(|&&b| b != EMPTY).count()
     }
+
+    /// Makes this the sketch of the union of its set and `other`'s (bin-wise minimum).
+    pub fn merge(&mut self, other: &Sketch) {
+        for (a, &b) in self.bins.iter_mut().zip(&other.bins) {
+            *a = (*a).min(b);
+        }
+    }
+
+    /// Estimated number of distinct k-mers sketched: with `m` bins whose minima, as fractions
+    /// of 2^32, are `u_b` (an empty bin counts as 1), `m (m − 1) / Σ u_b` (stochastic
+    /// averaging, Flajolet and Martin). About 13 % error for 64 bins; 0 when all are empty.
+    pub fn estimated_kmers(&self) -> f64 {
+        if self.filled() == 0 {
+            return 0.0;
+        }
+        let m = BINS as f64;
+        let sum: f64 = self
+            .bins
+            .iter()
+            .map(|&b| (b as f64 + 1.0) / (u32::MAX as f64 + 1.0))
+            .sum();
+        m * (m - 1.0) / sum
+    }
 }
 
 /// 2-bit codes of A, C, G, T (either case); 4 for every other byte.
@@ -97,12 +120,17 @@ pub struct Sketcher {
     packed: bool,
 }
 
+/// Whether sketching k-mers of this kind is cheap (the rolling 2-bit hash applies).
+pub fn cheap(k: u32, canonical: bool) -> bool {
+    canonical && k <= 32
+}
+
 impl Sketcher {
     /// A sketcher for terms of `k` bases, canonical or not, as in the index being built.
     pub fn new(k: u32, canonical: bool) -> Sketcher {
         Sketcher {
             hasher: KmerHasher::new(k, canonical, 1, BaseRule::FoldCase),
-            packed: canonical && k <= 32,
+            packed: cheap(k, canonical),
         }
     }
 
@@ -200,6 +228,25 @@ mod tests {
         assert_eq!(sketch(&[&reverse]), sketch(&[&shared]));
         assert_eq!(a.filled(), BINS);
         assert_eq!(Sketch::default().similarity(&Sketch::default()), 0.0);
+    }
+
+    #[test]
+    fn union_sizes_are_estimated_within_a_quarter() {
+        let mut union = Sketch::default();
+        assert_eq!(union.estimated_kmers(), 0.0);
+        let mut distinct = 0.0;
+        for part in 0..8u64 {
+            let piece = dna(100 + part, 25_000);
+            let s = sketch_with(31, true, &[&piece]);
+            let e = s.estimated_kmers();
+            assert!((e / 25_000.0 - 1.0).abs() < 0.4, "{e}");
+            union.merge(&s);
+            // A repeated piece adds nothing.
+            union.merge(&s);
+            distinct += 25_000.0 - 30.0;
+            let e = union.estimated_kmers();
+            assert!((e / distinct - 1.0).abs() < 0.25, "{e} vs {distinct}");
+        }
     }
 
     #[test]

@@ -64,15 +64,21 @@ const FEED_KEYS: usize = 1 << 21;
 /// ([`SharedFilter::insert_keys`]). Call [`flush`](Self::flush) at the end of every task.
 pub struct SummaryFeed<'a> {
     filter: &'a SharedFilter,
+    /// The filter is small enough to stay in cache: insert at once.
+    direct: bool,
     keys: Vec<u64>,
     scratch: Vec<u64>,
 }
+
+/// Filters up to this size are filled directly, without batching.
+const DIRECT_BYTES: u64 = 2 << 20;
 
 impl<'a> SummaryFeed<'a> {
     /// A feed into `filter`.
     pub fn new(filter: &'a SharedFilter) -> SummaryFeed<'a> {
         SummaryFeed {
             filter,
+            direct: filter.bytes() <= DIRECT_BYTES,
             keys: Vec::new(),
             scratch: Vec::new(),
         }
@@ -81,6 +87,10 @@ impl<'a> SummaryFeed<'a> {
     /// Adds the k-mer whose seed-0 row hash is `hash`.
     #[inline]
     pub fn push(&mut self, hash: u64) {
+        if self.direct {
+            self.filter.insert(hash);
+            return;
+        }
         self.keys.push(key_of(hash));
         if self.keys.len() >= FEED_KEYS {
             self.flush();
@@ -194,6 +204,39 @@ mod tests {
             num_hashes: 1,
             documents: 3,
             fingerprint: 7,
+        }
+    }
+
+    #[test]
+    fn the_feed_inserts_every_k_mer() {
+        let hashes: Vec<u64> = (0..300_000u64)
+            .map(|i| xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 9))
+            .collect();
+        // A small filter is filled directly, a large one in batches.
+        for words_log2 in [10, 22] {
+            let filter = SharedFilter::new(words_log2, 2);
+            for n in [0, 1, 1000, hashes.len()] {
+                let mut feed = SummaryFeed::new(&filter);
+                assert_eq!(feed.direct, words_log2 == 10);
+                for &h in &hashes[..n] {
+                    feed.push(h);
+                }
+                feed.flush();
+            }
+            // A feed dropped without a flush inserts what it holds.
+            let other = SharedFilter::new(words_log2, 2);
+            {
+                let mut feed = SummaryFeed::new(&other);
+                for &h in &hashes[..500] {
+                    feed.push(h);
+                }
+            }
+            let filter = filter.into_filter();
+            let other = other.into_filter();
+            assert!(hashes.iter().all(|&h| filter.contains(&Probe::new(h, 2))));
+            assert!(hashes[..500]
+                .iter()
+                .all(|&h| other.contains(&Probe::new(h, 2))));
         }
     }
 
