@@ -19,15 +19,15 @@
 //! bitsift reads soft-masked (lowercase) bases as uppercase; every other non-ACGT byte follows
 //! COBS (it becomes `A`), see [`crate::kmer`].
 
-pub mod cluster;
+mod cluster;
 pub mod inputs;
 pub mod layout;
 pub mod matrix;
-pub mod metadata;
+mod metadata;
 pub mod order;
 pub mod output;
 pub mod scan;
-pub mod sketch;
+mod sketch;
 pub mod summaries;
 
 use std::collections::HashMap;

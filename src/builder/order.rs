@@ -76,7 +76,7 @@ impl fmt::Display for Order {
 
 /// Puts `documents` and `sketches` (one per document, or none) in the order `order` asks
 /// for, with blocks of `per_block` documents. `metadata` is the table a group order reads.
-pub fn arrange(
+pub(crate) fn arrange(
     documents: &mut Vec<Document>,
     sketches: &mut Vec<Sketch>,
     order: &Order,

@@ -62,7 +62,7 @@ const FEED_KEYS: usize = 1 << 21;
 
 /// One fill task's inserts into a block's filter, buffered and inserted in batches
 /// ([`SharedFilter::insert_keys`]). Call [`flush`](Self::flush) at the end of every task.
-pub struct SummaryFeed<'a> {
+pub(crate) struct SummaryFeed<'a> {
     filter: &'a SharedFilter,
     /// The filter is small enough to stay in cache: insert at once.
     direct: bool,
@@ -112,7 +112,7 @@ impl Drop for SummaryFeed<'_> {
 }
 
 /// Summaries of the blocks built so far.
-pub struct SummaryBuilder {
+pub(crate) struct SummaryBuilder {
     options: SummaryOptions,
     hashes: u32,
     blocks: Vec<BlockSummary>,
@@ -137,11 +137,6 @@ impl SummaryBuilder {
     /// least its distinct k-mers), taking at most `memory_bytes`.
     pub fn start_block(&self, kmers: u64, memory_bytes: u64) -> SharedFilter {
         SharedFilter::new(self.start_words_log2(kmers, memory_bytes), self.hashes)
-    }
-
-    /// Bytes [`start_block`](Self::start_block) would take.
-    pub fn start_bytes(&self, kmers: u64, memory_bytes: u64) -> u64 {
-        8 << self.start_words_log2(kmers, memory_bytes)
     }
 
     fn start_words_log2(&self, kmers: u64, memory_bytes: u64) -> u32 {
@@ -249,7 +244,7 @@ mod tests {
         let mut builder = SummaryBuilder::new(options);
         // 100,000 positions, of which 10,000 distinct: sized for 100,000, folded to ~10,000.
         let filter = builder.start_block(100_000, u64::MAX);
-        assert_eq!(builder.start_bytes(100_000, u64::MAX), 8 << 13);
+        assert_eq!(filter.bytes(), 8 << 13);
         let hashes: Vec<u64> = (0..10_000u64)
             .map(|i| xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0))
             .collect();
@@ -260,7 +255,7 @@ mod tests {
         }
         builder.finish_block(filter, 0, 2);
         // Memory limits bound the starting size.
-        assert_eq!(builder.start_bytes(100_000, 4096), 4096);
+        assert_eq!(builder.start_block(100_000, 4096).bytes(), 4096);
         let small = builder.start_block(10, u64::MAX);
         builder.finish_block(small, 2, 1);
         let file = builder.finish(identity());

@@ -32,8 +32,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod file;
-pub mod filter;
+pub(crate) mod file;
+pub(crate) mod filter;
 
 use std::path::{Path, PathBuf};
 
@@ -114,11 +114,6 @@ impl BlockSummaries {
             detail,
         })?;
         Ok(Some(BlockSummaries { path, file }))
-    }
-
-    /// Wraps decoded summaries (the builder's, and tests').
-    pub fn from_file(path: PathBuf, file: SummaryFile) -> BlockSummaries {
-        BlockSummaries { path, file }
     }
 
     /// The summaries file.
