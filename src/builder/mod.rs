@@ -3,7 +3,7 @@
 //! [`build`] runs two passes over the inputs:
 //! 1. [`scan`] reads every file once to count k-mer positions (which size each block's Bloom
 //!    filters, as COBS does) and rejects malformed input before anything is written; for the
-//!    similarity order it also sketches every document ([`sketch`]);
+//!    similarity order, and to size the summaries, it also sketches every document;
 //! 2. documents are ordered ([`order`]: by size as COBS does, as given, by a metadata column,
 //!    or by similarity) and cut into blocks of `8 · page_size`; each block's matrix is filled
 //!    ([`matrix`]) and written in order, and its k-mers feed the block's summary filter

@@ -5,7 +5,8 @@
 //!   sizes and its rows (sized for its largest) waste little.
 //! - [`Order::Input`]: as given.
 //! - [`Order::Group`]: documents with the same value in a metadata column share blocks.
-//! - [`Order::Similarity`]: documents with similar k-mer content share blocks ([`super::cluster`]).
+//! - [`Order::Similarity`]: documents with similar k-mer content share blocks (clusters of
+//!   MinHash sketches).
 //!
 //! Related documents in the same blocks leave most blocks without any carrier of a given
 //! gene, which block summaries can then rule out without reading. Groups are packed into

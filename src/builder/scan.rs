@@ -1,6 +1,6 @@
 //! Pass 1 of a build: read every input once to count its k-mer positions, which size the Bloom
 //! filters and order the documents, and to reject malformed files before anything is written.
-//! For the similarity order it also sketches every document ([`super::sketch`]).
+//! It also sketches every document when the order or the summaries need it.
 
 use std::path::{Path, PathBuf};
 

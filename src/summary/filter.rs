@@ -33,7 +33,7 @@ impl Probe {
         Probe::from_key(key_of(hash), hashes)
     }
 
-    /// The probe of a k-mer whose key ([`key_of`]) is `key`.
+    /// The probe of a k-mer whose key (its remixed seed-0 row hash) is `key`.
     #[inline]
     pub fn from_key(key: u64, hashes: u32) -> Probe {
         debug_assert!((1..=HASHES_MAX).contains(&hashes));

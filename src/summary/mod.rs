@@ -12,7 +12,7 @@
 //!
 //! The summaries live beside the index in `INDEX.bitsift-summaries` ([`summary_path`]), with
 //! a magic, a version, a checksum, and a fingerprint of the index header that ties them to
-//! one build ([`file`]). They are written by the builder ([`crate::builder`]) and loaded whole.
+//! one build ([`header_fingerprint`]). They are written by the builder ([`crate::builder`]) and loaded whole.
 //!
 //! ```no_run
 //! use bitsift::format::IndexHeader;
@@ -215,7 +215,9 @@ impl BlockSummaries {
     }
 }
 
-/// The header fingerprint of an opened index (see [`file::fingerprint`]).
+/// The header fingerprint of an opened index: xxh64 over k, the canonical flag, the hash
+/// count, the page size, every block's document and row counts, and every document name in
+/// order. Summaries carry the fingerprint of the header they were built for.
 pub fn header_fingerprint(header: &IndexHeader) -> u64 {
     fingerprint(
         header.k,
