@@ -11,6 +11,7 @@
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
 //!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
@@ -32,6 +33,7 @@ pub mod metadata;
 pub mod query;
 pub mod seqfile;
 pub mod server;
+pub mod summary;
 pub mod synth;
 mod tempfiles;
 pub use tempfiles::leave_signals_to_host;

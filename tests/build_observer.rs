@@ -43,6 +43,9 @@ fn options(dir: &Path, inputs: PathBuf) -> BuildOptions {
         memory_bytes: 256 << 20,
         force: false,
         progress: false,
+        order: Default::default(),
+        metadata: None,
+        summaries: None,
     }
 }
 

@@ -130,6 +130,9 @@ fn build_collection(
         memory_bytes,
         force: false,
         progress: false,
+        order: Default::default(),
+        metadata: None,
+        summaries: Some(Default::default()),
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");
@@ -519,4 +522,209 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
         wrong, 0,
         "silent wrong answers ({refused} answers refused with an error)"
     );
+}
+
+/// Documents in families (a family's documents share most of a base sequence, with point
+/// mutations and their own extra pieces), interleaved so that the input order mixes them, some
+/// shorter than k, with N runs and lowercase stretches; queries from documents (exact,
+/// mutated) and random ones. Returns the collection and each document's family.
+fn families(seed: u64, families: usize, documents: usize, k: usize) -> (Collection, Vec<usize>) {
+    let mut rng = Rng(seed);
+    let bases: Vec<Vec<u8>> = (0..families)
+        .map(|_| {
+            let len = 300 + rng.below(1200) as usize;
+            rng.dna(len)
+        })
+        .collect();
+    let mut docs = Vec::new();
+    let mut family_of = Vec::new();
+    for d in 0..documents {
+        let family = rng.below(families as u64) as usize;
+        let mut seq = bases[family].clone();
+        for _ in 0..seq.len() / 50 {
+            let at = rng.below(seq.len() as u64) as usize;
+            seq[at] = b"ACGT"[rng.below(4) as usize];
+        }
+        let extra = rng.below(400) as usize;
+        seq.extend(rng.dna(extra));
+        if d % 7 == 3 {
+            seq.truncate(rng.below(k as u64) as usize);
+        }
+        if d % 5 == 1 && seq.len() > 40 {
+            seq[10..15].copy_from_slice(b"NNNNN");
+            seq[20..35].make_ascii_lowercase();
+        }
+        docs.push(vec![seq]);
+        family_of.push(family);
+    }
+    let mut queries = Vec::new();
+    for q in 0..16 {
+        let source = &docs[rng.below(docs.len() as u64) as usize][0];
+        let mut query = if source.len() > k + 20 && q % 4 != 3 {
+            let len = (k + rng.below(200) as usize).min(source.len());
+            let at = rng.below((source.len() - len + 1) as u64) as usize;
+            source[at..at + len].to_vec()
+        } else {
+            let len = k + rng.below(100) as usize;
+            rng.dna(len)
+        };
+        if q % 4 == 1 {
+            let at = rng.below(query.len() as u64) as usize;
+            query[at] = b"ACGT"[rng.below(4) as usize];
+        }
+        queries.push(query);
+    }
+    (
+        Collection {
+            documents: docs,
+            queries,
+        },
+        family_of,
+    )
+}
+
+/// Builds `collection` with `order` (and a metadata table of families for group orders) and
+/// summaries of `bits` bits per k-mer within `cap` bytes; with `per_record`, the documents
+/// are records spread over three files.
+fn build_ordered(
+    collection: &Collection,
+    family_of: &[usize],
+    order: &bitsift::builder::order::Order,
+    page_size: u64,
+    bits: f64,
+    cap: u64,
+    per_record: bool,
+) -> Built {
+    let dir = temp_dir();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    let mut table = String::from("document\tfamily\n");
+    let mut files: Vec<Vec<(String, Vec<u8>)>> = vec![Vec::new(); 3];
+    for (d, records) in collection.documents.iter().enumerate() {
+        if per_record {
+            files[d % 3].push((format!("doc{d:03}"), records.concat()));
+        } else {
+            let named: Vec<(String, Vec<u8>)> = records
+                .iter()
+                .map(|s| (format!("d{d}"), s.clone()))
+                .collect();
+            write_fasta(&inputs.join(format!("doc{d:03}.fa")), &named);
+        }
+        table.push_str(&format!("doc{d:03}\tf{}\n", family_of[d]));
+    }
+    for (f, records) in files.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+        write_fasta(&inputs.join(format!("records{f}.fa")), records);
+    }
+    let metadata = dir.path().join("metadata.tsv");
+    std::fs::write(&metadata, table).unwrap();
+    let index = dir.path().join("x.cobs_compact");
+    let report = build(&BuildOptions {
+        output: index.clone(),
+        inputs: vec![inputs],
+        lists: vec![],
+        per_record,
+        k: 31,
+        fpr: 0.3,
+        num_hashes: 1,
+        canonical: true,
+        threads: 2,
+        page_size: Some(page_size),
+        memory_bytes: 1 << 30,
+        force: false,
+        progress: false,
+        order: order.clone(),
+        metadata: matches!(order, bitsift::builder::order::Order::Group(_)).then_some(metadata),
+        summaries: Some(bitsift::builder::summaries::SummaryOptions {
+            bits_per_kmer: bits,
+            max_ram_bytes: cap,
+        }),
+    })
+    .expect("build");
+    let header = IndexHeader::open(&index).expect("open built index");
+    Built {
+        _dir: dir,
+        index,
+        header,
+        report,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The summary count of a block is never below the brute-force count of the union of its
+    /// documents' k-mers (so never below any of its documents' true scores), whatever the
+    /// order, bits per k-mer and RAM cap.
+    #[test]
+    fn summaries_bound_brute_force_for_every_order(
+        seed in any::<u64>(),
+        family_count in 1usize..6,
+        documents in 1usize..90,
+        order in prop::sample::select(vec!["size", "input", "similarity", "group:family"]),
+        page_size in 1u64..4,
+        bits in prop::sample::select(vec![0.25, 1.0, 4.0, 16.0]),
+        cap in prop::sample::select(vec![16u64, 4096, 1 << 30]),
+        per_record in any::<bool>(),
+    ) {
+        let (collection, family_of) = families(seed, family_count, documents, 31);
+        let order: bitsift::builder::order::Order = order.parse().unwrap();
+        let built = build_ordered(&collection, &family_of, &order, page_size, bits, cap, per_record);
+        let header = &built.header;
+        let summaries = bitsift::summary::BlockSummaries::load(&built.index, header)
+            .expect("summaries load")
+            .expect("summaries written");
+        prop_assert_eq!(summaries.block_count(), header.blocks.len());
+        prop_assert!(summaries.ram_bytes() <= cap.max(8 * header.blocks.len() as u64));
+        // Index documents are the generated ones, each once.
+        let generated: Vec<usize> = header
+            .names
+            .iter()
+            .map(|n| n.trim_start_matches("doc").parse().unwrap())
+            .collect();
+        let mut sorted = generated.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(sorted, (0..documents).collect::<Vec<_>>());
+        let terms: Vec<HashSet<Vec<u8>>> = collection
+            .documents
+            .iter()
+            .map(|records| document_terms(records, 31, true))
+            .collect();
+        let mut hasher = bitsift::kmer::KmerHasher::new(31, true, 1, bitsift::kmer::BaseRule::Cobs);
+        for query in &collection.queries {
+            let mut hashes = Vec::new();
+            hasher.hashes_into(query, &mut hashes);
+            let weights = vec![1u32; hashes.len()];
+            for (b, block) in header.blocks.iter().enumerate() {
+                let members = &generated[block.first_document as usize..][..block.document_count as usize];
+                let union: HashSet<Vec<u8>> =
+                    members.iter().flat_map(|&d| terms[d].iter().cloned()).collect();
+                let truth = brute_force_count(query, 31, true, &union) as u64;
+                let bound = summaries.possible_positions(b, &hashes, 1, &weights);
+                prop_assert!(bound >= truth, "block {}: summary {} < brute force {}", b, bound, truth);
+                let probes = summaries.prepare(&hashes, 1);
+                for needed in [0, truth / 2, truth, truth + 1, bound, bound + 1] {
+                    prop_assert_eq!(summaries.reaches(b, &probes, &weights, needed), bound >= needed);
+                }
+                for &d in members {
+                    prop_assert!(brute_force_count(query, 31, true, &terms[d]) as u64 <= bound);
+                }
+            }
+        }
+        // A group order keeps each family contiguous, touching at most one block more than
+        // its size needs.
+        if matches!(order, bitsift::builder::order::Order::Group(_)) {
+            let per_block = 8 * page_size as usize;
+            for family in 0..family_count {
+                let positions: Vec<usize> = (0..documents)
+                    .filter(|&p| family_of[generated[p]] == family)
+                    .collect();
+                let Some((&first, &last)) = positions.first().zip(positions.last()) else {
+                    continue;
+                };
+                prop_assert_eq!(last - first + 1, positions.len(), "family {} is contiguous", family);
+                let touched = last / per_block - first / per_block + 1;
+                prop_assert!(touched <= positions.len().div_ceil(per_block) + 1);
+            }
+        }
+    }
 }

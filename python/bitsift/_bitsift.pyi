@@ -96,4 +96,7 @@ def build(
     *,
     canonical: bool = True,
     lists: Union[_Path, Iterable[_Path], None] = None,
+    order: str = "size",
+    metadata: Optional[_Path] = None,
+    summaries: bool = True,
 ) -> Dict[str, Any]: ...

@@ -150,11 +150,14 @@ fn report(
 ///     put in place. An exception it raises (or Ctrl-C) stops the build, leaves nothing at
 ///     the output path, and is raised again.
 /// canonical: hash canonical k-mers (False: as written). lists: files listing inputs.
-#[pyfunction]
+/// order: where documents go in the index: "size" (as COBS), "input", "similarity" or
+///     "group:COLUMN" (with metadata, a TSV naming each document's group); related genomes
+///     in the same blocks let block summaries skip blocks. summaries: write block summaries
+///     beside the index (True by default).
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
     threads = None, memory = None, force = false, progress = None, *, canonical = true,
-    lists = None
+    lists = None, order = "size", metadata = None, summaries = true
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn build<'py>(
@@ -172,7 +175,13 @@ pub fn build<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     canonical: bool,
     lists: Option<&Bound<'py, PyAny>>,
+    order: &str,
+    metadata: Option<PathBuf>,
+    summaries: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let order: bitsift::builder::order::Order = order
+        .parse()
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("order: {e}")))?;
     let progress = progress.filter(|p| !p.is_none());
     if let Some(progress) = progress {
         if !progress.is_callable() {
@@ -201,6 +210,9 @@ pub fn build<'py>(
         memory_bytes: options::size("memory", memory)?.unwrap_or_else(default_memory_bytes),
         force,
         progress: false,
+        order,
+        metadata,
+        summaries: summaries.then(bitsift::builder::summaries::SummaryOptions::default),
     };
     let built = run_observed(py, options, progress)?;
     // Every count was reported before the index was put in place; flush the last messages.

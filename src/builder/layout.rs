@@ -21,10 +21,10 @@ pub fn default_page_size(documents: u64) -> u64 {
     documents.div_ceil(8).next_power_of_two().clamp(8, 4096)
 }
 
-/// A planned block: its documents (positions in the sorted document list) and rows.
+/// A planned block: its documents (positions in the ordered document list) and rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockPlan {
-    /// `documents[first..first + count]` of the sorted list.
+    /// `documents[first..first + count]` of the ordered list.
     pub first: usize,
     /// Documents in the block.
     pub count: usize,
@@ -32,15 +32,14 @@ pub struct BlockPlan {
     pub rows: u64,
 }
 
-/// Sorts documents by (k-mers, name) so that each block holds documents of similar size
-/// (its row count comes from its largest), then cuts blocks of `8 · page_size`.
+/// Cuts the ordered documents ([`super::order`]) into blocks of `8 · page_size`; each block's
+/// row count comes from its largest document.
 pub fn plan_blocks(
-    documents: &mut [Document],
+    documents: &[Document],
     page_size: u64,
     num_hashes: u32,
     fpr: f64,
 ) -> Vec<BlockPlan> {
-    documents.sort_by(|a, b| a.kmers.cmp(&b.kmers).then_with(|| a.name.cmp(&b.name)));
     let per_block = (8 * page_size) as usize;
     documents
         .chunks(per_block)
@@ -93,7 +92,10 @@ mod tests {
                 bases: 0,
             })
             .collect();
-        let blocks = plan_blocks(&mut docs, 1, 1, 0.3);
+        let files = [std::path::PathBuf::from("x.fa")];
+        super::super::order::arrange(&mut docs, &mut vec![], &Default::default(), None, &files, 8)
+            .unwrap();
+        let blocks = plan_blocks(&docs, 1, 1, 0.3);
         assert_eq!(blocks.len(), 3);
         assert_eq!(
             (blocks[0].count, blocks[1].count, blocks[2].count),

@@ -20,10 +20,12 @@ use strength_reduce::StrengthReducedU64;
 use xxhash_rust::xxh64::xxh64;
 
 use super::scan::Document;
+use super::summaries::SummaryFeed;
 use super::{BuildError, Progress};
 use crate::alphabet::BaseReading;
 use crate::kmer::{BaseRule, KmerHasher};
 use crate::seqfile::{SeqReader, SeqRecord};
+use crate::summary::filter::SharedFilter;
 
 /// What the fill of one block needs to know.
 pub struct BlockFill<'a> {
@@ -41,6 +43,8 @@ pub struct BlockFill<'a> {
     pub rows: u64,
     /// One document per record (rather than per file).
     pub per_record: bool,
+    /// The block's summary filter, fed every k-mer's seed-0 row hash.
+    pub summary: Option<&'a SharedFilter>,
 }
 
 /// Views a byte slice as atomics so that parallel tasks may store into it.
@@ -96,9 +100,10 @@ impl BlockFill<'_> {
                     vec![0u8; self.rows as usize],
                     self.hasher(),
                     SeqRecord::default(),
+                    self.summary.map(SummaryFeed::new),
                 )
             },
-            |(column, hasher, record), byte_column| {
+            |(column, hasher, record, feed), byte_column| {
                 column.fill(0);
                 let first = byte_column * 8;
                 let last = (first + 8).min(self.documents.len());
@@ -106,11 +111,19 @@ impl BlockFill<'_> {
                     let path = &self.files[document.source as usize];
                     let mut reader = SeqReader::open(path)?;
                     while reader.next_bases_into(record, BaseReading::Standard)? {
-                        set_bits(hasher, &record.sequence, rows, 1 << bit, |row, bit| {
-                            column[row] |= bit
-                        });
+                        set_bits(
+                            hasher,
+                            &record.sequence,
+                            rows,
+                            1 << bit,
+                            feed.as_mut(),
+                            |row, bit| column[row] |= bit,
+                        );
                     }
                     progress.document_done(document.kmers)?;
+                }
+                if let Some(feed) = feed {
+                    feed.flush();
                 }
                 let local = byte_column - first_column;
                 for (row, &byte) in column.iter().enumerate() {
@@ -147,8 +160,14 @@ impl BlockFill<'_> {
         wanted.sort_unstable();
         let by_file: Vec<&[(u32, u64, usize, u8)]> = wanted.chunk_by(|a, b| a.0 == b.0).collect();
         by_file.into_par_iter().try_for_each_init(
-            || (self.hasher(), SeqRecord::default()),
-            |(hasher, record), entries| {
+            || {
+                (
+                    self.hasher(),
+                    SeqRecord::default(),
+                    self.summary.map(SummaryFeed::new),
+                )
+            },
+            |(hasher, record, feed), entries| {
                 let path = &self.files[entries[0].0 as usize];
                 let mut reader = SeqReader::open(path)?;
                 let mut next = entries.iter().peekable();
@@ -163,9 +182,16 @@ impl BlockFill<'_> {
                         });
                     }
                     if index == wanted_record {
-                        set_bits(hasher, &record.sequence, rows, bit, |row, bit| {
-                            matrix[row * stride + local].fetch_or(bit, Ordering::Relaxed);
-                        });
+                        set_bits(
+                            hasher,
+                            &record.sequence,
+                            rows,
+                            bit,
+                            feed.as_mut(),
+                            |row, bit| {
+                                matrix[row * stride + local].fetch_or(bit, Ordering::Relaxed);
+                            },
+                        );
                         progress.document_done(crate::kmer::kmer_count(
                             record.sequence.len(),
                             self.k as usize,
@@ -174,24 +200,34 @@ impl BlockFill<'_> {
                     }
                     index += 1;
                 }
+                if let Some(feed) = feed {
+                    feed.flush();
+                }
                 Ok(())
             },
         )
     }
 }
 
-/// Calls `set(row, bit)` for every hash of every k-mer of `sequence`.
+/// Calls `set(row, bit)` for every hash of every k-mer of `sequence`, and feeds every k-mer
+/// to the block's summary (by its seed-0 hash).
 #[inline]
 fn set_bits(
     hasher: &mut KmerHasher,
     sequence: &[u8],
     rows: StrengthReducedU64,
     bit: u8,
+    mut summary: Option<&mut SummaryFeed>,
     mut set: impl FnMut(usize, u8),
 ) {
     let num_hashes = hasher.num_hashes() as u64;
     hasher.for_each_term(sequence, |term| {
-        for seed in 0..num_hashes {
+        let first = xxh64(term, 0);
+        if let Some(summary) = summary.as_mut() {
+            summary.push(first);
+        }
+        set((first % rows) as usize, bit);
+        for seed in 1..num_hashes {
             set((xxh64(term, seed) % rows) as usize, bit);
         }
     });

@@ -2,16 +2,20 @@
 //!
 //! [`build`] runs two passes over the inputs:
 //! 1. [`scan`] reads every file once to count k-mer positions (which size each block's Bloom
-//!    filters, as COBS does) and rejects malformed input before anything is written;
-//! 2. documents are sorted by size and cut into blocks of `8 · page_size`; each block's
-//!    matrix is filled ([`matrix`]) and written in order.
+//!    filters, as COBS does) and rejects malformed input before anything is written; for the
+//!    similarity order, and to size the summaries, it also sketches every document;
+//! 2. documents are ordered ([`order`]: by size as COBS does, as given, by a metadata column,
+//!    or by similarity) and cut into blocks of `8 · page_size`; each block's matrix is filled
+//!    ([`matrix`]) and written in order, and its k-mers feed the block's summary filter
+//!    ([`summaries`]), written beside the index as `INDEX.bitsift-summaries`.
 //!
 //! Memory: a block whose matrix fits the budget is built in memory and written directly.
 //! A larger block is built in groups of byte columns, each spilled to an unnamed temporary
 //! file, and then interleaved into rows; so any block can be built with any budget that holds
 //! one byte column (`rows` bytes) per thread.
 //!
-//! The output is written under a temporary name and renamed when complete ([`output`]).
+//! The output is written under a temporary name and renamed when complete ([`output`]); the
+//! block summaries are written and synced first, and renamed into place right after the index.
 //! [`build_observed`] reports the progress of pass 2 to a [`BuildObserver`] (the Python
 //! package's progress callback) and lets it stop the build.
 //! Sequences are read with [`crate::alphabet`]'s standard rule: soft-masked (lowercase) bases
@@ -19,11 +23,16 @@
 //! nucleotide sequence (a protein, say) fails the build, naming the file and the record.
 //! `N` and the IUPAC codes follow COBS (they become `A`), see [`crate::kmer`].
 
+mod cluster;
 pub mod inputs;
 pub mod layout;
 pub mod matrix;
+mod metadata;
+pub mod order;
 pub mod output;
 pub mod scan;
+mod sketch;
+pub mod summaries;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -37,11 +46,16 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::seqfile::SeqFileError;
+use crate::summary::file::{fingerprint, IndexIdentity, SummaryFile};
+use crate::summary::filter::SharedFilter;
+use crate::summary::summary_path;
 use crate::units::format_bytes;
 use layout::BlockPlan;
 use matrix::BlockFill;
+use order::Order;
 use output::{parent_directory, write_error, PendingFile};
 use scan::Document;
+use summaries::{SummaryBuilder, SummaryOptions};
 
 /// Why a build failed. Nothing is left at the output path when it does.
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +146,12 @@ pub struct BuildOptions {
     pub force: bool,
     /// Show progress bars.
     pub progress: bool,
+    /// Which documents share blocks.
+    pub order: Order,
+    /// The metadata table a group order reads.
+    pub metadata: Option<PathBuf>,
+    /// Block summaries to write beside the index (`None`: none, and a stale one is removed).
+    pub summaries: Option<SummaryOptions>,
 }
 
 /// What a build produced.
@@ -157,6 +177,12 @@ pub struct BuildReport {
     pub blocks_spilled: u64,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// The document order.
+    pub order: String,
+    /// Bytes of the block summaries (0 without them).
+    pub summary_bytes: u64,
+    /// Summary bits per distinct k-mer, over all blocks (0 without summaries).
+    pub summary_bits_per_kmer: f64,
 }
 
 /// Follows a build from another thread (a progress display, the Python package's callback)
@@ -240,6 +266,9 @@ fn validate(options: &BuildOptions) -> Result<(), BuildError> {
             )));
         }
     }
+    if let Some(summaries) = &options.summaries {
+        summaries.validate()?;
+    }
     Ok(())
 }
 
@@ -264,28 +293,12 @@ fn build_in_pool(
     started: Instant,
     observer: &dyn BuildObserver,
 ) -> Result<BuildReport, BuildError> {
-    let scanning = bar(
-        options.progress,
-        files.len() as u64,
-        "reading   [{bar:30}] {pos}/{len} files  {elapsed_precise}",
-    );
-    let mut documents = scan::scan(files, options.k, options.per_record, &scanning)?;
-    scanning.finish_and_clear();
-    if documents.is_empty() {
-        return Err(BuildError::NoInputs);
-    }
-    if documents.len() as u64 > u32::MAX as u64 {
-        return Err(BuildError::Invalid(format!(
-            "{} documents exceed the COBS format's limit of {}",
-            documents.len(),
-            u32::MAX
-        )));
-    }
-    report_suspicious_documents(&documents, files, options.k);
-    let page_size = options
-        .page_size
-        .unwrap_or_else(|| layout::default_page_size(documents.len() as u64));
-    let blocks = layout::plan_blocks(&mut documents, page_size, options.num_hashes, options.fpr);
+    let Planned {
+        documents,
+        sketches,
+        page_size,
+        blocks,
+    } = plan(options, files)?;
     let layout = CompactLayout {
         k: options.k,
         canonical: options.canonical,
@@ -297,8 +310,9 @@ fn build_in_pool(
         .map_err(BuildError::Invalid)?;
     let expected_bytes = header.len() as u64 + layout.data_bytes();
     tracing::info!(
-        "{}, {} of {} documents, {}-byte rows, index size {}",
+        "{} in {} order, {} of {} documents, {}-byte rows, index size {}",
         crate::units::plural(documents.len() as u64, "document"),
+        options.order,
         crate::units::plural(blocks.len() as u64, "block"),
         8 * page_size,
         page_size,
@@ -322,6 +336,7 @@ fn build_in_pool(
         PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
     pending.write_all(&header)?;
     observer.started(progress.documents_total, kmers);
+    let mut summaries = options.summaries.map(SummaryBuilder::new);
     let mut blocks_spilled = 0;
     for (number, block) in blocks.iter().enumerate() {
         let spilled = write_block(
@@ -333,6 +348,9 @@ fn build_in_pool(
             page_size,
             &mut pending,
             &progress,
+            summaries
+                .as_mut()
+                .map(|s| (s, block_kmers_bound(&documents, &sketches, block))),
         )?;
         blocks_spilled += spilled as u64;
     }
@@ -347,7 +365,17 @@ fn build_in_pool(
             ),
         });
     }
-    pending.commit()?;
+    let summaries = summaries.map(|s| s.finish(identity(&layout, &blocks, &documents)));
+    commit(options, pending, summaries.as_ref())?;
+    let (summary_bytes, summary_bits_per_kmer) = summaries.as_ref().map_or((0, 0.0), |file| {
+        let words: u64 = file
+            .blocks
+            .iter()
+            .map(|b| b.filter.words().len() as u64)
+            .sum();
+        let kmers: u64 = file.blocks.iter().map(|b| b.kmers_estimate).sum();
+        (8 * words, 64.0 * words as f64 / kmers.max(1) as f64)
+    });
     Ok(BuildReport {
         documents: documents.len() as u64,
         documents_without_kmers: documents.iter().filter(|d| d.kmers == 0).count() as u64,
@@ -359,7 +387,156 @@ fn build_in_pool(
         bases: documents.iter().map(|d| d.bases).sum(),
         blocks_spilled,
         seconds: started.elapsed().as_secs_f64(),
+        order: options.order.to_string(),
+        summary_bytes,
+        summary_bits_per_kmer,
     })
+}
+
+/// The result of pass 1 and the order.
+struct Planned {
+    /// Documents in index order.
+    documents: Vec<Document>,
+    /// Their sketches, when the order or the summaries need them (else empty).
+    sketches: Vec<sketch::Sketch>,
+    page_size: u64,
+    blocks: Vec<BlockPlan>,
+}
+
+/// Pass 1 and the order: the documents in index order, the page size and the blocks.
+fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError> {
+    if options.metadata.is_some() && !matches!(options.order, Order::Group(_)) {
+        return Err(BuildError::Invalid(format!(
+            "a metadata table was given, but only a group order reads one (the order is {})",
+            options.order
+        )));
+    }
+    let scanning = bar(
+        options.progress,
+        files.len() as u64,
+        "reading   [{bar:30}] {pos}/{len} files  {elapsed_precise}",
+    );
+    // Sketches order by similarity and, where cheap, size each block's summary filter.
+    let sketch = options.order.needs_sketches()
+        || (options.summaries.is_some() && sketch::cheap(options.k, options.canonical));
+    let (mut documents, mut sketches) = scan::scan(
+        files,
+        options.k,
+        options.per_record,
+        sketch.then_some(options.canonical),
+        &scanning,
+    )?;
+    scanning.finish_and_clear();
+    if documents.is_empty() {
+        return Err(BuildError::NoInputs);
+    }
+    if documents.len() as u64 > u32::MAX as u64 {
+        return Err(BuildError::Invalid(format!(
+            "{} documents exceed the COBS format's limit of {}",
+            documents.len(),
+            u32::MAX
+        )));
+    }
+    report_suspicious_documents(&documents, files, options.k);
+    let page_size = options
+        .page_size
+        .unwrap_or_else(|| layout::default_page_size(documents.len() as u64));
+    let per_block = usize::try_from(8 * page_size).expect("a block size fits memory");
+    order::arrange(
+        &mut documents,
+        &mut sketches,
+        &options.order,
+        options.metadata.as_deref(),
+        files,
+        per_block,
+    )?;
+    let blocks = layout::plan_blocks(&documents, page_size, options.num_hashes, options.fpr);
+    Ok(Planned {
+        documents,
+        sketches,
+        page_size,
+        blocks,
+    })
+}
+
+/// An upper bound of the distinct k-mers of `block`, which sizes its summary filter before it
+/// is filled: its k-mer positions, or twice the union estimated from its documents' sketches
+/// when there are sketches (the estimate is within ~13 %; folding trims the rest).
+fn block_kmers_bound(
+    documents: &[Document],
+    sketches: &[sketch::Sketch],
+    block: &BlockPlan,
+) -> u64 {
+    let range = block.first..block.first + block.count;
+    let positions: u64 = documents[range.clone()].iter().map(|d| d.kmers).sum();
+    if sketches.is_empty() {
+        return positions;
+    }
+    let mut union = sketch::Sketch::default();
+    for s in &sketches[range] {
+        union.merge(s);
+    }
+    positions.min((2.0 * union.estimated_kmers()).ceil() as u64)
+}
+
+/// What the summaries are tied to: the header the index gets.
+fn identity(layout: &CompactLayout, blocks: &[BlockPlan], documents: &[Document]) -> IndexIdentity {
+    IndexIdentity {
+        k: layout.k,
+        canonical: layout.canonical,
+        num_hashes: layout.num_hashes,
+        documents: documents.len() as u64,
+        fingerprint: fingerprint(
+            layout.k,
+            layout.canonical,
+            layout.num_hashes,
+            layout.page_size,
+            blocks.iter().map(|b| (b.count as u64, b.rows)),
+            documents.iter().map(|d| d.name.as_str()),
+        ),
+    }
+}
+
+/// Puts the index and its summaries in place. The summaries are written and synced before
+/// the index is renamed (a full disk fails the build with nothing in place), a summaries file
+/// left from an earlier index at this path is removed, then both are renamed.
+fn commit(
+    options: &BuildOptions,
+    index: PendingFile,
+    summaries: Option<&SummaryFile>,
+) -> Result<(), BuildError> {
+    let sidecar = summary_path(&options.output);
+    let pending = match summaries {
+        Some(file) => {
+            let mut pending = PendingFile::create(&sidecar, true)?;
+            pending.write_all(&file.encode())?;
+            pending.sync()?;
+            Some(pending)
+        }
+        None => None,
+    };
+    match std::fs::remove_file(&sidecar) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(BuildError::Output {
+                path: sidecar,
+                detail: format!(
+                    "cannot remove the block summaries of the index being replaced: {e}; nothing was changed"
+                ),
+            })
+        }
+    }
+    index.commit()?;
+    if let Some(pending) = pending {
+        pending.commit().map_err(|e| BuildError::Output {
+            path: sidecar,
+            detail: format!(
+                "the index is complete, but its block summaries could not be put in place ({e}); searches will read every block"
+            ),
+        })?;
+    }
+    Ok(())
 }
 
 /// Progress of pass 2: k-mers on the bar, documents in its message, both to the observer.
@@ -433,10 +610,10 @@ fn write_block(
     page_size: u64,
     pending: &mut PendingFile,
     progress: &Progress,
+    summaries: Option<(&mut SummaryBuilder, u64)>,
 ) -> Result<bool, BuildError> {
     let rows = block.rows;
     let block_documents = &documents[block.first..block.first + block.count];
-    let columns_used = block.count.div_ceil(8);
     let threads = rayon::current_num_threads() as u64;
     // Per thread: one column of `rows` bytes plus the sequence, its forward and reverse maps.
     let largest = block_documents.iter().map(|d| d.bases).max().unwrap_or(0);
@@ -451,7 +628,12 @@ fn write_block(
             budget: format_bytes(options.memory_bytes),
         });
     }
-    let columns_fitting = ((options.memory_bytes - scratch) / rows) as usize;
+    // The summary filter may take a quarter of what is left after the smallest workable fill.
+    let filter: Option<SharedFilter> = summaries
+        .as_ref()
+        .map(|(s, kmers)| s.start_block(*kmers, (options.memory_bytes - needed) / 4));
+    let filter_bytes = filter.as_ref().map_or(0, SharedFilter::bytes);
+    let columns_fitting = ((options.memory_bytes - scratch - filter_bytes) / rows) as usize;
     let fill = BlockFill {
         files,
         documents: block_documents,
@@ -460,7 +642,36 @@ fn write_block(
         num_hashes: options.num_hashes,
         rows,
         per_record: options.per_record,
+        summary: filter.as_ref(),
     };
+    let spilled = fill_block(
+        options,
+        &fill,
+        number,
+        page_size,
+        columns_fitting,
+        pending,
+        progress,
+    )?;
+    if let (Some((summaries, _)), Some(filter)) = (summaries, filter) {
+        summaries.finish_block(filter, block.first as u64, block.count as u64);
+    }
+    Ok(spilled)
+}
+
+/// Fills block `number` and writes it: in memory when `columns_fitting` holds a row,
+/// otherwise in spilled groups of columns. Returns whether it spilled.
+fn fill_block(
+    options: &BuildOptions,
+    fill: &BlockFill,
+    number: usize,
+    page_size: u64,
+    columns_fitting: usize,
+    pending: &mut PendingFile,
+    progress: &Progress,
+) -> Result<bool, BuildError> {
+    let rows = fill.rows;
+    let columns_used = fill.documents.len().div_ceil(8);
     if columns_fitting >= page_size as usize {
         let mut matrix = vec![0u8; (rows * page_size) as usize];
         fill.fill(0..columns_used, page_size as usize, &mut matrix, progress)?;

@@ -91,6 +91,16 @@ impl PendingFile {
         Ok(())
     }
 
+    /// Flushes and syncs what was written, so that a full disk shows now rather than at
+    /// [`commit`](Self::commit).
+    pub fn sync(&mut self) -> Result<(), BuildError> {
+        let writer = self.writer.as_mut().expect("synced after commit");
+        writer
+            .flush()
+            .and_then(|()| writer.get_ref().sync_all())
+            .map_err(|e| write_error(&self.destination, e))
+    }
+
     /// Bytes written so far.
     pub fn written(&self) -> u64 {
         self.written

@@ -1,10 +1,12 @@
 //! Pass 1 of a build: read every input once to count its k-mer positions, which size the Bloom
 //! filters and order the documents, and to reject malformed files before anything is written.
+//! It also sketches every document when the order or the summaries need it.
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::sketch::{Sketch, Sketcher};
 use super::BuildError;
 use crate::alphabet::BaseReading;
 use crate::kmer::kmer_count;
@@ -25,23 +27,32 @@ pub struct Document {
     pub bases: u64,
 }
 
-/// Reads every input and returns its documents (file order, then record order).
+/// Reads every input and returns its documents (file order, then record order) and, when
+/// `sketch` gives the canonical flag of the index, one sketch per document (else none).
 pub fn scan(
     files: &[PathBuf],
     k: u32,
     per_record: bool,
+    sketch: Option<bool>,
     progress: &indicatif::ProgressBar,
-) -> Result<Vec<Document>, BuildError> {
-    let per_file: Vec<Vec<Document>> = files
+) -> Result<(Vec<Document>, Vec<Sketch>), BuildError> {
+    let per_file: Vec<(Vec<Document>, Vec<Sketch>)> = files
         .par_iter()
         .enumerate()
         .map(|(source, path)| {
-            let documents = scan_file(source as u32, path, k, per_record)?;
+            let mut sketcher = sketch.map(|canonical| Sketcher::new(k, canonical));
+            let documents = scan_file(source as u32, path, k, per_record, sketcher.as_mut())?;
             progress.inc(1);
             Ok(documents)
         })
         .collect::<Result<_, BuildError>>()?;
-    Ok(per_file.into_iter().flatten().collect())
+    let mut documents = Vec::new();
+    let mut sketches = Vec::new();
+    for (d, s) in per_file {
+        documents.extend(d);
+        sketches.extend(s);
+    }
+    Ok((documents, sketches))
 }
 
 fn scan_file(
@@ -49,7 +60,8 @@ fn scan_file(
     path: &Path,
     k: u32,
     per_record: bool,
-) -> Result<Vec<Document>, BuildError> {
+    mut sketcher: Option<&mut Sketcher>,
+) -> Result<(Vec<Document>, Vec<Sketch>), BuildError> {
     let mut reader = SeqReader::open(path)?;
     let mut record = SeqRecord::default();
     let mut documents = Vec::new();
@@ -60,9 +72,17 @@ fn scan_file(
         kmers: 0,
         bases: 0,
     };
+    let mut sketches = Vec::new();
+    let mut sketch = Sketch::default();
     let mut index = 0u64;
     while reader.next_bases_into(&mut record, BaseReading::Standard)? {
         let kmers = kmer_count(record.sequence.len(), k as usize) as u64;
+        if let Some(sketcher) = sketcher.as_mut() {
+            sketcher.add(&record.sequence, &mut sketch);
+            if per_record {
+                sketches.push(std::mem::take(&mut sketch));
+            }
+        }
         if per_record {
             documents.push(Document {
                 source,
@@ -79,6 +99,9 @@ fn scan_file(
     }
     if !per_record {
         documents.push(whole);
+        if sketcher.is_some() {
+            sketches.push(sketch);
+        }
     }
-    Ok(documents)
+    Ok((documents, sketches))
 }

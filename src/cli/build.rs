@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use bitsift::builder::layout::bits_per_kmer;
+use bitsift::builder::order::Order;
+use bitsift::builder::summaries::{SummaryOptions, DEFAULT_BITS_PER_KMER, DEFAULT_MAX_RAM};
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
@@ -50,6 +52,26 @@ pub struct BuildArgs {
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
 
+    /// Which documents share blocks: size (COBS's order), input (as given), similarity
+    /// (clusters of similar k-mer content) or group:COLUMN (equal values of COLUMN in
+    /// --metadata share blocks)
+    #[arg(long, value_name = "ORDER", default_value = "size", value_parser = parse_order, help_heading = "Layout")]
+    order: Order,
+    /// TSV of the documents for --order group:COLUMN: a header line, then the document name
+    /// (as the index stores it) and its columns, tab-separated
+    #[arg(long, value_name = "TSV", help_heading = "Layout")]
+    metadata: Option<PathBuf>,
+
+    /// Do not write block summaries (INDEX.bitsift-summaries), and remove a stale one
+    #[arg(long, help_heading = "Block summaries")]
+    no_summaries: bool,
+    /// Filter bits per distinct k-mer of a block's summary
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_BITS_PER_KMER, conflicts_with = "no_summaries", help_heading = "Block summaries")]
+    summary_bits_per_kmer: f64,
+    /// Most memory all block summaries of the index may take; larger ones are halved
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_RAM, value_parser = parse_memory_size, conflicts_with = "no_summaries", help_heading = "Block summaries")]
+    summary_max_ram: u64,
+
     /// Worker threads [default: all cores]
     #[arg(short = 'T', long, help_heading = "Resources")]
     threads: Option<usize>,
@@ -58,7 +80,24 @@ pub struct BuildArgs {
     memory: Option<u64>,
 }
 
+fn parse_order(text: &str) -> Result<Order, String> {
+    text.parse()
+}
+
 pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
+    match (&args.order, &args.metadata) {
+        (Order::Group(column), None) => {
+            bail!("--order group:{column} needs --metadata TSV, a table whose first column names the documents")
+        }
+        (Order::Group(_), Some(_)) | (_, None) => {}
+        (order, Some(_)) => {
+            bail!("--metadata is read only by --order group:COLUMN (the order is {order})")
+        }
+    }
+    let summaries = (!args.no_summaries).then_some(SummaryOptions {
+        bits_per_kmer: args.summary_bits_per_kmer,
+        max_ram_bytes: args.summary_max_ram,
+    });
     let options = BuildOptions {
         output: args.output,
         inputs: args.inputs,
@@ -75,6 +114,9 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         force: args.force,
         progress: ui.progress,
+        order: args.order,
+        metadata: args.metadata,
+        summaries,
     };
     let report = build(&options)?;
     if !ui.quiet {
@@ -87,11 +129,21 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
 /// much larger than its k-mers need.
 pub fn print_report(options: &BuildOptions, report: &BuildReport) {
     let peak = bitsift::io::usage::Usage::now().peak_rss_bytes;
+    let summaries = if options.summaries.is_some() {
+        format!(
+            ", block summaries {} ({:.1} bits per k-mer)",
+            format_bytes(report.summary_bytes),
+            report.summary_bits_per_kmer
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
-        "bitsift: built {}: {} in {}, {}-byte rows, {} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
+        "bitsift: built {}: {} in {} ({} order), {}-byte rows, {}{summaries} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
         options.output.display(),
         plural(report.documents, "document"),
         plural(report.blocks, "block"),
+        report.order,
         report.page_size,
         format_bytes(report.file_bytes),
         report.seconds,

@@ -122,6 +122,9 @@ fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
         memory_bytes: default_memory_bytes(),
         force: true,
         progress: ui.progress,
+        order: Default::default(),
+        metadata: None,
+        summaries: Some(Default::default()),
     };
     let report = build(&options)?;
     println!(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use bitsift::collection::{Manifest, SubIndexKind};
 use bitsift::format::{sidecar_path, Checksums, IndexHeader, IndexKind};
+use bitsift::summary::BlockSummaries;
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
@@ -47,8 +48,45 @@ struct Info<'a> {
     checksums: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     checksums_error: Option<String>,
+    /// The block summaries beside the index (`null` when there are none).
+    summaries: Option<SummaryInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     document_names: Option<Vec<&'a str>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum SummaryInfo {
+    Present {
+        path: String,
+        bytes: u64,
+        bits_set_per_kmer: u32,
+        bits_per_kmer: f64,
+    },
+    Unusable {
+        path: String,
+        error: String,
+    },
+}
+
+fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<SummaryInfo> {
+    let path = bitsift::summary::summary_path(index).display().to_string();
+    match BlockSummaries::load(index, header) {
+        Ok(None) => None,
+        Ok(Some(s)) => {
+            let kmers: u64 = (0..s.block_count()).map(|b| s.kmers_estimate(b)).sum();
+            Some(SummaryInfo::Present {
+                path,
+                bytes: s.ram_bytes(),
+                bits_set_per_kmer: s.hashes(),
+                bits_per_kmer: 8.0 * s.ram_bytes() as f64 / kmers.max(1) as f64,
+            })
+        }
+        Err(e) => Some(SummaryInfo::Unusable {
+            path,
+            error: e.to_string(),
+        }),
+    }
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
@@ -86,6 +124,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         reads_per_kmer: header.blocks.len() as u64 * header.num_hashes as u64,
         checksums,
         checksums_error,
+        summaries: summary_info(&header, &args.index),
         document_names: args.documents.then(|| header.names.iter().collect()),
     };
     if let Some(error) = &info.checksums_error {
@@ -162,6 +201,19 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
             "checksums        {}: DO NOT MATCH the index (see the warning above)",
             sidecar.display()
         ),
+    }
+    match &info.summaries {
+        None => println!("block summaries  none"),
+        Some(SummaryInfo::Present {
+            bytes,
+            bits_set_per_kmer,
+            bits_per_kmer,
+            ..
+        }) => println!(
+            "block summaries  {} in memory ({bits_per_kmer:.1} bits per distinct k-mer of a block, {bits_set_per_kmer} set per k-mer)",
+            format_bytes(*bytes)
+        ),
+        Some(SummaryInfo::Unusable { error, .. }) => println!("block summaries  unusable: {error}"),
     }
     if let Some(names) = &info.document_names {
         println!();

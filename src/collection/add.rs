@@ -273,6 +273,9 @@ fn build_subindex(
         memory_bytes: options.memory_bytes,
         force: false,
         progress: options.progress,
+        order: crate::builder::order::Order::default(),
+        metadata: None,
+        summaries: Some(crate::builder::summaries::SummaryOptions::default()),
     };
     let file = manifest.reserve_file("cobs_compact");
     let output = subindex_path(&options.directory, &file);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Parser;
 
-use crate::model::{Params, Span};
+use crate::model::{Params, Span, SpeciesParams};
 
 /// Generate a realistic simulated collection of bacterial genome assemblies
 /// (clades, accessory genes at skewed frequencies, contigs) for benchmarks.
@@ -20,9 +20,32 @@ pub struct Args {
     #[arg(short = 'n', long, value_name = "N")]
     pub genomes: usize,
 
-    /// Core genome length in bases
-    #[arg(long, value_name = "BASES", default_value_t = 2_000_000)]
-    pub genome_size: usize,
+    /// Core genome length in bases [default: 2000000; 750000 with --species]
+    #[arg(long, value_name = "BASES")]
+    pub genome_size: Option<usize>,
+
+    /// Simulate N species, each with its own core genome, clades and
+    /// accessory genes, plus plasmids carrying the --genes across species;
+    /// writes metadata.tsv and query sets with a truth table
+    #[arg(long, value_name = "N")]
+    pub species: Option<usize>,
+
+    /// Zipf exponent of species abundances (species s gets weight 1/(s+1)^S)
+    #[arg(long, value_name = "S", default_value_t = 1.0, requires = "species")]
+    pub species_skew: f64,
+
+    /// Number of plasmids (with --species) [default: 2 per species]
+    #[arg(long, value_name = "P", requires = "species")]
+    pub plasmids: Option<usize>,
+
+    /// Query genes per species and class (core, accessory; absent: this
+    /// many per species too) in the query sets (with --species)
+    #[arg(long, value_name = "Q", default_value_t = 10, requires = "species")]
+    pub query_genes: usize,
+
+    /// k of the query truth table (with --species)
+    #[arg(long, value_name = "K", default_value_t = 31, requires = "species")]
+    pub truth_k: usize,
 
     /// Train the base composition (order-k Markov chain) on this FASTA
     /// file (.gz ok); without it, bases are i.i.d. with --gc
@@ -169,11 +192,13 @@ impl Args {
         if self.genomes == 0 {
             bail!("--genomes must be at least 1");
         }
-        if !(1_000..=1_000_000_000).contains(&self.genome_size) {
-            bail!(
-                "--genome-size must be between 1000 and 1000000000 (got {})",
-                self.genome_size
-            );
+        let genome_size = self.genome_size.unwrap_or(if self.species.is_some() {
+            750_000
+        } else {
+            2_000_000
+        });
+        if !(1_000..=1_000_000_000).contains(&genome_size) {
+            bail!("--genome-size must be between 1000 and 1000000000 (got {genome_size})");
         }
         if !(1..=100_000).contains(&self.clades) {
             bail!(
@@ -228,10 +253,12 @@ impl Args {
         if self.threads > 1024 {
             bail!("--threads must be at most 1024 (got {})", self.threads);
         }
-        let clade_bytes = self.clades as f64 * self.genome_size as f64;
+        let species = self.species_params()?;
+        let species_count = species.as_ref().map_or(1, |s| s.count) as f64;
+        let clade_bytes = species_count * self.clades as f64 * genome_size as f64;
         if clade_bytes > 1e11 {
             bail!(
-                "--clades x --genome-size needs about {:.0} GB of memory for the clade sequences; use fewer clades or a smaller genome",
+                "--species x --clades x --genome-size needs about {:.0} GB of memory for the clade sequences; use fewer clades or a smaller genome",
                 clade_bytes / 1e9
             );
         }
@@ -240,7 +267,7 @@ impl Args {
         }
         Ok(Params {
             seed: self.seed,
-            genome_size: self.genome_size,
+            genome_size,
             clades: self.clades,
             clade_skew: self.clade_skew,
             clade_divergence: self.clade_divergence,
@@ -256,7 +283,51 @@ impl Args {
             n_runs: self.n_runs,
             soft_mask: self.soft_mask,
             flip_contigs: !self.no_flip,
+            species,
         })
+    }
+
+    /// The species model's options, when `--species` is given.
+    fn species_params(&self) -> Result<Option<SpeciesParams>> {
+        let Some(count) = self.species else {
+            return Ok(None);
+        };
+        if !(1..=1000).contains(&count) {
+            bail!("--species must be between 1 and 1000 (got {count})");
+        }
+        if !(self.species_skew.is_finite() && (0.0..=10.0).contains(&self.species_skew)) {
+            bail!(
+                "--species-skew must be between 0 and 10 (got {})",
+                self.species_skew
+            );
+        }
+        let plasmids = self.plasmids.unwrap_or(2 * count);
+        if plasmids > 100_000 {
+            bail!("--plasmids must be at most 100000 (got {plasmids})");
+        }
+        if plasmids == 0 && self.genes.is_some() {
+            bail!("--genes are mobile genes carried by plasmids with --species; give --plasmids 1 or more, or leave out --genes");
+        }
+        if self.query_genes > 100_000 {
+            bail!(
+                "--query-genes must be at most 100000 (got {})",
+                self.query_genes
+            );
+        }
+        if !(1..=crate::truth::K_MAX).contains(&self.truth_k) {
+            bail!(
+                "--truth-k must be between 1 and {} (got {})",
+                crate::truth::K_MAX,
+                self.truth_k
+            );
+        }
+        Ok(Some(SpeciesParams {
+            count,
+            skew: self.species_skew,
+            plasmids,
+            query_genes: self.query_genes,
+            truth_k: self.truth_k,
+        }))
     }
 }
 
@@ -286,6 +357,14 @@ mod tests {
             }
         );
         assert!(p.flip_contigs);
+        assert!(p.species.is_none());
+        let p = parse(&["--species", "8"]).unwrap();
+        assert_eq!(p.genome_size, 750_000);
+        let species = p.species.unwrap();
+        assert_eq!(
+            (species.count, species.plasmids, species.truth_k),
+            (8, 16, 31)
+        );
     }
 
     #[test]
@@ -300,6 +379,27 @@ mod tests {
                 "--strain-divergence must be",
             ),
             (&["--genome-size", "10"][..], "--genome-size must be"),
+            (&["--species", "0"][..], "--species must be"),
+            (
+                &["--species", "2", "--truth-k", "40"][..],
+                "--truth-k must be",
+            ),
+            (
+                &["--species", "2", "--plasmids", "0", "--genes", "x.fa"][..],
+                "give --plasmids 1 or more",
+            ),
+            (&["--plasmids", "3"][..], "--species"),
+            (
+                &[
+                    "--species",
+                    "200",
+                    "--clades",
+                    "1000",
+                    "--genome-size",
+                    "1000000",
+                ][..],
+                "GB of memory",
+            ),
             (&["--clades", "0"][..], "--clades must be"),
             (&["--contigs", "0"][..], "--contigs must"),
             (&["--contigs", "9-3"][..], "minimum 9 is above maximum 3"),

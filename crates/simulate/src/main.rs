@@ -44,6 +44,16 @@
 //!    (scaffold gaps of 100 or 10-500 bases, never inside a gene);
 //!    `--soft-mask` lower-cases Poisson(3) stretches of 50-1000 bases.
 //!
+//! # The species model
+//!
+//! `--species N` simulates N species at Zipf-like abundances, each with its
+//! own core genome (so its k-mers are its own), clades and accessory pool;
+//! plasmids carry the real genes of `--genes` across species. It also writes
+//! `metadata.tsv` (document, species, clade), query sets by class
+//! (`queries_{core,accessory,mobile,absent}.fa`) and their truth table
+//! (`queries_truth.tsv`: k-mers of each query found in each genome). See
+//! `species.rs`, `queries.rs` and `truth.rs`.
+//!
 //! Every random choice comes from its own stream seeded by (seed, kind,
 //! index), so genome `i` depends only on the seed, the model options and `i`:
 //! not on the thread count, nor on how many genomes are made.
@@ -64,8 +74,11 @@ mod cli;
 mod fasta;
 mod markov;
 mod model;
+mod queries;
 mod run;
 mod seq;
+mod species;
+mod truth;
 
 use std::process::ExitCode;
 

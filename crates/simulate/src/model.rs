@@ -1,7 +1,9 @@
 //! The population model: core genome, clades, accessory gene pool, genomes
 //! and their assemblies. See the crate documentation for the model summary.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use rand::{Rng, RngExt};
 use rand_distr::{Binomial, Distribution, LogNormal, Poisson};
@@ -9,7 +11,8 @@ use rayon::prelude::*;
 
 use crate::fasta::{push_wrapped, Record};
 use crate::markov::Markov;
-use crate::seq::{revcomp_in_place, revcomp_into, rng_for, substitute, unit, Stream};
+use crate::seq::{revcomp_in_place, revcomp_into, rng_for, substitute, unit, SimRng, Stream};
+pub use crate::species::{Plasmid, SpeciesParams};
 
 /// Probability that an insertion of a gene uses the gene's preferred
 /// insertion site (its "home locus"); otherwise the site is uniform at random
@@ -68,6 +71,29 @@ pub struct Params {
     pub n_runs: f64,
     pub soft_mask: bool,
     pub flip_contigs: bool,
+    /// Several species (`--species`); `None` is the single-species model.
+    pub species: Option<SpeciesParams>,
+}
+
+/// Where a gene of the pool comes from and how it spreads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeneKind {
+    /// Generated, in one species' accessory pool.
+    Accessory,
+    /// From `--genes`, inserted like an accessory gene (single-species model).
+    Real,
+    /// From `--genes`, carried as plasmid cargo across species (species model).
+    Mobile,
+}
+
+impl GeneKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GeneKind::Accessory => "accessory",
+            GeneKind::Real => "real",
+            GeneKind::Mobile => "mobile",
+        }
+    }
 }
 
 /// A gene of the pool (random accessory gene or real gene from `--genes`).
@@ -75,12 +101,14 @@ pub struct Params {
 pub struct Gene {
     pub name: String,
     pub seq: Vec<u8>,
-    /// From `--genes` (true) or generated (false).
-    pub real: bool,
-    /// Base presence frequency outside its home clade.
+    pub kind: GeneKind,
+    /// The species whose pool holds it (`None` for mobile genes).
+    pub species: Option<usize>,
+    /// Base presence frequency outside its home clade (0 for mobile genes).
     pub base_freq: f64,
-    /// Presence probability inside the home clade.
+    /// Presence probability inside the home clade (0 for mobile genes).
     pub home_freq: f64,
+    /// Home clade, within its species.
     pub home_clade: usize,
     /// Preferred insertion site as a fraction of the clade genome length.
     pub home_site: f64,
@@ -96,15 +124,75 @@ impl Gene {
     }
 }
 
-/// Everything shared by the genomes: O(clades x genome size) memory.
-pub struct Collection {
-    pub params: Params,
+/// A species: its core genome, clades and accessory pool.
+pub struct Species {
+    /// `sp00`, `sp01`, ... (the single-species model has one, unnamed in its output).
+    pub name: String,
     pub core: Vec<u8>,
     pub clades: Vec<Vec<u8>>,
-    /// Expected fraction of genomes in each clade (Zipf-like).
+    /// Expected fraction of the species' genomes in each clade (Zipf-like).
     pub clade_weights: Vec<f64>,
     clade_cdf: Vec<f64>,
+    /// Its accessory genes: `Collection::genes[genes]`.
+    pub genes: Range<usize>,
+}
+
+impl Species {
+    pub fn new(name: String, core: Vec<u8>, clades: Vec<Vec<u8>>, skew: f64) -> Species {
+        let clade_weights = zipf_weights(clades.len(), skew);
+        Species {
+            name,
+            core,
+            clades,
+            clade_cdf: cumulative(&clade_weights),
+            clade_weights,
+            genes: 0..0,
+        }
+    }
+
+    /// The clade of uniform draw `u`.
+    pub fn clade_of(&self, u: f64) -> usize {
+        self.clade_cdf
+            .partition_point(|&x| x <= u)
+            .min(self.clades.len() - 1)
+    }
+
+    /// `sp03_c05`: the clade's name across the collection.
+    pub fn clade_label(&self, clade: usize) -> String {
+        format!("{}_c{clade:02}", self.name)
+    }
+}
+
+/// Weights 1/(i+1)^skew for `n` items, normalised to sum to 1.
+pub fn zipf_weights(n: usize, skew: f64) -> Vec<f64> {
+    let raw: Vec<f64> = (0..n).map(|c| 1.0 / ((c + 1) as f64).powf(skew)).collect();
+    let total: f64 = raw.iter().sum();
+    raw.iter().map(|w| w / total).collect()
+}
+
+/// Running sums of `weights`.
+pub fn cumulative(weights: &[f64]) -> Vec<f64> {
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .map(|w| {
+            acc += w;
+            acc
+        })
+        .collect()
+}
+
+/// Everything shared by the genomes: O(species x clades x genome size) memory.
+pub struct Collection {
+    pub params: Params,
+    /// One species in the single-species model.
+    pub species: Vec<Species>,
+    /// Expected fraction of genomes in each species.
+    pub species_weights: Vec<f64>,
+    species_cdf: Vec<f64>,
     pub genes: Vec<Gene>,
+    /// Plasmids (species model only).
+    pub plasmids: Vec<Plasmid>,
     /// How many non-ACGT characters of real genes were replaced.
     pub replaced_real_gene_chars: usize,
 }
@@ -122,11 +210,16 @@ pub struct Placed {
     pub mismatches: usize,
 }
 
-/// A genome before being cut into contigs.
+/// A genome before being cut into contigs: the chromosome, then its plasmids.
 pub struct Genome {
     pub index: usize,
+    pub species: usize,
     pub clade: usize,
     pub seq: Vec<u8>,
+    /// `seq[..chromosome_len]` is the chromosome.
+    pub chromosome_len: usize,
+    /// Plasmids carried: (plasmid, start, length) in `seq`, after the chromosome.
+    pub replicons: Vec<(usize, usize, usize)>,
     /// Inserted genes, sorted by start, non-overlapping.
     pub placed: Vec<Placed>,
     pub n_bases: usize,
@@ -140,14 +233,20 @@ pub struct Contig {
     pub reverse: bool,
 }
 
-/// Genome presence plan: clade and genes with insertion sites.
+/// Gene insertions: (gene, position in the template, reverse strand), sorted by position.
+pub type Inserts = Vec<(usize, usize, bool)>;
+
+/// Genome presence plan: species, clade, and genes with insertion sites.
 pub struct Plan {
+    pub species: usize,
     pub clade: usize,
-    /// (gene, position in clade coordinates, reverse strand)
-    pub inserts: Vec<(usize, usize, bool)>,
+    /// Genes on the chromosome, in clade coordinates.
+    pub inserts: Inserts,
+    /// Plasmids carried, each with its cargo genes (sites in the backbone).
+    pub plasmids: Vec<(usize, Inserts)>,
 }
 
-fn log_uniform<R: Rng + ?Sized>(span: Span, rng: &mut R) -> usize {
+pub fn log_uniform<R: Rng + ?Sized>(span: Span, rng: &mut R) -> usize {
     if span.min == span.max {
         return span.min;
     }
@@ -162,117 +261,151 @@ fn poisson<R: Rng + ?Sized>(lambda: f64, rng: &mut R) -> usize {
     Poisson::new(lambda).map_or(0, |d| d.sample(rng) as usize)
 }
 
+/// A gene's presence: (base frequency, home-clade frequency, home clade, insertion site).
+pub fn draw_presence(p: &Params, clades: usize, rng: &mut SimRng) -> (f64, f64, usize, f64) {
+    let base = unit(rng).powf(p.freq_skew);
+    let home = base.powf(1.0 - p.clade_affinity);
+    let clade = rng.random_range(0..clades);
+    let site = unit(rng);
+    (base, home, clade, site)
+}
+
+/// Replaces non-ACGT bytes with random bases; returns how many were replaced.
+pub fn clean_real_gene(seq: &mut [u8], rng: &mut SimRng) -> usize {
+    let mut replaced = 0;
+    for b in seq.iter_mut() {
+        if !matches!(b, b'A' | b'C' | b'G' | b'T') {
+            *b = b"ACGT"[rng.random_range(0..4)];
+            replaced += 1;
+        }
+    }
+    replaced
+}
+
+/// `name`, or `name_2`, `name_3`... if taken; the result is recorded as taken.
+pub fn unique_name(name: String, taken: &mut HashSet<String>) -> String {
+    let mut unique = name.clone();
+    let mut k = 2;
+    while taken.contains(&unique) {
+        unique = format!("{name}_{k}");
+        k += 1;
+    }
+    taken.insert(unique.clone());
+    unique
+}
+
 impl Collection {
-    /// Builds the core, the clades and the gene pool.
+    /// Builds the species (core, clades, accessory pools), the real genes and, in the species
+    /// model, the plasmids.
     pub fn new(params: Params, markov: &Markov, real_genes: Vec<Record>) -> Collection {
+        if params.species.is_some() {
+            return crate::species::collection(params, markov, real_genes);
+        }
         let seed = params.seed;
         let core = markov.generate(params.genome_size, &mut rng_for(seed, Stream::Core, 0));
         let clades: Vec<Vec<u8>> = (0..params.clades)
             .into_par_iter()
-            .map(|c| make_clade(&params, markov, &core, c))
+            .map(|c| make_clade(&params, markov, &core, c as u64))
             .collect();
-        let raw: Vec<f64> = (0..params.clades)
-            .map(|c| 1.0 / ((c + 1) as f64).powf(params.clade_skew))
-            .collect();
-        let total: f64 = raw.iter().sum();
-        let clade_weights: Vec<f64> = raw.iter().map(|w| w / total).collect();
-        let mut acc = 0.0;
-        let clade_cdf = clade_weights
-            .iter()
-            .map(|w| {
-                acc += w;
-                acc
-            })
-            .collect();
-
-        let presence = |rng: &mut crate::seq::SimRng| {
-            let base = unit(rng).powf(params.freq_skew);
-            let home = base.powf(1.0 - params.clade_affinity);
-            let clade = rng.random_range(0..params.clades);
-            let site = unit(rng);
-            (base, home, clade, site)
-        };
+        let mut species = Species::new(String::new(), core, clades, params.clade_skew);
         let width = digits(params.accessory_genes.saturating_sub(1)).max(5);
         let mut genes: Vec<Gene> = (0..params.accessory_genes)
             .into_par_iter()
             .map(|g| {
                 let mut rng = rng_for(seed, Stream::AccessoryGene, g as u64);
-                let (base_freq, home_freq, home_clade, home_site) = presence(&mut rng);
-                let len = log_uniform(params.gene_length, &mut rng);
-                Gene {
-                    name: format!("acc_{g:0width$}"),
-                    seq: markov.generate(len, &mut rng),
-                    real: false,
-                    base_freq,
-                    home_freq,
-                    home_clade,
-                    home_site,
-                }
+                accessory_gene(&params, markov, format!("acc_{g:0width$}"), 0, &mut rng)
             })
             .collect();
-        let mut names: std::collections::HashSet<String> =
-            genes.iter().map(|g| g.name.clone()).collect();
+        let mut names: HashSet<String> = genes.iter().map(|g| g.name.clone()).collect();
         let mut replaced = 0;
         for (j, rec) in real_genes.into_iter().enumerate() {
             let mut rng = rng_for(seed, Stream::RealGene, j as u64);
-            let (base_freq, home_freq, home_clade, home_site) = presence(&mut rng);
+            let (base_freq, home_freq, home_clade, home_site) =
+                draw_presence(&params, params.clades, &mut rng);
             let mut seq = rec.seq;
-            for b in seq.iter_mut() {
-                if !matches!(b, b'A' | b'C' | b'G' | b'T') {
-                    *b = b"ACGT"[rng.random_range(0..4)];
-                    replaced += 1;
-                }
-            }
-            let mut name = rec.name;
-            if names.contains(&name) {
-                let mut k = 2;
-                while names.contains(&format!("{name}_{k}")) {
-                    k += 1;
-                }
-                name = format!("{name}_{k}");
-            }
-            names.insert(name.clone());
+            replaced += clean_real_gene(&mut seq, &mut rng);
             genes.push(Gene {
-                name,
+                name: unique_name(rec.name, &mut names),
                 seq,
-                real: true,
+                kind: GeneKind::Real,
+                species: Some(0),
                 base_freq,
                 home_freq,
                 home_clade,
                 home_site,
             });
         }
+        species.genes = 0..genes.len();
         Collection {
             params,
-            core,
-            clades,
-            clade_weights,
-            clade_cdf,
+            species: vec![species],
+            species_weights: vec![1.0],
+            species_cdf: vec![1.0],
             genes,
+            plasmids: Vec::new(),
             replaced_real_gene_chars: replaced,
         }
     }
 
-    /// Expected number of genomes carrying each gene, as a fraction.
-    pub fn expected_frequency(&self, gene: &Gene) -> f64 {
-        self.clade_weights
-            .iter()
-            .enumerate()
-            .map(|(c, w)| w * gene.presence_prob(c))
-            .sum()
+    /// Assembles a collection from its parts (the species model's constructor).
+    pub fn from_parts(
+        params: Params,
+        species: Vec<Species>,
+        species_weights: Vec<f64>,
+        genes: Vec<Gene>,
+        plasmids: Vec<Plasmid>,
+        replaced_real_gene_chars: usize,
+    ) -> Collection {
+        Collection {
+            params,
+            species,
+            species_cdf: cumulative(&species_weights),
+            species_weights,
+            genes,
+            plasmids,
+            replaced_real_gene_chars,
+        }
     }
 
-    /// Which clade genome `index` belongs to and which genes it carries where.
+    /// Whether this is the species model (`--species`).
+    pub fn multi_species(&self) -> bool {
+        self.params.species.is_some()
+    }
+
+    /// Expected fraction of all genomes carrying gene `g`.
+    pub fn expected_frequency(&self, g: usize) -> f64 {
+        let gene = &self.genes[g];
+        match gene.species {
+            Some(s) => {
+                let within: f64 = self.species[s]
+                    .clade_weights
+                    .iter()
+                    .enumerate()
+                    .map(|(c, w)| w * gene.presence_prob(c))
+                    .sum();
+                self.species_weights[s] * within
+            }
+            None => crate::species::expected_mobile_frequency(self, g),
+        }
+    }
+
+    /// Which species and clade genome `index` belongs to and which genes it carries where.
     pub fn plan(&self, index: usize) -> Plan {
         let mut rng = rng_for(self.params.seed, Stream::Plan, index as u64);
-        let u = unit(&mut rng);
-        let clade = self
-            .clade_cdf
-            .partition_point(|&x| x <= u)
-            .min(self.params.clades - 1);
-        let clade_len = self.clades[clade].len();
+        let species = if self.multi_species() {
+            let u = unit(&mut rng);
+            self.species_cdf
+                .partition_point(|&x| x <= u)
+                .min(self.species.len() - 1)
+        } else {
+            0
+        };
+        let sp = &self.species[species];
+        let clade = sp.clade_of(unit(&mut rng));
+        let clade_len = sp.clades[clade].len();
         let mut inserts = Vec::new();
-        for (g, gene) in self.genes.iter().enumerate() {
+        for g in sp.genes.clone() {
+            let gene = &self.genes[g];
             if unit(&mut rng) < gene.presence_prob(clade) {
                 let pos = if unit(&mut rng) < HOME_SITE_PROB {
                     ((gene.home_site * clade_len as f64) as usize).min(clade_len)
@@ -283,15 +416,21 @@ impl Collection {
             }
         }
         inserts.sort_unstable_by_key(|&(g, pos, _)| (pos, g));
-        Plan { clade, inserts }
+        let plasmids = crate::species::plan_plasmids(self, species, clade, &mut rng);
+        Plan {
+            species,
+            clade,
+            inserts,
+            plasmids,
+        }
     }
 
-    /// Builds genome `index`: clade sequence + inserted genes, then strain
-    /// substitutions, N runs and soft-masking.
+    /// Builds genome `index`: clade sequence + inserted genes, then its plasmids with their
+    /// cargo, then strain substitutions, N runs and soft-masking.
     pub fn genome(&self, index: usize) -> Genome {
         let p = &self.params;
         let plan = self.plan(index);
-        let clade = &self.clades[plan.clade];
+        let clade = &self.species[plan.species].clades[plan.clade];
         let extra: usize = plan
             .inserts
             .iter()
@@ -299,26 +438,19 @@ impl Collection {
             .sum();
         let mut seq = Vec::with_capacity(clade.len() + extra);
         let mut placed = Vec::with_capacity(plan.inserts.len());
-        let mut cursor = 0;
-        for &(g, pos, reverse) in &plan.inserts {
-            seq.extend_from_slice(&clade[cursor..pos]);
-            cursor = pos;
-            let gene = &self.genes[g].seq;
+        self.splice(clade, &plan.inserts, &mut seq, &mut placed);
+        let chromosome_len = seq.len();
+        let mut replicons = Vec::with_capacity(plan.plasmids.len());
+        for (plasmid, cargo) in &plan.plasmids {
             let start = seq.len();
-            if reverse {
-                revcomp_into(gene, &mut seq);
-            } else {
-                seq.extend_from_slice(gene);
-            }
-            placed.push(Placed {
-                gene: g,
-                start,
-                len: gene.len(),
-                reverse,
-                mismatches: 0,
-            });
+            self.splice(
+                &self.plasmids[*plasmid].backbone,
+                cargo,
+                &mut seq,
+                &mut placed,
+            );
+            replicons.push((*plasmid, start, seq.len() - start));
         }
-        seq.extend_from_slice(&clade[cursor..]);
 
         // Strain-level point substitutions over the whole genome.
         let len = seq.len();
@@ -344,30 +476,7 @@ impl Collection {
             }
         }
 
-        // Runs of N (scaffold gaps), never inside an inserted gene.
-        let mut n_bases = 0;
-        let mut rng = rng_for(p.seed, Stream::NRuns, index as u64);
-        for _ in 0..poisson(p.n_runs, &mut rng) {
-            let run = if rng.random_bool(0.5) {
-                100
-            } else {
-                rng.random_range(10..=500)
-            };
-            if run >= len {
-                continue;
-            }
-            for _attempt in 0..20 {
-                let s = rng.random_range(0..=len - run);
-                let first_after = placed.partition_point(|pl| pl.start + pl.len <= s);
-                let clear = placed.get(first_after).is_none_or(|pl| pl.start >= s + run);
-                if clear {
-                    n_bases += seq[s..s + run].iter().filter(|&&b| b != b'N').count();
-                    seq[s..s + run].fill(b'N');
-                    break;
-                }
-            }
-        }
-
+        let n_bases = add_n_runs(p, index, &mut seq, &placed);
         if p.soft_mask {
             let mut rng = rng_for(p.seed, Stream::SoftMask, index as u64);
             for _ in 0..poisson(SOFT_MASK_STRETCHES, &mut rng) {
@@ -379,18 +488,53 @@ impl Collection {
 
         Genome {
             index,
+            species: plan.species,
             clade: plan.clade,
             seq,
+            chromosome_len,
+            replicons,
             placed,
             n_bases,
         }
     }
 
-    /// Cuts a genome into contigs (in output order: longest first). Contig
-    /// boundaries never fall inside an inserted gene.
+    /// Appends `template` to `seq` with `inserts` (gene, position in `template`, reverse)
+    /// spliced in at their positions (sorted), recording each copy in `placed`.
+    fn splice(
+        &self,
+        template: &[u8],
+        inserts: &[(usize, usize, bool)],
+        seq: &mut Vec<u8>,
+        placed: &mut Vec<Placed>,
+    ) {
+        let mut cursor = 0;
+        for &(g, pos, reverse) in inserts {
+            seq.extend_from_slice(&template[cursor..pos]);
+            cursor = pos;
+            let gene = &self.genes[g].seq;
+            let start = seq.len();
+            if reverse {
+                revcomp_into(gene, seq);
+            } else {
+                seq.extend_from_slice(gene);
+            }
+            placed.push(Placed {
+                gene: g,
+                start,
+                len: gene.len(),
+                reverse,
+                mismatches: 0,
+            });
+        }
+        seq.extend_from_slice(&template[cursor..]);
+    }
+
+    /// Cuts a genome into contigs (in output order: longest first): the chromosome into
+    /// skewed pieces, each plasmid into one contig. Boundaries never fall inside an
+    /// inserted gene.
     pub fn contigs(&self, genome: &Genome) -> Vec<Contig> {
         let p = &self.params;
-        let len = genome.seq.len();
+        let len = genome.chromosome_len;
         let mut rng = rng_for(p.seed, Stream::Contigs, genome.index as u64);
         let k = rng
             .random_range(p.contigs.min..=p.contigs.max)
@@ -432,6 +576,13 @@ impl Collection {
                 reverse: p.flip_contigs && rng.random_bool(0.5),
             })
             .collect();
+        for &(_, start, len) in &genome.replicons {
+            contigs.push(Contig {
+                start,
+                len,
+                reverse: p.flip_contigs && rng.random_bool(0.5),
+            });
+        }
         contigs.sort_by_key(|c| std::cmp::Reverse(c.len));
         contigs
     }
@@ -512,8 +663,10 @@ pub fn digits(n: usize) -> usize {
 
 /// A clade: the core with substitutions, small indels, deletions and
 /// inversions.
-fn make_clade(p: &Params, markov: &Markov, core: &[u8], c: usize) -> Vec<u8> {
-    let mut rng = rng_for(p.seed, Stream::Clade, c as u64);
+/// `stream` numbers the clade's random stream (the clade number; the species model puts the
+/// species number in the upper 32 bits).
+pub fn make_clade(p: &Params, markov: &Markov, core: &[u8], stream: u64) -> Vec<u8> {
+    let mut rng = rng_for(p.seed, Stream::Clade, stream);
     let len = core.len();
     let mut seq = core.to_vec();
     let n_subs = (p.clade_divergence * len as f64).round() as usize;
@@ -564,6 +717,56 @@ fn make_clade(p: &Params, markov: &Markov, core: &[u8], c: usize) -> Vec<u8> {
     seq
 }
 
+/// Runs of N (scaffold gaps), never inside an inserted gene; returns the bases set to N.
+fn add_n_runs(p: &Params, index: usize, seq: &mut [u8], placed: &[Placed]) -> usize {
+    let len = seq.len();
+    let mut n_bases = 0;
+    let mut rng = rng_for(p.seed, Stream::NRuns, index as u64);
+    for _ in 0..poisson(p.n_runs, &mut rng) {
+        let run = if rng.random_bool(0.5) {
+            100
+        } else {
+            rng.random_range(10..=500)
+        };
+        if run >= len {
+            continue;
+        }
+        for _attempt in 0..20 {
+            let s = rng.random_range(0..=len - run);
+            let first_after = placed.partition_point(|pl| pl.start + pl.len <= s);
+            let clear = placed.get(first_after).is_none_or(|pl| pl.start >= s + run);
+            if clear {
+                n_bases += seq[s..s + run].iter().filter(|&&b| b != b'N').count();
+                seq[s..s + run].fill(b'N');
+                break;
+            }
+        }
+    }
+    n_bases
+}
+
+/// A generated accessory gene of species `species` (whose clades number `params.clades`).
+pub fn accessory_gene(
+    params: &Params,
+    markov: &Markov,
+    name: String,
+    species: usize,
+    rng: &mut SimRng,
+) -> Gene {
+    let (base_freq, home_freq, home_clade, home_site) = draw_presence(params, params.clades, rng);
+    let len = log_uniform(params.gene_length, rng);
+    Gene {
+        name,
+        seq: markov.generate(len, rng),
+        kind: GeneKind::Accessory,
+        species: Some(species),
+        base_freq,
+        home_freq,
+        home_clade,
+        home_site,
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -590,6 +793,7 @@ pub(crate) mod tests {
             n_runs: 0.0,
             soft_mask: false,
             flip_contigs: true,
+            species: None,
         }
     }
 
@@ -617,13 +821,14 @@ pub(crate) mod tests {
         p.clade_deletions = 0;
         p.clade_inversions = 0;
         let c = Collection::new(p.clone(), &Markov::iid(0.5), vec![]);
-        for clade in &c.clades {
-            let d = hamming(clade, &c.core) as f64 / c.core.len() as f64;
+        let sp = &c.species[0];
+        for clade in &sp.clades {
+            let d = hamming(clade, &sp.core) as f64 / sp.core.len() as f64;
             // Exactly 1 % of positions drawn, a few coincide.
             assert!((0.0097..=0.01).contains(&d), "{d}");
         }
         // Two clades differ by about twice the clade divergence.
-        let d = hamming(&c.clades[0], &c.clades[1]) as f64 / c.core.len() as f64;
+        let d = hamming(&sp.clades[0], &sp.clades[1]) as f64 / sp.core.len() as f64;
         assert!((0.018..=0.021).contains(&d), "{d}");
     }
 
@@ -635,7 +840,7 @@ pub(crate) mod tests {
         for i in 0..20 {
             let g = c.genome(i);
             let core = core_part(&g);
-            let clade = &c.clades[g.clade];
+            let clade = &c.species[0].clades[g.clade];
             diffs += hamming(&core, clade);
             total += clade.len();
         }
@@ -654,21 +859,22 @@ pub(crate) mod tests {
         let max_del = p.clade_deletions * DELETION_LEN.1.min(p.genome_size / 20)
             + p.clade_indels * SMALL_INDEL_MAX;
         let max_ins = p.clade_indels * SMALL_INDEL_MAX;
-        for clade in &c.clades {
+        for clade in &c.species[0].clades {
             assert!(clade.len() + max_del >= p.genome_size);
             assert!(clade.len() <= p.genome_size + max_ins);
         }
         let expected_acc: f64 = c
             .genes
             .iter()
-            .map(|g| c.expected_frequency(g) * g.seq.len() as f64)
+            .enumerate()
+            .map(|(i, g)| c.expected_frequency(i) * g.seq.len() as f64)
             .sum();
         let mut acc_total = 0.0;
         let n = 200;
         for i in 0..n {
             let g = c.genome(i);
             let inserted: usize = g.placed.iter().map(|pl| pl.len).sum();
-            assert_eq!(g.seq.len(), c.clades[g.clade].len() + inserted);
+            assert_eq!(g.seq.len(), c.species[0].clades[g.clade].len() + inserted);
             acc_total += inserted as f64;
             let contigs = c.contigs(&g);
             assert!(contigs.len() <= p.contigs.max);
@@ -726,9 +932,9 @@ pub(crate) mod tests {
         assert!(k > 100);
         assert!(home_rate > 1.5 * all_rate, "{home_rate} vs {all_rate}");
         // Observed frequencies follow the model's expectation.
-        for (g, gene) in c.genes.iter().enumerate() {
-            let e = c.expected_frequency(gene);
-            let o = carriers[g] as f64 / n as f64;
+        for (g, &count) in carriers.iter().enumerate() {
+            let e = c.expected_frequency(g);
+            let o = count as f64 / n as f64;
             let sd = (e * (1.0 - e) / n as f64).sqrt();
             assert!((o - e).abs() <= 6.0 * sd + 0.01, "gene {g}: {o} vs {e}");
         }
@@ -785,7 +991,7 @@ pub(crate) mod tests {
         let c = Collection::new(p, &Markov::iid(0.5), recs);
         assert_eq!(c.genes.len(), 5);
         assert_eq!(c.genes[3].name, "acc_00001_2");
-        assert!(c.genes[3].real);
+        assert_eq!(c.genes[3].kind, GeneKind::Real);
         assert!(c.genes[3].seq.iter().all(|b| b"ACGT".contains(b)));
         assert_eq!(c.replaced_real_gene_chars, 2);
         assert_eq!(c.genes[4].name, "blaX");

@@ -1,6 +1,7 @@
 //! Writing a collection: output directory handling, atomic files, parallel
 //! genome generation, progress, truth/genes/collection files.
 
+use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -16,7 +17,9 @@ use serde_json::json;
 use crate::cli::Args;
 use crate::fasta::{push_wrapped, read_fasta};
 use crate::markov::Markov;
-use crate::model::{digits, Collection};
+use crate::model::{digits, Collection, GeneKind, Params, SpeciesParams};
+use crate::queries::{query_sets, Query, QueryClass};
+use crate::truth::TruthCounter;
 
 /// What a finished run produced.
 #[derive(Debug, Clone, Default)]
@@ -35,7 +38,16 @@ fn is_our_file(name: &str) -> bool {
     let base = base.split(".tmp.").next().unwrap_or(base);
     matches!(
         base,
-        "truth.tsv" | "genes.fa" | "genomes.tsv" | "collection.json"
+        "truth.tsv"
+            | "genes.fa"
+            | "genomes.tsv"
+            | "collection.json"
+            | "metadata.tsv"
+            | "queries_truth.tsv"
+            | "queries_core.fa"
+            | "queries_accessory.fa"
+            | "queries_mobile.fa"
+            | "queries_absent.fa"
     ) || base
         .strip_prefix("genome_")
         .and_then(|r| r.strip_suffix(".fa.gz").or_else(|| r.strip_suffix(".fa")))
@@ -174,12 +186,263 @@ fn progress_loop(p: &Progress, total: usize, start: Instant) {
 struct GenomeOut {
     truth: String,
     row: String,
+    /// metadata.tsv row (species model).
+    metadata: String,
+    /// queries_truth.tsv rows (species model).
+    query_truth: String,
+    species: usize,
+    clade: usize,
     genes: Vec<usize>,
     contigs: u64,
     bases: u64,
     n_bases: u64,
     fasta_bytes: u64,
     written_bytes: u64,
+}
+
+/// Tab-separated tables written row by row under temporary names and renamed when complete.
+struct Tables {
+    files: Vec<(PathBuf, PathBuf, BufWriter<File>)>,
+}
+
+impl Tables {
+    /// Opens `(file name, header line)` tables in `dir`.
+    fn create(dir: &Path, tables: &[(&str, &str)]) -> Result<Tables> {
+        let mut files = Vec::new();
+        for (name, header) in tables {
+            let path = dir.join(name);
+            let tmp = tmp_path(&path);
+            let file =
+                File::create(&tmp).with_context(|| format!("cannot write {}", path.display()));
+            let mut file = match file {
+                Ok(f) => BufWriter::with_capacity(1 << 20, f),
+                Err(e) => {
+                    Tables { files }.discard();
+                    return Err(e);
+                }
+            };
+            file.write_all(header.as_bytes())?;
+            files.push((path, tmp, file));
+        }
+        Ok(Tables { files })
+    }
+
+    /// Appends `rows[i]` to table `i`.
+    fn append(&mut self, rows: &[&str]) -> Result<()> {
+        for ((path, _, w), row) in self.files.iter_mut().zip(rows) {
+            w.write_all(row.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes every table and moves it into place.
+    fn commit(self) -> Result<()> {
+        let mut pending = Vec::new();
+        for (path, tmp, w) in self.files {
+            pending.push((path.clone(), tmp.clone()));
+            if let Err(e) = w.into_inner().map_err(|e| e.into_error()) {
+                for (_, tmp) in &pending {
+                    let _ = fs::remove_file(tmp);
+                }
+                return Err(
+                    anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
+                );
+            }
+        }
+        for (path, tmp) in &pending {
+            fs::rename(tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Removes the temporary files.
+    fn discard(self) {
+        for (_, tmp, w) in self.files {
+            drop(w);
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// The queries of the species model and their truth counter.
+struct QuerySets {
+    queries: Vec<Query>,
+    counter: TruthCounter,
+}
+
+/// Generates genome `i` and writes its FASTA; returns its table rows and counts.
+fn genome_out(
+    args: &Args,
+    coll: &Collection,
+    queries: Option<&QuerySets>,
+    name: &str,
+    i: usize,
+) -> Result<GenomeOut> {
+    let ext = if args.gzip { "fa.gz" } else { "fa" };
+    let genome = coll.genome(i);
+    let contigs = coll.contigs(&genome);
+    let mut fasta = Vec::new();
+    let mut truth = String::new();
+    coll.render(&genome, &contigs, name, &mut fasta, &mut truth);
+    let written = write_maybe_gz(&args.out.join(format!("{name}.{ext}")), &fasta, args.gzip)?;
+    let species = &coll.species[genome.species];
+    let (row, metadata) = if coll.multi_species() {
+        let clade = species.clade_label(genome.clade);
+        (
+            format!(
+                "{name}\t{}\t{clade}\t{}\t{}\t{}\t{}\t{}\n",
+                species.name,
+                genome.seq.len(),
+                contigs.len(),
+                genome.placed.len(),
+                genome.replicons.len(),
+                genome.n_bases
+            ),
+            format!("{name}\t{}\t{clade}\n", species.name),
+        )
+    } else {
+        let row = format!(
+            "{name}\t{}\t{}\t{}\t{}\t{}\n",
+            genome.clade,
+            genome.seq.len(),
+            contigs.len(),
+            genome.placed.len(),
+            genome.n_bases
+        );
+        (row, String::new())
+    };
+    let mut query_truth = String::new();
+    if let Some(sets) = queries {
+        for (q, found) in sets.counter.count(&genome.seq, &contigs) {
+            let query = &sets.queries[q];
+            let _ = writeln!(
+                query_truth,
+                "{}\t{}\t{name}\t{found}\t{}",
+                query.name,
+                query.class.as_str(),
+                sets.counter.kmers_total(q)
+            );
+        }
+    }
+    Ok(GenomeOut {
+        row,
+        metadata,
+        query_truth,
+        truth,
+        species: genome.species,
+        clade: genome.clade,
+        genes: genome.placed.iter().map(|p| p.gene).collect(),
+        contigs: contigs.len() as u64,
+        bases: genome.seq.len() as u64,
+        n_bases: genome.n_bases as u64,
+        fasta_bytes: fasta.len() as u64,
+        written_bytes: written,
+    })
+}
+
+/// What the genome loop counted.
+struct Counts {
+    carriers: Vec<u64>,
+    /// Per species, genomes per clade.
+    clade_sizes: Vec<Vec<u64>>,
+    n_bases: u64,
+    gene_copies: u64,
+}
+
+/// The tables of a run: always truth.tsv and genomes.tsv; metadata.tsv and queries_truth.tsv
+/// with the species model.
+fn table_layout(multi_species: bool) -> Vec<(&'static str, &'static str)> {
+    let mut tables = vec![(
+        "truth.tsv",
+        "genome\tgene\tcontig\tstart\tstrand\tlength\tmismatches\n",
+    )];
+    if multi_species {
+        tables.push((
+            "genomes.tsv",
+            "genome\tspecies\tclade\tlength\tcontigs\tgenes\tplasmids\tn_bases\n",
+        ));
+        tables.push(("metadata.tsv", "document\tspecies\tclade\n"));
+        tables.push((
+            "queries_truth.tsv",
+            "query\tclass\tgenome\tkmers_found\tkmers_total\n",
+        ));
+    } else {
+        tables.push((
+            "genomes.tsv",
+            "genome\tclade\tlength\tcontigs\tgenes\tn_bases\n",
+        ));
+    }
+    tables
+}
+
+/// Generates and writes every genome in bounded parallel batches, in genome order.
+fn write_genomes(
+    args: &Args,
+    coll: &Collection,
+    queries: Option<&QuerySets>,
+    pool: &rayon::ThreadPool,
+    progress: &Progress,
+    summary: &mut Summary,
+) -> Result<Counts> {
+    let n = args.genomes;
+    let width = digits(n - 1).max(5);
+    let mut counts = Counts {
+        carriers: vec![0; coll.genes.len()],
+        clade_sizes: coll
+            .species
+            .iter()
+            .map(|s| vec![0; s.clades.len()])
+            .collect(),
+        n_bases: 0,
+        gene_copies: 0,
+    };
+    let mut tables = Tables::create(&args.out, &table_layout(coll.multi_species()))?;
+    // Bounded batches keep memory independent of the genome count while the output order
+    // stays fixed.
+    let batch = (pool.current_num_threads() * 16).max(32);
+    let result = (|| {
+        for lo in (0..n).step_by(batch) {
+            let hi = (lo + batch).min(n);
+            let outs: Vec<Result<GenomeOut>> = pool.install(|| {
+                (lo..hi)
+                    .into_par_iter()
+                    .map(|i| {
+                        let out =
+                            genome_out(args, coll, queries, &format!("genome_{i:0width$}"), i);
+                        progress.genomes.fetch_add(1, Ordering::Relaxed);
+                        if let Ok(o) = &out {
+                            progress.bytes.fetch_add(o.fasta_bytes, Ordering::Relaxed);
+                        }
+                        out
+                    })
+                    .collect()
+            });
+            for out in outs {
+                let out = out?;
+                tables.append(&[&out.truth, &out.row, &out.metadata, &out.query_truth])?;
+                for g in out.genes {
+                    counts.carriers[g] += 1;
+                    counts.gene_copies += 1;
+                }
+                counts.clade_sizes[out.species][out.clade] += 1;
+                summary.contigs += out.contigs;
+                summary.bases += out.bases;
+                summary.fasta_bytes += out.fasta_bytes;
+                summary.written_bytes += out.written_bytes;
+                counts.n_bases += out.n_bases;
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => tables.commit()?,
+        Err(e) => {
+            tables.discard();
+            return Err(e);
+        }
+    }
+    Ok(counts)
 }
 
 /// Runs the whole simulation described by `args`.
@@ -227,148 +490,131 @@ pub fn run(args: &Args) -> Result<Summary> {
             coll.replaced_real_gene_chars
         );
     }
+    let queries = match &params.species {
+        Some(sp) => Some(write_query_sets(args, &coll, &markov, sp)?),
+        None => None,
+    };
 
     let n = args.genomes;
-    let width = digits(n - 1).max(5);
-    let ext = if args.gzip { "fa.gz" } else { "fa" };
     let progress = Progress {
         genomes: AtomicU64::new(0),
         bytes: AtomicU64::new(0),
         done: AtomicBool::new(false),
     };
-
-    let truth_path = args.out.join("truth.tsv");
-    let genomes_path = args.out.join("genomes.tsv");
-    let truth_tmp = tmp_path(&truth_path);
-    let genomes_tmp = tmp_path(&genomes_path);
-
-    let process = |i: usize| -> Result<GenomeOut> {
-        let name = format!("genome_{i:0width$}");
-        let genome = coll.genome(i);
-        let contigs = coll.contigs(&genome);
-        let mut fasta = Vec::new();
-        let mut truth = String::new();
-        coll.render(&genome, &contigs, &name, &mut fasta, &mut truth);
-        let written = write_maybe_gz(&args.out.join(format!("{name}.{ext}")), &fasta, args.gzip)?;
-        progress.genomes.fetch_add(1, Ordering::Relaxed);
-        progress
-            .bytes
-            .fetch_add(fasta.len() as u64, Ordering::Relaxed);
-        Ok(GenomeOut {
-            row: format!(
-                "{name}\t{}\t{}\t{}\t{}\t{}\n",
-                genome.clade,
-                genome.seq.len(),
-                contigs.len(),
-                genome.placed.len(),
-                genome.n_bases
-            ),
-            truth,
-            genes: genome.placed.iter().map(|p| p.gene).collect(),
-            contigs: contigs.len() as u64,
-            bases: genome.seq.len() as u64,
-            n_bases: genome.n_bases as u64,
-            fasta_bytes: fasta.len() as u64,
-            written_bytes: written,
-        })
-    };
-
     let mut summary = Summary {
         genomes: n,
         ..Summary::default()
     };
-    let mut carriers = vec![0u64; coll.genes.len()];
-    let mut clade_sizes = vec![0u64; params.clades];
-    let mut n_bases = 0u64;
-    let mut gene_copies = 0u64;
-
-    let result: Result<()> = std::thread::scope(|s| {
+    let counts = std::thread::scope(|s| {
         if !args.quiet {
             s.spawn(|| progress_loop(&progress, n, start));
         }
-        let r = (|| {
-            let open = |p: &Path| {
-                File::create(p)
-                    .map(|f| BufWriter::with_capacity(1 << 20, f))
-                    .with_context(|| format!("cannot write {}", p.display()))
-            };
-            let mut truth_w = open(&truth_tmp)?;
-            let mut genomes_w = open(&genomes_tmp)?;
-            truth_w.write_all(b"genome\tgene\tcontig\tstart\tstrand\tlength\tmismatches\n")?;
-            genomes_w.write_all(b"genome\tclade\tlength\tcontigs\tgenes\tn_bases\n")?;
-            // Bounded batches keep memory independent of the genome count
-            // while the output order stays fixed.
-            let batch = (threads * 16).max(32);
-            for lo in (0..n).step_by(batch) {
-                let hi = (lo + batch).min(n);
-                let outs: Vec<Result<GenomeOut>> =
-                    pool.install(|| (lo..hi).into_par_iter().map(process).collect());
-                for out in outs {
-                    let out = out?;
-                    truth_w.write_all(out.truth.as_bytes())?;
-                    genomes_w.write_all(out.row.as_bytes())?;
-                    for g in out.genes {
-                        carriers[g] += 1;
-                        gene_copies += 1;
-                    }
-                    summary.contigs += out.contigs;
-                    summary.bases += out.bases;
-                    summary.fasta_bytes += out.fasta_bytes;
-                    summary.written_bytes += out.written_bytes;
-                    n_bases += out.n_bases;
-                }
-            }
-            for w in [truth_w, genomes_w] {
-                w.into_inner().map_err(|e| e.into_error())?;
-            }
-            fs::rename(&truth_tmp, &truth_path)
-                .with_context(|| format!("cannot write {}", truth_path.display()))?;
-            fs::rename(&genomes_tmp, &genomes_path)
-                .with_context(|| format!("cannot write {}", genomes_path.display()))?;
-            Ok(())
-        })();
+        let r = write_genomes(
+            args,
+            &coll,
+            queries.as_ref(),
+            &pool,
+            &progress,
+            &mut summary,
+        );
         progress.done.store(true, Ordering::Relaxed);
         r
-    });
-    if let Err(e) = result {
-        let _ = fs::remove_file(&truth_tmp);
-        let _ = fs::remove_file(&genomes_tmp);
-        return Err(e);
-    }
-    let genome_rows = fs::read_to_string(&genomes_path)?;
-    for line in genome_rows.lines().skip(1) {
-        if let Some(c) = line
-            .split('\t')
-            .nth(1)
-            .and_then(|c| c.parse::<usize>().ok())
-        {
-            clade_sizes[c] += 1;
-        }
-    }
+    })?;
 
-    // The gene pool, with observed carrier counts.
+    write_atomic(&args.out.join("genes.fa"), |w| {
+        w.write_all(&gene_pool_fasta(&coll, &counts.carriers))
+    })?;
+    let doc = collection_json(
+        args,
+        &params,
+        &markov,
+        &coll,
+        &counts,
+        queries.as_ref(),
+        &summary,
+    );
+    // Written last: its presence marks a complete collection.
+    write_atomic(&args.out.join("collection.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, &doc)?;
+        w.write_all(b"\n")
+    })?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Generates the query sets of the species model and writes one FASTA file per class.
+fn write_query_sets(
+    args: &Args,
+    coll: &Collection,
+    markov: &Markov,
+    sp: &SpeciesParams,
+) -> Result<QuerySets> {
+    let queries = query_sets(coll, markov, sp.query_genes);
+    for class in QueryClass::ALL {
+        let mut fasta = Vec::new();
+        for q in queries.iter().filter(|q| q.class == class) {
+            let mut header = format!(
+                ">{} class={} length={}",
+                q.name,
+                class.as_str(),
+                q.seq.len()
+            );
+            if !q.description.is_empty() {
+                header.push(' ');
+                header.push_str(&q.description);
+            }
+            header.push('\n');
+            fasta.extend_from_slice(header.as_bytes());
+            push_wrapped(&mut fasta, &q.seq);
+        }
+        write_atomic(&args.out.join(class.file_name()), |w| w.write_all(&fasta))?;
+    }
+    let counter = TruthCounter::new(sp.truth_k, queries.iter().map(|q| q.seq.as_slice()));
+    Ok(QuerySets { queries, counter })
+}
+
+/// genes.fa: the gene pool, with its model parameters and observed carrier counts.
+fn gene_pool_fasta(coll: &Collection, carriers: &[u64]) -> Vec<u8> {
     let mut genes_fa = Vec::new();
     for (g, gene) in coll.genes.iter().enumerate() {
+        let species = match gene.species {
+            Some(s) if coll.multi_species() => format!(" species={}", coll.species[s].name),
+            _ => String::new(),
+        };
         genes_fa.extend_from_slice(
             format!(
-                ">{} length={} kind={} base_freq={:.6} home_clade={} home_freq={:.6} expected_freq={:.6} carriers={}\n",
+                ">{} length={} kind={}{species} base_freq={:.6} home_clade={} home_freq={:.6} expected_freq={:.6} carriers={}\n",
                 gene.name,
                 gene.seq.len(),
-                if gene.real { "real" } else { "accessory" },
+                gene.kind.as_str(),
                 gene.base_freq,
                 gene.home_clade,
                 gene.home_freq,
-                coll.expected_frequency(gene),
+                coll.expected_frequency(g),
                 carriers[g]
             )
             .as_bytes(),
         );
         push_wrapped(&mut genes_fa, &gene.seq);
     }
-    write_maybe_gz(&args.out.join("genes.fa"), &genes_fa, false)?;
+    genes_fa
+}
 
+/// collection.json: parameters, model facts and counts.
+fn collection_json(
+    args: &Args,
+    params: &Params,
+    markov: &Markov,
+    coll: &Collection,
+    counts: &Counts,
+    queries: Option<&QuerySets>,
+    summary: &Summary,
+) -> serde_json::Value {
+    let n = args.genomes;
+    let width = digits(n - 1).max(5);
+    let ext = if args.gzip { "fa.gz" } else { "fa" };
     // Carrier statistics for the record.
-    let mut sorted: Vec<u64> = carriers.clone();
+    let mut sorted: Vec<u64> = counts.carriers.clone();
     sorted.sort_unstable();
     let carrier_stats = if sorted.is_empty() {
         json!(null)
@@ -384,10 +630,12 @@ pub fn run(args: &Args) -> Result<Summary> {
     let expected_accessory: f64 = coll
         .genes
         .iter()
-        .map(|g| coll.expected_frequency(g) * g.seq.len() as f64)
+        .enumerate()
+        .map(|(i, g)| coll.expected_frequency(i) * g.seq.len() as f64)
         .sum();
     let path_str = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
-    let doc = json!({
+    let species0 = &coll.species[0];
+    let mut doc = json!({
         "tool": "bitsift-simulate",
         "version": env!("CARGO_PKG_VERSION"),
         "seed": params.seed,
@@ -420,22 +668,22 @@ pub fn run(args: &Args) -> Result<Summary> {
         "model": {
             "training_gc": markov.gc,
             "training_transitions": markov.trained_transitions,
-            "core_length": coll.core.len(),
-            "clade_lengths": coll.clades.iter().map(|c| c.len()).collect::<Vec<_>>(),
-            "clade_weights": coll.clade_weights,
+            "core_length": species0.core.len(),
+            "clade_lengths": species0.clades.iter().map(|c| c.len()).collect::<Vec<_>>(),
+            "clade_weights": species0.clade_weights,
             "expected_accessory_bases_per_genome": expected_accessory.round(),
         },
         "counts": {
             "genomes": n,
             "contigs": summary.contigs,
             "total_bases": summary.bases,
-            "n_bases": n_bases,
+            "n_bases": counts.n_bases,
             "accessory_genes": params.accessory_genes,
-            "real_genes": coll.genes.len() - params.accessory_genes,
-            "gene_copies": gene_copies,
+            "real_genes": coll.genes.iter().filter(|g| g.kind != GeneKind::Accessory).count(),
+            "gene_copies": counts.gene_copies,
             "genome_fasta_bytes": summary.fasta_bytes,
             "genome_file_bytes": summary.written_bytes,
-            "clade_sizes": clade_sizes,
+            "clade_sizes": counts.clade_sizes[0],
             "gene_carriers": carrier_stats,
         },
         "files": {
@@ -449,13 +697,87 @@ pub fn run(args: &Args) -> Result<Summary> {
             "genes": "genes.fa",
         },
     });
-    // Written last: its presence marks a complete collection.
-    write_atomic(&args.out.join("collection.json"), |w| {
-        serde_json::to_writer_pretty(&mut *w, &doc)?;
-        w.write_all(b"\n")
-    })?;
-    summary.seconds = start.elapsed().as_secs_f64();
-    Ok(summary)
+    if let (Some(sp), Some(sets)) = (&params.species, queries) {
+        add_species_json(&mut doc, sp, coll, counts, sets);
+    }
+    doc
+}
+
+/// The species model's parameters, species, plasmids, query sets and files.
+fn add_species_json(
+    doc: &mut serde_json::Value,
+    sp: &SpeciesParams,
+    coll: &Collection,
+    counts: &Counts,
+    sets: &QuerySets,
+) {
+    let parameters = &mut doc["parameters"];
+    parameters["species"] = json!(sp.count);
+    parameters["species_skew"] = json!(sp.skew);
+    parameters["plasmids"] = json!(sp.plasmids);
+    parameters["query_genes"] = json!(sp.query_genes);
+    parameters["truth_k"] = json!(sp.truth_k);
+    let model = doc["model"].as_object_mut().expect("model is an object");
+    for key in ["core_length", "clade_lengths", "clade_weights"] {
+        model.remove(key);
+    }
+    model.insert(
+        "species".into(),
+        coll.species
+            .iter()
+            .enumerate()
+            .map(|(s, species)| {
+                json!({
+                    "name": species.name,
+                    "weight": coll.species_weights[s],
+                    "core_length": species.core.len(),
+                    "clade_lengths": species.clades.iter().map(|c| c.len()).collect::<Vec<_>>(),
+                    "clade_weights": species.clade_weights,
+                })
+            })
+            .collect(),
+    );
+    model.insert(
+        "plasmids".into(),
+        coll.plasmids
+            .iter()
+            .map(|p| {
+                json!({
+                    "name": p.name,
+                    "length": p.backbone.len(),
+                    "hosts": p.hosts.iter().map(|h| json!({
+                        "species": coll.species[h.species].name,
+                        "base_freq": h.base_freq,
+                        "home_clade": coll.species[h.species].clade_label(h.home_clade),
+                        "home_freq": h.home_freq,
+                    })).collect::<Vec<_>>(),
+                    "cargo": p.cargo.iter().map(|&(g, _)| coll.genes[g].name.as_str()).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    );
+    let counts_json = &mut doc["counts"];
+    counts_json["clade_sizes"] = json!(counts.clade_sizes);
+    counts_json["species_sizes"] = json!(counts
+        .clade_sizes
+        .iter()
+        .map(|c| c.iter().sum::<u64>())
+        .collect::<Vec<_>>());
+    let per_class: serde_json::Map<String, serde_json::Value> = QueryClass::ALL
+        .iter()
+        .map(|c| {
+            let count = sets.queries.iter().filter(|q| q.class == *c).count();
+            (c.as_str().to_string(), json!(count))
+        })
+        .collect();
+    counts_json["queries"] = serde_json::Value::Object(per_class);
+    let files = &mut doc["files"];
+    files["metadata"] = json!("metadata.tsv");
+    files["query_truth"] = json!("queries_truth.tsv");
+    files["queries"] = json!(QueryClass::ALL
+        .iter()
+        .map(|c| c.file_name())
+        .collect::<Vec<_>>());
 }
 
 #[cfg(test)]
@@ -716,6 +1038,156 @@ mod tests {
         for n in ["genome_.fa", "genome_x.fa", "notes.txt", "genome_001.fasta"] {
             assert!(!is_our_file(n), "{n}");
         }
+    }
+
+    /// Reads every genome FASTA of `dir` as (genome, contig sequences).
+    fn genome_contigs(dir: &Path) -> Vec<(String, Vec<Vec<u8>>)> {
+        read_dir_sorted(dir)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("genome_") && n.ends_with(".fa"))
+            .map(|(n, bytes)| {
+                let records = parse_fasta(&bytes).unwrap();
+                (
+                    n.trim_end_matches(".fa").to_string(),
+                    records.into_iter().map(|r| r.seq).collect(),
+                )
+            })
+            .collect()
+    }
+
+    fn cobs_term(w: &[u8]) -> Vec<u8> {
+        let rc = revcomp(w);
+        for i in 0..w.len() / 2 {
+            if w[i] != rc[i] {
+                return if w[i] < rc[i] { w.to_vec() } else { rc };
+            }
+        }
+        w.to_vec()
+    }
+
+    #[test]
+    fn species_collection_files_agree() {
+        let dir = TempDir::new("species");
+        let genes = dir.0.with_extension("mobile.fa");
+        let mut rng = crate::seq::rng_for(11, crate::seq::Stream::Core, 0);
+        let mut fasta = String::new();
+        for g in 0..4 {
+            let seq: String = (0..600)
+                .map(|_| b"ACGT"[rand::RngExt::random_range(&mut rng, 0..4)] as char)
+                .collect();
+            fasta.push_str(&format!(">amr{g}\n{seq}\n"));
+        }
+        fs::write(&genes, fasta).unwrap();
+        let extra = [
+            "--species",
+            "3",
+            "--plasmids",
+            "4",
+            "--query-genes",
+            "2",
+            "--genes",
+            genes.to_str().unwrap(),
+        ];
+        let mut a = args(&dir.0, &extra);
+        a.genomes = 30;
+        run(&a).unwrap();
+        let files: Vec<String> = read_dir_sorted(&dir.0).into_iter().map(|x| x.0).collect();
+        for f in [
+            "metadata.tsv",
+            "queries_core.fa",
+            "queries_accessory.fa",
+            "queries_mobile.fa",
+            "queries_absent.fa",
+            "queries_truth.tsv",
+        ] {
+            assert!(files.contains(&f.to_string()), "{f} missing: {files:?}");
+        }
+        // metadata.tsv agrees with genomes.tsv, and every species appears.
+        let metadata = fs::read_to_string(dir.0.join("metadata.tsv")).unwrap();
+        let genomes = fs::read_to_string(dir.0.join("genomes.tsv")).unwrap();
+        let mut species = std::collections::BTreeSet::new();
+        for (m, g) in metadata.lines().zip(genomes.lines()).skip(1) {
+            let m: Vec<&str> = m.split('\t').collect();
+            let g: Vec<&str> = g.split('\t').collect();
+            assert_eq!((m[0], m[1], m[2]), (g[0], g[1], g[2]));
+            assert!(m[2].starts_with(&format!("{}_c", m[1])));
+            species.insert(m[1].to_string());
+        }
+        assert_eq!(metadata.lines().count(), 31);
+        assert_eq!(species.len(), 3);
+        // The truth table equals a byte-level recount over the written FASTA files.
+        let contigs = genome_contigs(&dir.0);
+        let genome_terms: HashMap<String, std::collections::HashSet<Vec<u8>>> = contigs
+            .iter()
+            .map(|(name, seqs)| {
+                let terms = seqs
+                    .iter()
+                    .flat_map(|s| s.windows(31))
+                    .filter(|w| w.iter().all(|b| b"ACGT".contains(b)))
+                    .map(cobs_term)
+                    .collect();
+                (name.clone(), terms)
+            })
+            .collect();
+        let mut expected = Vec::new();
+        let mut classes = HashMap::new();
+        for class in ["core", "accessory", "mobile", "absent"] {
+            let text = fs::read(dir.0.join(format!("queries_{class}.fa"))).unwrap();
+            let queries = parse_fasta(&text).unwrap();
+            assert!(!queries.is_empty(), "{class}");
+            classes.insert(class, queries.len());
+            for q in queries {
+                for (genome, _) in &contigs {
+                    let found = q
+                        .seq
+                        .windows(31)
+                        .filter(|w| genome_terms[genome].contains(&cobs_term(w)))
+                        .count();
+                    if found > 0 {
+                        expected.push(format!(
+                            "{}\t{class}\t{genome}\t{found}\t{}",
+                            q.name,
+                            q.seq.len() - 30
+                        ));
+                    }
+                }
+            }
+        }
+        assert_eq!(classes["core"], 6);
+        assert_eq!(classes["mobile"], 4);
+        let truth = fs::read_to_string(dir.0.join("queries_truth.tsv")).unwrap();
+        let mut got: Vec<String> = truth.lines().skip(1).map(str::to_string).collect();
+        got.sort();
+        expected.sort();
+        assert_eq!(got, expected);
+        // Core queries are found in most genomes of their species, absent ones nowhere.
+        assert!(got.iter().any(|r| r.contains("\tcore\t")));
+        assert!(!got.iter().any(|r| r.contains("\tabsent\t")));
+        // Same bytes with another thread count, and genome i does not depend on the count.
+        let other = TempDir::new("species-b");
+        let mut b = args(&other.0, &extra);
+        b.genomes = 20;
+        b.threads = 3;
+        run(&b).unwrap();
+        for name in [
+            "genome_00007.fa",
+            "queries_core.fa",
+            "queries_mobile.fa",
+            "genes.fa",
+        ] {
+            let left = fs::read(dir.0.join(name)).unwrap();
+            let right = fs::read(other.0.join(name)).unwrap();
+            if name == "genes.fa" {
+                // Carrier counts differ with the genome count; the sequences do not.
+                assert_eq!(
+                    parse_fasta(&left).unwrap().len(),
+                    parse_fasta(&right).unwrap().len()
+                );
+            } else {
+                assert_eq!(left, right, "{name}");
+            }
+        }
+        let _ = fs::remove_file(genes);
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub enum Stream {
     NRuns = 7,
     SoftMask = 8,
     Contigs = 9,
+    Species = 10,
+    Plasmid = 11,
+    Cargo = 12,
+    Query = 13,
 }
 
 /// SplitMix64 finaliser (Steele et al.), a good 64-bit mixer.
