@@ -7,8 +7,9 @@
 #   ./scripts/test.sh -- --test cli       extra arguments after -- go to `cargo test`
 #
 # Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
-# python (the Python package: python/run-tests.sh), workflow (Snakemake workflow test;
-# none yet), web (the web page in headless Chromium), bench (bench/run.py --quick).
+# python (the Python package: python/run-tests.sh), workflow (workflow/test.sh: the Snakemake
+# workflow on the bundled genomes), web (the web page in headless Chromium), bench
+# (bench/run.py --quick).
 #
 # Setup: a virtual environment (default .venv/ in the checkout, gitignored) holding the COBS
 # peer, PyPI cobs-reloaded (module cobs_index), which the interoperability tests drive through
@@ -22,6 +23,7 @@
 #                             cobs-reloaded wheel is built for CPython 3.11)
 #   BITSIFT_SKIP_COBS=1       install no COBS; the interoperability tests are skipped
 #   BITSIFT_SKIP_WEB=1        skip the web-page suite (no Chromium needed)
+#   BITSIFT_SKIP_WORKFLOW=1   skip the Snakemake workflow suite (no Snakemake installed)
 #   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
 #   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)
 #   CARGO_TARGET_DIR          honoured by every cargo command and by the web suite
@@ -141,11 +143,17 @@ suite_python() {
     BITSIFT_BIN="$target_dir/debug/bitsift" python/run-tests.sh "$python"
 }
 
-# Hook: the Snakemake workflow test (set up Snakemake in setup, run the workflow on the
-# bundled data here).
+# The Snakemake workflow on the bundled genomes: a sharded build and a split search, checked
+# against one search of the collection (workflow/test.sh installs Snakemake from PyPI).
 suite_workflow() {
-    step "workflow (Snakemake)"
-    say "no workflow test yet"
+    step "workflow (Snakemake sharded build and split search)"
+    if skipping "${BITSIFT_SKIP_WORKFLOW:-}"; then
+        say "skipped (BITSIFT_SKIP_WORKFLOW=1)"
+        return
+    fi
+    cargo build --release --locked -p bitsift
+    BITSIFT="$target_dir/release/bitsift" BITSIFT_WORKFLOW_VENV="$target_dir/workflow-venv" \
+        bash workflow/test.sh
 }
 
 suite_web() {

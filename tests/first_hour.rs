@@ -379,7 +379,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "broken.fq",
             "hits.tsv",
             "small.cobs_compact",
-            "small.cobs_compact.bitsift-checksums"
+            "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-summaries"
         ]
     );
 
@@ -403,7 +404,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "good.fa",
             "hits.tsv",
             "small.cobs_compact",
-            "small.cobs_compact.bitsift-checksums"
+            "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-summaries"
         ]
     );
 }
@@ -561,7 +563,7 @@ fn build_and_info_speak_in_words() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stderr(&output);
     assert!(
-        text.contains(": 1 document in 1 block, 8-byte rows,"),
+        text.contains(": 1 document in 1 block (size order), 8-byte rows,"),
         "{text}"
     );
     assert!(text.contains(" M k-mers/s, peak memory"), "{text}");

@@ -290,14 +290,20 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
             .collect()
     };
     for threshold in [0.0, 0.5, 0.8] {
+        // Summaries may drop hits made of Bloom false positives (see `check_summaries`);
+        // pruning and waves never change an answer.
         let exact = SearchOptions {
             threshold,
             prune: false,
+            summaries: false,
+            waves: false,
             ..SearchOptions::default()
         };
         let pruned = SearchOptions {
             threshold,
             prune: true,
+            summaries: false,
+            waves: true,
             ..SearchOptions::default()
         };
         let one_by_one: Vec<_> = refs.iter().map(|q| searcher.search(q, &exact)).collect();
@@ -328,6 +334,16 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
     let reference = key(searcher
         .search_batch(&refs, &SearchOptions::default())
         .unwrap());
+    // Without waves, the same answers (with summaries too).
+    let one_wave = SearchOptions {
+        waves: false,
+        ..SearchOptions::default()
+    };
+    assert_eq!(
+        key(searcher.search_batch(&refs, &one_wave).unwrap()),
+        reference,
+        "one wave vs waves"
+    );
     let cache = std::sync::Arc::new(bitsift::io::PageCache::new(64 * 4160 * 16, 4096));
     searcher.set_cache(Some(cache.clone()));
     for _ in 0..2 {
@@ -382,7 +398,72 @@ fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) 
         false_positive += (score - exact) as u64;
         absent += positions - exact as u64;
     }
+    check_summaries(&collection.queries, &terms, &generated, built, canonical);
     (false_positive, absent)
+}
+
+/// Block summaries at thresholds 0.3, 0.5 and 0.8, read from storage (with waves) and scored
+/// in memory: every document whose brute-force count reaches the threshold is reported; every
+/// report is one the exact search (no summaries, COBS's answer) makes, with the same score.
+/// `terms[generated[d]]` are the k-mers of index document `d`. Returns the (query, block)
+/// pairs the summaries ruled out.
+fn check_summaries(
+    queries: &[Vec<u8>],
+    terms: &[HashSet<Vec<u8>>],
+    generated: &[usize],
+    built: &Built,
+    canonical: bool,
+) -> u64 {
+    let k = built.header.k as usize;
+    let mut ruled_out = 0;
+    for choice in [EngineChoice::Pread, EngineChoice::Ram] {
+        let options = EngineOptions {
+            choice,
+            queue_depth: 8,
+            direct: DirectIo::Auto,
+        };
+        let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+        for threshold in [0.3, 0.5, 0.8] {
+            let summarised = SearchOptions {
+                threshold,
+                ..SearchOptions::default()
+            };
+            let exact = SearchOptions {
+                summaries: false,
+                ..summarised
+            };
+            for (q, query) in queries.iter().enumerate() {
+                let (Ok(got), Ok(want)) = (
+                    searcher.search(query, &summarised),
+                    searcher.search(query, &exact),
+                ) else {
+                    continue;
+                };
+                ruled_out += got.stats.blocks_ruled_out;
+                let want: HashSet<(u64, u32)> = want
+                    .hits
+                    .iter()
+                    .map(|h| (h.document, h.kmers_found))
+                    .collect();
+                let reported: HashSet<u64> = got.hits.iter().map(|h| h.document).collect();
+                for hit in &got.hits {
+                    assert!(
+                        want.contains(&(hit.document, hit.kmers_found)),
+                        "query {q} t={threshold}: {hit:?} is not what the exact search reports"
+                    );
+                }
+                let needed = bitsift::query::count_threshold(threshold, got.kmers_total[0]);
+                for (document, &g) in generated.iter().enumerate() {
+                    let truth = brute_force_count(query, k, canonical, &terms[g]) as u64;
+                    assert!(
+                        truth < needed || reported.contains(&(document as u64)),
+                        "query {q} t={threshold}: document {document} holds {truth} >= {needed} k-mers but was not reported ({choice:?})"
+                    );
+                }
+            }
+        }
+    }
+    ruled_out
 }
 
 proptest! {
@@ -710,6 +791,8 @@ proptest! {
                 }
             }
         }
+        // Searches with the summaries lose no document that holds a query.
+        check_summaries(&collection.queries, &terms, &generated, &built, true);
         // A group order keeps each family contiguous, touching at most one block more than
         // its size needs.
         if matches!(order, bitsift::builder::order::Order::Group(_)) {
@@ -727,4 +810,30 @@ proptest! {
             }
         }
     }
+}
+
+/// Families grouped into blocks of 8 documents: the summaries rule out the blocks of the
+/// other families, and the searches still find every document that holds a query.
+#[test]
+fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
+    let (collection, family_of) = families(7, 6, 96, 31);
+    let order: bitsift::builder::order::Order = "group:family".parse().unwrap();
+    let built = build_ordered(&collection, &family_of, &order, 1, 4.0, 1 << 30, false);
+    let generated: Vec<usize> = built
+        .header
+        .names
+        .iter()
+        .map(|n| n.trim_start_matches("doc").parse().unwrap())
+        .collect();
+    let terms: Vec<HashSet<Vec<u8>>> = collection
+        .documents
+        .iter()
+        .map(|records| document_terms(records, 31, true))
+        .collect();
+    let ruled_out = check_summaries(&collection.queries, &terms, &generated, &built, true);
+    assert!(
+        ruled_out > 0,
+        "{} blocks, 6 families: some blocks must be ruled out",
+        built.header.blocks.len()
+    );
 }

@@ -402,3 +402,148 @@ fn a_disk_too_full_for_the_summaries_fails_the_build_and_leaves_nothing() {
     let left: Vec<_> = std::fs::read_dir(&disk.0).unwrap().collect();
     assert!(left.is_empty(), "nothing may remain: {left:?}");
 }
+
+/// Hits and per-query stats of `bitsift query --format json` (documents per query, blocks
+/// ruled out in all).
+fn query_json(index: &Path, queries: &Path, extra: &[&str]) -> (Vec<Vec<(String, u64)>>, u64) {
+    let mut args = vec![
+        "query",
+        "-q",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        queries.to_str().unwrap(),
+        "-t",
+        "0.8",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let output = run(&args);
+    assert!(output.status.success(), "{extra:?}: {}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut ruled_out = 0;
+    let hits = json["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            ruled_out += q["stats"]["blocks_ruled_out"].as_u64().unwrap();
+            q["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| {
+                    let document = h["document"].as_str().unwrap().to_string();
+                    (document, h["kmers_found"].as_u64().unwrap())
+                })
+                .collect()
+        })
+        .collect();
+    (hits, ruled_out)
+}
+
+/// Issue 14 through the command line: with species in their own blocks, a species' gene
+/// rules out the other species' blocks; every hit is one the full search makes, with its
+/// score, and every genome holding the gene is found; `--format cobs` reads every block; a
+/// damaged summaries file is reported and the index searched in full; collections use the
+/// summaries of their sub-indexes too.
+#[test]
+fn queries_skip_the_blocks_their_summaries_rule_out() {
+    let dir = temp_dir();
+    let (inputs, metadata) = species_collection(dir.path());
+    let index = dir.path().join("grouped.cobs_compact");
+    let group = [
+        "--page-size",
+        "1",
+        "--order",
+        "group:species",
+        "--metadata",
+        metadata.to_str().unwrap(),
+    ];
+    build_ok(&index, &inputs, &group);
+    // One 600-base query from each species' shared base (g0, g1, g2 are species 0, 1, 2).
+    let mut queries = Vec::new();
+    for g in 0..3 {
+        let text = std::fs::read_to_string(inputs.join(format!("g{g:02}.fa"))).unwrap();
+        let sequence: String = text.lines().skip(1).collect();
+        queries.push((format!("sp{g}"), sequence.as_bytes()[1000..1600].to_vec()));
+    }
+    let genes = dir.path().join("genes.fa");
+    write_fasta(&genes, &queries);
+    let (with, ruled_out) = query_json(&index, &genes, &[]);
+    let (without, none) = query_json(&index, &genes, &["--no-summaries"]);
+    // 3 blocks of 8 genomes, one species each: each gene rules out the 2 other blocks.
+    assert_eq!((ruled_out, none), (6, 0));
+    for (q, (hits, all)) in with.iter().zip(&without).enumerate() {
+        for hit in hits {
+            assert!(all.contains(hit), "query {q}: {hit:?} not in {all:?}");
+        }
+        // The genomes of the query's clade (4 of its species' 8) hold the whole query; the
+        // full search finds nothing more in the species' own block.
+        let species = |d: &str| d.trim_start_matches('g').parse::<usize>().unwrap() % 3;
+        let own: Vec<_> = all.iter().filter(|(d, _)| species(d) == q).collect();
+        assert!(own.len() >= 4, "query {q}: {all:?}");
+        for hit in own {
+            assert!(
+                hits.contains(hit),
+                "query {q}: {hit:?} missing from {hits:?}"
+            );
+        }
+    }
+    let cobs = run(&[
+        "query",
+        "-q",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--format",
+        "cobs",
+    ]);
+    let cobs_exact = run(&[
+        "query",
+        "-q",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--format",
+        "cobs",
+        "--no-summaries",
+    ]);
+    assert_eq!(
+        cobs.stdout, cobs_exact.stdout,
+        "--format cobs reads every block"
+    );
+    // A damaged summaries file: said once, and the index is read in full.
+    let path = summary_path(&index);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let output = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("searched without its block summaries"),
+        "{}",
+        stderr(&output)
+    );
+    let (damaged, ruled_out) = query_json(&index, &genes, &[]);
+    assert_eq!((&damaged, ruled_out), (&without, 0));
+    // A collection built with the same order uses its sub-index's summaries.
+    let collection = dir.path().join("collection");
+    let mut args = vec!["add", "-q", collection.to_str().unwrap()];
+    args.extend_from_slice(&group);
+    args.push(inputs.to_str().unwrap());
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (in_collection, ruled_out) = query_json(&collection, &genes, &[]);
+    assert_eq!((in_collection, ruled_out), (with, 6));
+}

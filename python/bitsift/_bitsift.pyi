@@ -64,6 +64,7 @@ class Index:
         coverage: bool = False,
         on_invalid: str = "raise",
         batch: int = 0,
+        summaries: bool = True,
     ) -> Results: ...
     def _search_cobs(
         self, query: bytes, threshold: float, num_results: int

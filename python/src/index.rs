@@ -248,6 +248,7 @@ impl PyIndex {
             cobs_order: false,
             prune,
             coverage,
+            ..SearchOptions::default()
         })
     }
 }
@@ -377,6 +378,9 @@ impl PyIndex {
     /// coverage: also say where each hit matches (`Hit.coverage`: the query's stretches
     ///     covered by matching k-mers and the longest run of missing ones, as `bitsift query
     ///     --coverage`); the rows of the hits' blocks are read again.
+    /// summaries: skip blocks whose block summary holds too few of the query's k-mers (no
+    ///     document that holds the query is lost; False reads every block and gives COBS's
+    ///     exact scores, including hits made only of Bloom false positives).
     /// on_invalid: "raise" (ValueError) or "skip" (an empty result whose `skipped` says
     ///     why) for a query that is not DNA or is shorter than k.
     /// batch: queries planned and read together (0: as many as memory bounds allow).
@@ -385,7 +389,7 @@ impl PyIndex {
     /// U reads as T.
     #[pyo3(signature = (
         query, threshold = 0.8, limit = 0, prune = true, *, coverage = false,
-        on_invalid = "raise", batch = 0
+        on_invalid = "raise", batch = 0, summaries = true
     ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
@@ -398,9 +402,13 @@ impl PyIndex {
         coverage: bool,
         on_invalid: &str,
         batch: i64,
+        summaries: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let request = Request {
-            options: PyIndex::search_options(threshold, limit, prune, coverage)?,
+            options: SearchOptions {
+                summaries,
+                ..PyIndex::search_options(threshold, limit, prune, coverage)?
+            },
             reading: BaseReading::Standard,
             on_invalid: OnInvalid::parse(on_invalid)?,
             batch_max: match options::count("batch", batch)? {
@@ -435,6 +443,9 @@ impl PyIndex {
             cobs_order: true,
             prune: true,
             coverage: false,
+            // COBS's exact scores: every block is read.
+            summaries: false,
+            waves: true,
         };
         let k_max = self.index.k_max();
         let answer = py.detach(|| -> PyResult<_> {

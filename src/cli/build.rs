@@ -52,6 +52,20 @@ pub struct BuildArgs {
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
 
+    #[command(flatten)]
+    layout: LayoutArgs,
+
+    /// Worker threads [default: all cores]
+    #[arg(short = 'T', long, help_heading = "Resources")]
+    threads: Option<usize>,
+    /// Memory budget, e.g. 8G [default: half the available memory]
+    #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
+    memory: Option<u64>,
+}
+
+/// Block order and summaries: the options `build` and `add` share.
+#[derive(Args, Debug)]
+pub struct LayoutArgs {
     /// Which documents share blocks: size (COBS's order), input (as given), similarity
     /// (clusters of similar k-mer content) or group:COLUMN (equal values of COLUMN in
     /// --metadata share blocks)
@@ -71,13 +85,27 @@ pub struct BuildArgs {
     /// Most memory all block summaries of the index may take; larger ones are halved
     #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_RAM, value_parser = parse_memory_size, conflicts_with = "no_summaries", help_heading = "Block summaries")]
     summary_max_ram: u64,
+}
 
-    /// Worker threads [default: all cores]
-    #[arg(short = 'T', long, help_heading = "Resources")]
-    threads: Option<usize>,
-    /// Memory budget, e.g. 8G [default: half the available memory]
-    #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
-    memory: Option<u64>,
+impl LayoutArgs {
+    /// The order, its metadata table and the summaries to write; refuses an order and a
+    /// metadata table that do not go together.
+    pub fn resolve(self) -> Result<(Order, Option<PathBuf>, Option<SummaryOptions>)> {
+        match (&self.order, &self.metadata) {
+            (Order::Group(column), None) => {
+                bail!("--order group:{column} needs --metadata TSV, a table whose first column names the documents")
+            }
+            (Order::Group(_), Some(_)) | (_, None) => {}
+            (order, Some(_)) => {
+                bail!("--metadata is read only by --order group:COLUMN (the order is {order})")
+            }
+        }
+        let summaries = (!self.no_summaries).then_some(SummaryOptions {
+            bits_per_kmer: self.summary_bits_per_kmer,
+            max_ram_bytes: self.summary_max_ram,
+        });
+        Ok((self.order, self.metadata, summaries))
+    }
 }
 
 fn parse_order(text: &str) -> Result<Order, String> {
@@ -85,19 +113,7 @@ fn parse_order(text: &str) -> Result<Order, String> {
 }
 
 pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
-    match (&args.order, &args.metadata) {
-        (Order::Group(column), None) => {
-            bail!("--order group:{column} needs --metadata TSV, a table whose first column names the documents")
-        }
-        (Order::Group(_), Some(_)) | (_, None) => {}
-        (order, Some(_)) => {
-            bail!("--metadata is read only by --order group:COLUMN (the order is {order})")
-        }
-    }
-    let summaries = (!args.no_summaries).then_some(SummaryOptions {
-        bits_per_kmer: args.summary_bits_per_kmer,
-        max_ram_bytes: args.summary_max_ram,
-    });
+    let (order, metadata, summaries) = args.layout.resolve()?;
     let options = BuildOptions {
         output: args.output,
         inputs: args.inputs,
@@ -114,8 +130,8 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         force: args.force,
         progress: ui.progress,
-        order: args.order,
-        metadata: args.metadata,
+        order,
+        metadata,
         summaries,
     };
     let report = build(&options)?;

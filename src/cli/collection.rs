@@ -12,7 +12,7 @@ use bitsift::collection::{
 use bitsift::units::format_bytes;
 use clap::{Args, ValueEnum};
 
-use super::{parse_size, Outcome, Ui};
+use super::{parse_memory_size, parse_size, Outcome, Ui};
 
 #[derive(Args, Debug)]
 #[command(after_help = "\
@@ -28,12 +28,7 @@ pub struct AddArgs {
     #[arg(value_name = "INPUT", help_heading = "Input")]
     inputs: Vec<PathBuf>,
     /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(
-        short = 'l',
-        long = "list",
-        value_name = "FILE",
-        help_heading = "Input"
-    )]
+    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
     lists: Vec<PathBuf>,
     /// One document per FASTA/FASTQ record instead of one per file
     #[arg(long, help_heading = "Input")]
@@ -50,7 +45,7 @@ pub struct AddArgs {
     #[arg(short, long, help_heading = "Index")]
     k: Option<u32>,
     /// Target false-positive rate [default: the collection's; 0.3 for a new one]
-    #[arg(short = 'f', long, help_heading = "Index")]
+    #[arg(long, help_heading = "Index")]
     fpr: Option<f64>,
     /// Hash functions per k-mer [default: the collection's; 1 for a new one]
     #[arg(long = "hashes", help_heading = "Index")]
@@ -63,11 +58,14 @@ pub struct AddArgs {
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
 
+    #[command(flatten)]
+    layout: super::build::LayoutArgs,
+
     /// Worker threads [default: all cores]
     #[arg(short = 'T', long, help_heading = "Resources")]
     threads: Option<usize>,
     /// Memory budget, e.g. 8G [default: half the available memory]
-    #[arg(short, long, value_parser = parse_size, value_name = "SIZE", help_heading = "Resources")]
+    #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
     memory: Option<u64>,
 }
 
@@ -83,6 +81,7 @@ enum Duplicates {
 }
 
 pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
+    let (order, metadata, summaries) = args.layout.resolve()?;
     let options = AddOptions {
         directory: args.directory.clone(),
         inputs: args.inputs,
@@ -99,6 +98,9 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
         threads: super::threads_or_cores(args.threads.unwrap_or(0)),
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         progress: ui.progress,
+        order,
+        metadata,
+        summaries,
         duplicates: match args.duplicates {
             Duplicates::Error => DuplicatePolicy::Error,
             Duplicates::Warn => DuplicatePolicy::Warn,

@@ -34,6 +34,9 @@ pub struct ServeArgs {
     /// Serve the indexes that open; list the others as unavailable instead of failing
     #[arg(long, help_heading = "Input")]
     skip_broken: bool,
+    /// Read every block, ignoring the block summaries beside the indexes (COBS's exact scores)
+    #[arg(long, help_heading = "Input")]
+    no_summaries: bool,
 
     /// Address and port to listen on
     #[arg(
@@ -149,6 +152,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         },
         metadata: args.metadata,
         skip_broken: args.skip_broken,
+        summaries: !args.no_summaries,
         body_memory: args.body_memory,
         body_timeout: args.body_timeout,
         max_connections: args.max_connections.map(|n| n as usize),

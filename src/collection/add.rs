@@ -60,6 +60,12 @@ pub struct AddOptions {
     pub memory_bytes: u64,
     /// Show build progress.
     pub progress: bool,
+    /// Which documents of the new sub-index share blocks.
+    pub order: crate::builder::order::Order,
+    /// The metadata table a group order reads.
+    pub metadata: Option<PathBuf>,
+    /// Block summaries to write beside the new sub-index.
+    pub summaries: Option<crate::builder::summaries::SummaryOptions>,
     /// Duplicate names.
     pub duplicates: DuplicatePolicy,
 }
@@ -273,9 +279,9 @@ fn build_subindex(
         memory_bytes: options.memory_bytes,
         force: false,
         progress: options.progress,
-        order: crate::builder::order::Order::default(),
-        metadata: None,
-        summaries: Some(crate::builder::summaries::SummaryOptions::default()),
+        order: options.order.clone(),
+        metadata: options.metadata.clone(),
+        summaries: options.summaries,
     };
     let file = manifest.reserve_file("cobs_compact");
     let output = subindex_path(&options.directory, &file);

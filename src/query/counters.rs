@@ -85,21 +85,21 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// Sizes and zeroes the counters of `queries` queries over `blocks`; `unit(block, query)`
-    /// gives each unit's positions, threshold count and whether it is searched.
+    /// Sizes and zeroes the counters of `queries` queries over `blocks`; `unit(number, block,
+    /// query)` gives each unit's positions, threshold count and whether it is searched.
     pub fn reset(
         &mut self,
         blocks: &[PlanBlock],
         queries: usize,
-        mut unit: impl FnMut(&PlanBlock, usize) -> (Unit, bool),
+        mut unit: impl FnMut(usize, &PlanBlock, usize) -> (Unit, bool),
     ) {
         self.slots.clear();
         self.units.clear();
         self.queries = queries;
         let mut offset = 0;
-        for block in blocks {
+        for (number, block) in blocks.iter().enumerate() {
             for query in 0..queries {
-                let (mut state, searched) = unit(block, query);
+                let (mut state, searched) = unit(number, block, query);
                 state.dead |= !searched;
                 let used_bytes = block.used_bytes as usize;
                 let planes = if searched {

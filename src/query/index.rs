@@ -6,12 +6,13 @@
 //! each [`super::Session`] adds its own engine and buffers.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use strength_reduce::StrengthReducedU64;
 
 use super::integrity::Integrity;
 use super::plan::PlanBlock;
+use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::WarmRange;
 
@@ -47,6 +48,10 @@ pub struct Index {
     blocks: Vec<PlanBlock>,
     integrity: Integrity,
     hidden: Vec<Option<HiddenDocuments>>,
+    /// Per file: the number of its first block in `blocks`.
+    first_block: Vec<u32>,
+    /// Loaded by the first search that uses them.
+    summaries: OnceLock<Summaries>,
 }
 
 /// Documents of one index file that searches never report: a collection's removed documents
@@ -117,7 +122,9 @@ impl Index {
             return Err(OpenError::NoIndex);
         }
         let mut blocks = Vec::new();
+        let mut first_block = Vec::with_capacity(headers.len());
         for (index, header) in headers.iter().enumerate() {
+            first_block.push(blocks.len() as u32);
             for block in &header.blocks {
                 blocks.push(PlanBlock {
                     index: index as u32,
@@ -139,6 +146,8 @@ impl Index {
             blocks,
             hidden,
             integrity: Integrity::default(),
+            first_block,
+            summaries: OnceLock::new(),
         })
     }
 
@@ -177,6 +186,17 @@ impl Index {
     /// The files' checksums: what every read is checked against.
     pub fn integrity(&self) -> &Integrity {
         &self.integrity
+    }
+
+    /// Per file: the number of its first block in [`Index::blocks`].
+    pub fn first_blocks(&self) -> &[u32] {
+        &self.first_block
+    }
+
+    /// The files' block summaries, loaded (once, for every session) at the first call.
+    pub fn summaries(&self) -> &Summaries {
+        self.summaries
+            .get_or_init(|| Summaries::load(&self.headers))
     }
 
     /// The hidden documents of every file, in file order (`None`: nothing hidden).

@@ -31,6 +31,7 @@ pub mod output;
 pub mod plan;
 pub mod rank;
 pub mod resident;
+mod screen;
 mod session;
 pub mod sliced;
 mod stats;
@@ -39,6 +40,7 @@ pub use coverage::Coverage;
 pub use index::{HiddenDocuments, Index, OpenError};
 pub use integrity::{Integrity, ReadError};
 pub use rank::{count_threshold, Hit};
+pub use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
     LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,

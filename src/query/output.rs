@@ -71,6 +71,9 @@ pub struct SearchSettings {
     pub fold_case: bool,
     /// Threshold pruning (never changes the reported scores).
     pub prune: bool,
+    /// Block summaries used to skip blocks (documents that reach the threshold only through
+    /// Bloom false positives of a skipped block are not reported).
+    pub summaries: bool,
     /// The metadata table joined to hits, if any.
     pub metadata: Option<String>,
 }
@@ -482,6 +485,7 @@ mod tests {
                     bases: "standard",
                     fold_case: false,
                     prune: true,
+                    summaries: true,
                     metadata: None,
                 },
             },

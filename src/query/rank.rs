@@ -110,7 +110,7 @@ mod tests {
     /// Counters of one query over `blocks` holding `scores` (per block, per document).
     fn counters(blocks: &[PlanBlock], scores: &[Vec<u32>]) -> Counters {
         let mut counters = Counters::default();
-        counters.reset(blocks, 1, |_, _| (Unit::new(10, 0, false), true));
+        counters.reset(blocks, 1, |_, _, _| (Unit::new(10, 0, false), true));
         for (number, (block, scores)) in blocks.iter().zip(scores).enumerate() {
             let unit = counters.unit_index(0, number as u32);
             for (document, &score) in scores.iter().enumerate() {

@@ -16,6 +16,7 @@
 //! Memory is bounded: a batch whose counters or lookups would exceed fixed budgets is split
 //! into chunks of queries, and a single huge query (a genome) into parts of its k-mers.
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +31,7 @@ use super::integrity::ReadError;
 use super::plan::{Plan, ReadShape};
 use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
+use super::screen::{Screen, ScreenInput};
 use super::stats::{BatchStats, QueryStats, RowSource};
 use crate::format::{HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
@@ -91,6 +93,13 @@ pub struct SearchOptions {
     pub prune: bool,
     /// Compute where each hit matches ([`Coverage`]): its rows are read again.
     pub coverage: bool,
+    /// Skip blocks whose summary holds too few of a query's k-mers (see [`super::screen`]);
+    /// `false` reads every block and gives COBS's exact scores.
+    pub summaries: bool,
+    /// Read in waves: first the k-mers after which pruning can decide, then the rest only
+    /// in blocks still alive (reads in flight cannot be cancelled, so one deep wave reads
+    /// what pruning would have skipped).
+    pub waves: bool,
 }
 
 impl Default for SearchOptions {
@@ -101,6 +110,8 @@ impl Default for SearchOptions {
             cobs_order: false,
             prune: true,
             coverage: false,
+            summaries: true,
+            waves: true,
         }
     }
 }
@@ -158,6 +169,7 @@ struct Scratch {
     charged: Vec<u32>,
     last_page: Vec<(u32, u64)>,
     failures: Vec<FailedRead>,
+    screen: Screen,
 }
 
 /// What one chunk's read-and-accumulate stage produced, before ranking.
@@ -415,6 +427,7 @@ impl Session {
         let chunk_len = hashing.len();
         let started = Instant::now();
         let usage_before = Usage::now();
+        let summary_bytes = self.screen(chunk_len, options);
         self.reset_counters(chunk_len, options);
         self.work.shares.clear();
         self.work.shares.resize(chunk_len, QueryShare::default());
@@ -424,8 +437,12 @@ impl Session {
         let mut outcome = if self.engine.resident().is_some() {
             self.score_resident(chunk_len)?
         } else {
-            self.read_and_score(chunk_len)?
+            self.read_and_score(chunk_len, options)?
         };
+        outcome.batch.summary_bytes = summary_bytes;
+        outcome.batch.units_ruled_out = (0..chunk_len)
+            .map(|q| self.work.screen.blocks_ruled_out(q))
+            .sum();
         let usage = Usage::now().since(&usage_before);
         outcome.batch.queries = chunk_len as u32;
         outcome.batch.major_faults = usage.major_faults;
@@ -473,17 +490,41 @@ impl Session {
         Ok(())
     }
 
-    /// Sizes and zeroes the counters and pruning states of the chunk's units.
+    /// Stage 1½: rules out the (query, block) pairs whose block summary cannot reach the
+    /// threshold; returns the memory of the summaries used (0: none).
+    fn screen(&mut self, chunk_len: usize, options: &SearchOptions) -> u64 {
+        let blocks = self.index.blocks();
+        if !options.summaries {
+            self.work.screen.clear(blocks.len(), chunk_len);
+            return 0;
+        }
+        let summaries = self.index.summaries();
+        self.work.screen.run(&ScreenInput {
+            blocks,
+            first_block: self.index.first_blocks(),
+            summaries,
+            arena: &self.arena,
+            selected: &self.work.selected,
+            queries: chunk_len,
+            threshold: options.threshold,
+        });
+        summaries.ram_bytes()
+    }
+
+    /// Sizes and zeroes the counters and pruning states of the chunk's units; units not
+    /// searched or ruled out by the screen start dead, with no counters.
     fn reset_counters(&mut self, chunk_len: usize, options: &SearchOptions) {
         let index_count = self.index.file_count();
-        let (arena, selected) = (&self.arena, &self.work.selected);
+        let (arena, selected, screen) = (&self.arena, &self.work.selected, &self.work.screen);
         self.work
             .counters
-            .reset(self.index.blocks(), chunk_len, |block, query| {
+            .reset(self.index.blocks(), chunk_len, |number, block, query| {
                 let kmers = arena.query(query, block.index as usize);
                 let needed = count_threshold(options.threshold, kmers.positions);
                 let unit = Unit::new(kmers.positions, needed, options.prune);
-                (unit, selected[query * index_count + block.index as usize])
+                let searched = selected[query * index_count + block.index as usize]
+                    && !screen.ruled_out(number, query, chunk_len);
+                (unit, searched)
             });
     }
 
@@ -561,15 +602,13 @@ impl Session {
         part
     }
 
-    /// Stages 2 and 3 through the engine: plans and reads the chunk, in parts of its k-mers
-    /// when a single query is too large to plan at once.
-    fn read_and_score(&mut self, chunk_len: usize) -> Result<ChunkOutcome, SearchError> {
-        let index_count = self.index.file_count();
-        let largest = (0..chunk_len * index_count)
-            .map(|i| self.arena.query(i / index_count, i % index_count).count as usize)
-            .max()
-            .unwrap_or(0)
-            .max(1);
+    /// Stages 2 and 3 through the engine: plans and reads the chunk in waves of its k-mers
+    /// (see [`waves`]), each in parts when a single query is too large to plan at once.
+    fn read_and_score(
+        &mut self,
+        chunk_len: usize,
+        options: &SearchOptions,
+    ) -> Result<ChunkOutcome, SearchError> {
         let part = if chunk_len == 1 {
             self.kmers_per_part()
         } else {
@@ -580,22 +619,29 @@ impl Session {
         let mut executed = ExecuteCounters::default();
         let cache_before = self.cache.as_ref().map(|c| c.stats());
         self.work.failures.clear();
-        let mut part_start = 0usize;
-        while part_start < largest {
-            let part_end = part_start.saturating_add(part).min(largest);
-            let planned_at = Instant::now();
-            self.plan_part(chunk_len, part_start..part_end);
-            batch.planning += planned_at.elapsed();
-            batch.row_reads_requested += self.work.plan.lookups.len() as u64;
-            batch.unique_rows += self.work.plan.rows.len() as u64;
-            batch.unique_pages_4k += self.work.plan.pages_4k;
-            let done = self.execute_part(chunk_len, &mut io)?;
-            executed.reads_pruned += done.reads_pruned;
-            executed.reads_cached += done.reads_cached;
-            executed.units_pruned += done.units_pruned;
-            executed.accumulate += done.accumulate;
-            batch.parts += 1;
-            part_start = part_end;
+        let bounds = waves(options);
+        for wave in bounds.windows(2) {
+            let span = self.largest_wave(chunk_len, wave[0], wave[1]);
+            let mut offset = 0usize;
+            while offset < span {
+                let planned_at = Instant::now();
+                self.plan_part(chunk_len, |len| {
+                    let range = wave_range(len, wave[0], wave[1]);
+                    let start = range.start.saturating_add(offset).min(range.end);
+                    start..start.saturating_add(part).min(range.end)
+                });
+                batch.planning += planned_at.elapsed();
+                batch.row_reads_requested += self.work.plan.lookups.len() as u64;
+                batch.unique_rows += self.work.plan.rows.len() as u64;
+                batch.unique_pages_4k += self.work.plan.pages_4k;
+                let done = self.execute_part(chunk_len, &mut io)?;
+                executed.reads_pruned += done.reads_pruned;
+                executed.reads_cached += done.reads_cached;
+                executed.units_pruned += done.units_pruned;
+                executed.accumulate += done.accumulate;
+                batch.parts += 1;
+                offset = offset.saturating_add(part);
+            }
         }
         if let (Some(before), Some(cache)) = (cache_before, self.cache.as_ref()) {
             let after = cache.stats();
@@ -620,21 +666,34 @@ impl Session {
         Ok(ChunkOutcome { batch, failed })
     }
 
+    /// The most distinct k-mers any (query, index) of the chunk has in the wave `from..to`.
+    fn largest_wave(&self, chunk_len: usize, from: f64, to: f64) -> usize {
+        let index_count = self.index.file_count();
+        (0..chunk_len * index_count)
+            .map(|i| {
+                let len = self.arena.query(i / index_count, i % index_count).count as usize;
+                wave_range(len, from, to).len()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Stage 2: plans the lookups of k-mers `kmers` (positions within each query's distinct
     /// k-mers) of every query of the chunk.
-    fn plan_part(&mut self, chunk_len: usize, kmers: std::ops::Range<usize>) {
-        let index_count = self.index.file_count();
+    fn plan_part(&mut self, chunk_len: usize, kmers: impl Fn(usize) -> Range<usize>) {
         self.work.plan.clear();
         for (number, block) in self.index.blocks().iter().enumerate() {
             let hashes = self.arena.hashes(block.index as usize);
             let h = block.num_hashes as usize;
             for q in 0..chunk_len {
-                if !self.work.selected[q * index_count + block.index as usize] {
+                // Not searched, ruled out by its summary, or pruned in an earlier part.
+                let unit = self.work.counters.unit_index(q as u32, number as u32);
+                if self.work.counters.unit(unit).dead {
                     continue;
                 }
                 let range = self.arena.query(q, block.index as usize).range();
-                let from = range.start + kmers.start.min(range.len());
-                let to = range.start + kmers.end.min(range.len());
+                let part = kmers(range.len());
+                let (from, to) = (range.start + part.start, range.start + part.end);
                 if from < to {
                     self.work.plan.add_block_lookups(
                         number as u32,
@@ -734,6 +793,7 @@ impl Session {
         stats.read_requests = share.reads;
         stats.bytes_read = share.bytes;
         stats.unique_pages_4k = self.work.pages[q];
+        stats.blocks_ruled_out = self.work.screen.blocks_ruled_out(q);
         stats.blocks_pruned = (0..self.index.blocks().len())
             .filter(|&b| {
                 let unit = self.work.counters.unit_index(q as u32, b as u32);
@@ -751,6 +811,32 @@ impl Session {
             coverage: Vec::new(),
         }
     }
+}
+
+/// Where the waves of a chunk's reads end, as fractions of each query's distinct k-mers: a
+/// unit can die only once more than `n − T` of its `n` positions are in (about `1 − t` of
+/// them), and blocks without a carrier die a little later (their Bloom false positives keep
+/// some documents' counts up), so the first wave ends 0.1 past `1 − t` and the second
+/// halfway to the end. Without pruning, or at threshold 0, one wave.
+fn waves(options: &SearchOptions) -> Vec<f64> {
+    let first = 1.0 - options.threshold + 0.1;
+    if !options.waves || !options.prune || options.threshold <= 0.0 || first >= 0.9 {
+        return vec![0.0, 1.0];
+    }
+    vec![0.0, first, first + (1.0 - first) / 2.0, 1.0]
+}
+
+/// The distinct k-mers of a query with `len` of them in the wave `from..to` (fractions; the
+/// waves of [`waves`] cover `0..len` exactly once).
+fn wave_range(len: usize, from: f64, to: f64) -> Range<usize> {
+    let at = |f: f64| {
+        if f >= 1.0 {
+            len
+        } else {
+            ((f * len as f64).floor() as usize).min(len)
+        }
+    };
+    at(from)..at(to)
 }
 
 /// Offsets and lengths of reads: the engine's alignment, and whole 4 KiB pages when a file

@@ -52,6 +52,8 @@ pub struct QueryStats {
     pub bytes_read: u64,
     /// Blocks the query stopped reading early (no document could reach the threshold).
     pub blocks_pruned: u64,
+    /// Blocks never read for the query: their summary holds too few of its k-mers.
+    pub blocks_ruled_out: u64,
     /// Canonicalising and hashing the query's k-mers.
     #[serde(rename = "hashing_ms", serialize_with = "milliseconds")]
     pub hashing: Duration,
@@ -103,6 +105,10 @@ pub struct BatchStats {
     pub reads_from_cache: u64,
     /// (block, query) pairs that stopped early.
     pub units_pruned: u64,
+    /// (block, query) pairs never read: ruled out by the block's summary.
+    pub units_ruled_out: u64,
+    /// Memory of the block summaries the batch used (0: none used).
+    pub summary_bytes: u64,
     /// Row-cache lookups that hit.
     pub cache_hits: u64,
     /// Row-cache lookups that missed.
@@ -143,6 +149,7 @@ impl QueryStats {
             read_requests: 0,
             bytes_read: 0,
             blocks_pruned: 0,
+            blocks_ruled_out: 0,
             hashing: Duration::ZERO,
             ranking: Duration::ZERO,
             coverage: Duration::ZERO,
@@ -176,6 +183,8 @@ impl BatchStats {
             reads_pruned: 0,
             reads_from_cache: 0,
             units_pruned: 0,
+            units_ruled_out: 0,
+            summary_bytes: 0,
             cache_hits: 0,
             cache_misses: 0,
             major_faults: 0,

@@ -398,6 +398,7 @@ async fn search_inner(
     let options = SearchOptions {
         threshold,
         limit,
+        summaries: state.config.summaries,
         ..SearchOptions::default()
     };
     let job = SearchJob {

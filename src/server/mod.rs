@@ -80,6 +80,8 @@ pub struct ServerConfig {
     pub metadata: Option<PathBuf>,
     /// Serve the indexes that open, listing the others as unavailable, instead of failing.
     pub skip_broken: bool,
+    /// Skip blocks their summaries rule out (loaded at start-up); `false` reads every block.
+    pub summaries: bool,
     /// Memory for request bodies of all requests at once (`None`: see
     /// [`ServerConfig::body_memory_bytes`]).
     pub body_memory: Option<u64>,
@@ -372,6 +374,20 @@ fn open_searchers(
     let workers = config.workers.max(1);
     // Headers, geometry and names are parsed once and shared; each worker adds its engine.
     let index = Index::open_hiding(paths, hidden, &HeaderOptions::default())?;
+    if config.summaries {
+        // Loaded now, not by the first request; a summaries file that cannot be used leaves
+        // its index searched in full.
+        let summaries = index.summaries();
+        for problem in summaries.problems() {
+            tracing::warn!("{problem}");
+        }
+        if summaries.any() {
+            tracing::info!(
+                "block summaries in memory: {}",
+                crate::units::format_bytes(summaries.ram_bytes())
+            );
+        }
+    }
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;

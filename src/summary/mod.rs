@@ -156,13 +156,23 @@ impl BlockSummaries {
     /// [`crate::kmer::KmerHasher::hashes_into`] writes them; only the first (seed 0, i.e.
     /// `xxh64(term, 0)`) of each is used. One probe per k-mer, valid for every block.
     pub fn prepare(&self, hashes: &[u64], hashes_per_kmer: usize) -> Vec<Probe> {
+        let mut probes = Vec::with_capacity(hashes.len() / hashes_per_kmer.max(1));
+        self.prepare_into(hashes, hashes_per_kmer, &mut probes);
+        probes
+    }
+
+    /// As [`prepare`](Self::prepare), into `probes` (cleared first), so that a search reuses
+    /// one buffer for every query.
+    pub fn prepare_into(&self, hashes: &[u64], hashes_per_kmer: usize, probes: &mut Vec<Probe>) {
         assert!(hashes_per_kmer > 0, "at least one hash per k-mer");
         assert_eq!(hashes.len() % hashes_per_kmer, 0, "whole k-mers");
-        hashes
-            .iter()
-            .step_by(hashes_per_kmer)
-            .map(|&h| Probe::new(h, self.file.hashes))
-            .collect()
+        probes.clear();
+        probes.extend(
+            hashes
+                .iter()
+                .step_by(hashes_per_kmer)
+                .map(|&h| Probe::new(h, self.file.hashes)),
+        );
     }
 
     /// The number of query positions whose k-mer may be in some document of block `block`:

@@ -110,6 +110,14 @@ pub struct QueryArgs {
     /// Read every row even when a block can no longer reach the threshold
     #[arg(long, help_heading = "Search")]
     no_prune: bool,
+    /// Read every block, ignoring the block summaries beside the index: COBS's exact scores,
+    /// including documents that reach the threshold only through Bloom false positives
+    /// (implied by --format cobs)
+    #[arg(long, help_heading = "Search")]
+    no_summaries: bool,
+    /// Read all of a query's rows in one wave instead of waiting for pruning between waves
+    #[arg(long, help_heading = "Search")]
+    no_waves: bool,
     /// Threads scoring the blocks of an index held in memory (0: one per core)
     #[arg(
         short = 'T',
@@ -236,6 +244,12 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
             eprintln!("bitsift: notice: {notice}");
         }
     }
+    if !args.no_summaries && args.format != OutputFormat::Cobs {
+        // Damaged or foreign summaries are not used: their index is read in full.
+        for problem in searcher.index().summaries().problems() {
+            eprintln!("bitsift: warning: {problem}");
+        }
+    }
     if let Some(bytes) = args.cache_size {
         searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
     }
@@ -310,6 +324,7 @@ fn output_setup<'a>(
                 bases,
                 fold_case,
                 prune: !args.no_prune,
+                summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
                 metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
             },
         },
@@ -333,6 +348,9 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         cobs_order: args.format == OutputFormat::Cobs,
         prune: !args.no_prune,
         coverage: args.coverage,
+        // COBS's output is COBS's answer: every block is read.
+        summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
+        waves: !args.no_waves,
     };
     let batch_max = if args.batch == 0 {
         usize::MAX
