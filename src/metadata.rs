@@ -23,39 +23,57 @@ pub struct Metadata {
 
 impl Metadata {
     /// Reads a TSV whose header names the columns and whose first column holds document
-    /// names (as in the index). Lines with fewer cells are padded with empty values.
+    /// names (as in the index). Lines with fewer cells are padded with empty values; Windows
+    /// line ends are accepted. A document listed twice with the same values is kept once;
+    /// with other values it is refused, naming the line.
     pub fn load(path: &Path) -> Result<Metadata, MetadataError> {
         let error = |detail: String| MetadataError {
             path: path.to_path_buf(),
             detail,
         };
         let text = std::fs::read_to_string(path)
-            .map_err(|e| error(format!("cannot read metadata: {e}")))?;
-        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-        let header = lines
+            .map_err(|e| error(format!("cannot read the metadata table: {e}")))?;
+        let mut lines = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, header) = lines
             .next()
-            .ok_or_else(|| error("metadata file is empty; expected a header line".into()))?;
+            .ok_or_else(|| error("the metadata table is empty; expected a header line".into()))?;
         let columns: Vec<String> = header.split('\t').skip(1).map(str::to_string).collect();
         if columns.is_empty() {
             return Err(error(
                 "the header has one column; expected the document name then metadata columns, separated by tabs".into(),
             ));
         }
-        let mut rows = HashMap::new();
-        for (number, line) in lines.enumerate() {
+        let mut rows: HashMap<String, Vec<String>> = HashMap::new();
+        for (number, line) in lines {
             let mut cells = line.split('\t');
             let name = cells.next().unwrap_or_default().to_string();
             let mut values: Vec<String> = cells.map(str::to_string).collect();
             values.resize(columns.len(), String::new());
-            if rows.insert(name.clone(), values).is_some() {
-                tracing::warn!(
-                    "{}: line {}: document {name:?} listed again; the last line wins",
-                    path.display(),
-                    number + 2
-                );
+            match rows.get(&name) {
+                Some(before) if *before != values => {
+                    return Err(error(format!(
+                        "line {}: document {name:?} is listed again with other values ({:?}, before: {:?})",
+                        number + 1,
+                        values,
+                        before
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    rows.insert(name, values);
+                }
             }
         }
         Ok(Metadata { columns, rows })
+    }
+
+    /// The position of column `name` among [`Metadata::columns`].
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.trim() == name)
     }
 
     /// Column names (without the key column).
@@ -66,6 +84,11 @@ impl Metadata {
     /// The values for `document`, if listed.
     pub fn get(&self, document: &str) -> Option<&[String]> {
         self.rows.get(document).map(Vec::as_slice)
+    }
+
+    /// Every document with its values, in no particular order.
+    pub fn rows(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.rows.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
     }
 
     /// Documents listed.
@@ -99,7 +122,7 @@ mod tests {
         assert!(metadata.get("C").is_none());
         std::fs::write(&path, "").unwrap();
         let empty = Metadata::load(&path).unwrap_err().to_string();
-        assert!(empty.ends_with("m.tsv: metadata file is empty; expected a header line"));
+        assert!(empty.ends_with("m.tsv: the metadata table is empty; expected a header line"));
         std::fs::write(&path, "document\n").unwrap();
         let one = Metadata::load(&path).unwrap_err().to_string();
         assert!(one.contains("m.tsv: the header has one column"), "{one}");

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
+use crate::metadata::Metadata;
 
 /// One column of a metadata table, by document name.
 #[derive(Debug)]
@@ -15,48 +16,24 @@ pub struct GroupColumn {
 }
 
 impl GroupColumn {
-    /// Reads column `column` of the TSV at `path`. Refuses an unknown column (naming those
-    /// present) and a document listed twice with different values.
+    /// Reads column `column` of the TSV at `path` (see [`Metadata::load`]). Refuses an
+    /// unknown column, naming those present.
     pub fn load(path: &Path, column: &str) -> Result<GroupColumn, BuildError> {
         let input = |detail: String| BuildError::Input {
             path: path.to_path_buf(),
             detail,
         };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| input(format!("cannot read the metadata table: {e}")))?;
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (_, header) = lines
-            .next()
-            .ok_or_else(|| input("the metadata table is empty; expected a header line".into()))?;
-        let columns: Vec<&str> = header.split('\t').map(str::trim).collect();
-        let at = columns
-            .iter()
-            .skip(1)
-            .position(|c| *c == column)
-            .map(|i| i + 1)
-            .ok_or_else(|| {
-                input(format!(
-                    "no column {column:?}; the columns after the document name are {:?}",
-                    &columns[1.min(columns.len())..]
-                ))
-            })?;
-        let mut values = HashMap::new();
-        for (number, line) in lines {
-            let cells: Vec<&str> = line.split('\t').collect();
-            let name = cells[0].trim_end_matches('\r').to_string();
-            let value = cells.get(at).map_or("", |v| v.trim_end_matches('\r'));
-            if let Some(before) = values.insert(name.clone(), value.to_string()) {
-                if before != value {
-                    return Err(input(format!(
-                        "line {}: document {name:?} is listed again with {column} {value:?} (before: {before:?})",
-                        number + 1
-                    )));
-                }
-            }
-        }
+        let table = Metadata::load(path).map_err(|e| input(e.detail))?;
+        let at = table.column(column).ok_or_else(|| {
+            input(format!(
+                "no column {column:?}; the columns after the document name are {:?}",
+                table.columns()
+            ))
+        })?;
+        let values = table
+            .rows()
+            .map(|(name, cells)| (name.to_string(), cells[at].clone()))
+            .collect();
         Ok(GroupColumn {
             path: path.to_path_buf(),
             values,
@@ -101,7 +78,7 @@ mod tests {
         std::fs::write(&path, "document\tspecies\nA\tsp1\nA\tsp2\n").unwrap();
         let twice = GroupColumn::load(&path, "species").unwrap_err().to_string();
         assert!(
-            twice.contains("line 3: document \"A\" is listed again"),
+            twice.contains("line 3: document \"A\" is listed again with other values"),
             "{twice}"
         );
         std::fs::write(&path, "").unwrap();
