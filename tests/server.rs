@@ -1336,3 +1336,35 @@ fn a_collection_is_served_with_its_removed_documents_hidden() {
     );
     assert!(!documents.contains(&"Kpn_pMCR_1511_KX377410".to_string()));
 }
+
+/// Issue 11, item 6 through the API: `coverage: true` adds where each hit matches; a whole
+/// gene is one stretch with no gap, and without the flag there is no coverage.
+#[test]
+fn coverage_says_where_each_hit_matches() {
+    let dir = temp_dir();
+    let (plasmids, _, _) = fixtures(dir.path());
+    let server = Server::start(&[&plasmids], &[]);
+    let gene = first_gene();
+    let answer = post(
+        server.address,
+        &serde_json::json!({"sequence": gene, "threshold": 0.9, "coverage": true}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let hit = answer.json()["results"][0]["hits"][0].clone();
+    assert_eq!(hit["fraction"], 1.0, "{hit}");
+    let coverage = &hit["coverage"];
+    assert_eq!(
+        coverage["intervals"],
+        serde_json::json!([[1, gene.len()]]),
+        "{coverage}"
+    );
+    assert_eq!(coverage["covered_bases"], gene.len() as u64);
+    assert_eq!(coverage["longest_gap"], 0);
+    let plain = post(
+        server.address,
+        &serde_json::json!({"sequence": gene, "threshold": 0.9}),
+    );
+    assert!(plain.json()["results"][0]["hits"][0]
+        .get("coverage")
+        .is_none());
+}

@@ -136,6 +136,10 @@ pub struct SearchRequest {
     /// rule, under which every byte other than `ACGT` (lowercase letters too) reads as `A`.
     #[serde(default = "fold_case_default")]
     pub fold_case: bool,
+    /// Also say where each hit matches (`coverage` per hit: the query's stretches covered by
+    /// matching k-mers and the longest run of missing ones); the hits' rows are read again.
+    #[serde(default)]
+    pub coverage: bool,
 }
 
 fn fold_case_default() -> bool {
@@ -149,6 +153,8 @@ struct Hit {
     kmers_found: u32,
     kmers_total: u64,
     fraction: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<crate::query::Coverage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<BTreeMap<String, String>>,
 }
@@ -344,6 +350,7 @@ async fn search_inner(
         )));
     }
     let limit = request.limit.unwrap_or(100);
+    let coverage = request.coverage;
     let selection = match &request.indexes {
         None => None,
         Some(names) => Some(state.select(names).map_err(|e| match e {
@@ -399,6 +406,7 @@ async fn search_inner(
         threshold,
         limit,
         summaries: state.config.summaries,
+        coverage,
         ..SearchOptions::default()
     };
     let job = SearchJob {
@@ -475,7 +483,8 @@ async fn search_inner(
                 let hits = result
                     .hits
                     .iter()
-                    .map(|hit| {
+                    .enumerate()
+                    .map(|(i, hit)| {
                         let index = &state.indexes[hit.index as usize];
                         let document = index.names.get(hit.document as usize).to_string();
                         let total = result.kmers_total[hit.index as usize];
@@ -494,6 +503,7 @@ async fn search_inner(
                             kmers_total: total,
                             fraction: (fraction(hit.kmers_found, total) * 1e4).round() / 1e4,
                             document,
+                            coverage: result.coverage.get(i).cloned(),
                             metadata,
                         }
                     })

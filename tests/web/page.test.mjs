@@ -108,6 +108,18 @@ describe("bitsift web page", () => {
     assert.equal(bar, "100%");
   });
 
+  test("where hits match: covered stretches and the longest gap, when asked", async () => {
+    await page.check("#coverage");
+    await searchFor(MCR1);
+    assert.deepEqual(await headers(0),
+      ["Document", "Index", "k-mers found", "Fraction", "Covered", "Longest gap", "species", "source"]);
+    const row = (await tableRows(0)).find((r) => r[0] === MCR1_HOST);
+    assert.deepEqual(row.slice(4, 6), ["1-1626", "0"]);
+    await page.uncheck("#coverage");
+    await searchFor(MCR1);
+    assert.deepEqual(await headers(0), ["Document", "Index", "k-mers found", "Fraction", "species", "source"]);
+  });
+
   test("the search statistics are shown in plain words", async () => {
     const stats = await page.textContent("#results .stats");
     for (const words of ["Time", "Waiting in queue", "I/O engine", "Read", "Reads skipped", "Cache", "Batch"]) {
