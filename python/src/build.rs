@@ -154,6 +154,7 @@ fn report(
 ///     "group:COLUMN" (with metadata, a TSV naming each document's group); related genomes
 ///     in the same blocks let block summaries skip blocks. summaries: write block summaries
 ///     beside the index (True by default).
+#[pyfunction]
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
     threads = None, memory = None, force = false, progress = None, *, canonical = true,

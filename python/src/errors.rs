@@ -5,7 +5,8 @@
 //!
 //! - a file that does not exist: `FileNotFoundError` (and `PermissionError` when access is
 //!   denied, `OSError` for other failures of the operating system);
-//! - a file that is not a valid COBS index: [`IndexError`] (`bitsift.IndexError`);
+//! - a file that is not a valid COBS index, or whose bytes do not match its checksums:
+//!   [`IndexError`] (`bitsift.IndexError`);
 //! - bad input or a bad option: `ValueError`;
 //! - an output that exists and may not be replaced: `FileExistsError`.
 
@@ -14,7 +15,7 @@ use std::path::Path;
 use bitsift::builder::BuildError;
 use bitsift::format::FormatError;
 use bitsift::io::IoError;
-use bitsift::query::{OpenError, SearchError};
+use bitsift::query::{OpenError, ReadError, SearchError};
 use bitsift::seqfile::SeqFileError;
 use pyo3::exceptions::{
     PyException, PyFileExistsError, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
@@ -49,6 +50,8 @@ pub fn open_error(error: &OpenError) -> PyErr {
         OpenError::Format(_) => IndexError::new_err(message),
         OpenError::Io(io) => io_error(io, message),
         OpenError::NoIndex => PyValueError::new_err(message),
+        // A collection manifest that disagrees with its sub-index: a damaged collection.
+        OpenError::HiddenOutOfRange { .. } => IndexError::new_err(message),
     }
 }
 
@@ -67,7 +70,11 @@ pub fn search_error(error: &SearchError) -> PyErr {
     let message = error_text(error);
     match error {
         SearchError::Io(io) => io_error(io, message),
-        SearchError::ReadFailed(io) => io_error(io, message),
+        SearchError::ReadFailed(failed) => match failed.as_ref() {
+            ReadError::Io(io) => io_error(io, message),
+            // The bytes read do not match the index's checksums: a damaged index.
+            ReadError::Checksum(_) => IndexError::new_err(message),
+        },
         SearchError::TooShort { .. } => PyValueError::new_err(message),
     }
 }
