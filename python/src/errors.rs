@@ -10,9 +10,8 @@
 //! - bad input or a bad option: `ValueError`;
 //! - an output that exists and may not be replaced: `FileExistsError`.
 
-use std::path::Path;
-
 use bitsift::builder::BuildError;
+use bitsift::collection::CollectionError;
 use bitsift::format::FormatError;
 use bitsift::io::IoError;
 use bitsift::query::{OpenError, ReadError, SearchError};
@@ -79,14 +78,18 @@ pub fn search_error(error: &SearchError) -> PyErr {
     }
 }
 
-/// Why finding the index files of a path (a directory of indexes) failed.
-pub fn discover_error(path: &Path, message: String) -> PyErr {
-    if !path.exists() {
-        PyFileNotFoundError::new_err(message)
-    } else if path.is_dir() && message.contains("holds no") {
-        IndexError::new_err(message)
-    } else {
-        PyOSError::new_err(message)
+/// Why the index files of the paths (files, directories of indexes, collections) could not
+/// be found or opened.
+pub fn collection_error(error: &CollectionError) -> PyErr {
+    let message = error_text(error);
+    match error {
+        CollectionError::Open(open) => open_error(open),
+        CollectionError::Format(FormatError::Io { source, .. })
+        | CollectionError::Io { source, .. } => os_error(Some(source.kind()), message),
+        CollectionError::Invalid(text) if text.contains("holds no") => IndexError::new_err(message),
+        // A path that names nothing, or a damaged manifest or sub-index.
+        CollectionError::Invalid(_) => PyFileNotFoundError::new_err(message),
+        _ => IndexError::new_err(message),
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use bitsift::alphabet::BaseReading;
+use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::{Index, OpenError, SearchError, SearchOptions, Session};
@@ -17,7 +18,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use crate::errors::{discover_error, open_error, search_error, seqfile_error};
+use crate::errors::{collection_error, open_error, search_error, seqfile_error};
 use crate::logs;
 use crate::options;
 use crate::pool::{Lent, Pool, Refused};
@@ -102,22 +103,6 @@ fn paths_of(path: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
         )));
     };
     items.map(|item| item?.extract::<PathBuf>()).collect()
-}
-
-/// Expands directories into the index files they hold (sorted by path), as `query -i` does.
-fn index_files(paths: &[PathBuf]) -> PyResult<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        let found = bitsift::format::index_files(std::slice::from_ref(path), &[])
-            .map_err(|message| discover_error(path, message))?;
-        files.extend(found);
-    }
-    if files.is_empty() {
-        return Err(PyValueError::new_err(
-            "no index given: pass an index file, a directory of indexes, or a list of them",
-        ));
-    }
-    Ok(files)
 }
 
 impl PyIndex {
@@ -268,8 +253,15 @@ fn open_all(
     setup: &SessionSetup,
     warm: bool,
 ) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
-    let files = index_files(paths)?;
-    let index = Index::open(&files, header_options).map_err(|e| open_error(&e))?;
+    if paths.is_empty() {
+        return Err(PyValueError::new_err(
+            "no index given: pass an index file, a directory of indexes, a collection, or a list of them",
+        ));
+    }
+    // As `query -i`: directories expand to the indexes they hold (sorted by path), and a
+    // collection opens with its removed documents hidden.
+    let (_, index) =
+        SearchSet::open_fresh(paths, &[], &[], header_options).map_err(|e| collection_error(&e))?;
     let session = setup.open(&index).map_err(|e| open_error(&e))?;
     if let Some(notice) = session.notice() {
         tracing::warn!("{notice}");

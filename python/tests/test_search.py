@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import bitsift
-from conftest import GENES, REPLICONS, read_fasta
+from conftest import DEMO, GENES, REPLICONS, SMALL_GENOMES, read_fasta
 
 
 def as_cli(results):
@@ -107,6 +107,23 @@ def test_several_indexes_and_a_directory_equal_the_cli(demo_index, small_index, 
     assert index.documents == bitsift.Index(demo_index).documents + bitsift.Index(
         small_index
     ).documents
+
+
+def test_a_collection_opens_with_its_removed_documents_hidden(cli, cli_json, tmp_path):
+    collection = tmp_path / "collection"
+    genomes = [DEMO / "genomes" / name for name in SMALL_GENOMES]
+    cli("add", "-q", collection, *genomes[:3])
+    cli("add", "-q", collection, *genomes[3:])
+    removed = tmp_path / "removed.txt"
+    removed.write_text("Kpn_pMCR_1511_KX377410\n")
+    cli("remove", collection, "--documents", removed)
+    index = bitsift.Index(collection)
+    results = index.search(GENES, threshold=0.0)
+    expected = cli_json([collection], "-f", GENES, "-t", 0.0)
+    assert as_cli(results) == cli_queries(expected, several=True)
+    reported = {hit.document for r in results for hit in r.hits}
+    assert "Kpn_pMCR_1511_KX377410" not in reported
+    assert "Phage_lambda_NC_001416" in reported
 
 
 def test_coverage_equals_the_cli(demo_index, cli_json):
