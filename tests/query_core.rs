@@ -153,6 +153,19 @@ fn every_row_source_and_thread_count_gives_the_same_answers() {
     let batch = &threaded["batches"][0];
     assert_eq!(batch["source"], "resident");
     assert!(batch["threads"].as_u64().unwrap() >= 1);
+    // One block: each query's k-mers are cut over the threads and the parts' counts added.
+    let one = index_of(dir.path(), "one.cobs_compact", &SMALL, &[]);
+    let reference = query_json(&one, &["--engine", "pread", "--no-prune"]);
+    assert!(!hits(&reference).is_empty());
+    for extra in [
+        &["--engine", "ram", "--threads", "2"][..],
+        &["--engine", "ram", "--threads", "3", "--no-prune"],
+        &["--engine", "mmap", "--threads", "4", "--batch", "1"],
+    ] {
+        let value = query_json(&one, extra);
+        assert_eq!(hits(&value), hits(&reference), "one block, {extra:?}");
+        assert!(value["batches"][0]["threads"].as_u64().unwrap() >= 2);
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use super::counters::{Counters, CountersSlice};
+use super::counters::{Counters, CountersSlice, Unit};
 use super::hashing::KmerArena;
 use super::integrity::{Integrity, ReadError};
 use super::plan::PlanBlock;
@@ -67,7 +67,8 @@ pub struct ResidentInput<'a> {
     pub queries: usize,
 }
 
-/// Scores every live unit of the chunk; `threads > 1` spreads blocks over that many threads.
+/// Scores every live unit of the chunk; `threads > 1` spreads blocks over that many threads,
+/// or, when the index has fewer blocks than threads, each unit's k-mers ([`score_split`]).
 pub fn score(
     input: &ResidentInput<'_>,
     counters: &mut Counters,
@@ -75,6 +76,9 @@ pub fn score(
     threads: usize,
     rows_per_query: &mut [u64],
 ) -> ResidentCounters {
+    if threads > 1 && input.blocks.len() < threads {
+        return score_split(input, counters, scratch, threads, rows_per_query);
+    }
     let groups = block_groups(input.blocks, threads);
     scratch.resize_with(groups.len().max(1), ResidentScratch::default);
     if groups.len() <= 1 {
@@ -120,6 +124,126 @@ pub fn score(
         }
     }
     total
+}
+
+/// Scores every live unit with its k-mers cut into `threads` parts scored at once: the first
+/// part counts into the unit's own counters (and prunes it: its bound, counts so far plus
+/// every position not yet counted by it, holds whatever the other parts find), the others
+/// into private counters of the same geometry, added into the unit's afterwards.
+fn score_split(
+    input: &ResidentInput<'_>,
+    counters: &mut Counters,
+    scratch: &mut Vec<ResidentScratch>,
+    threads: usize,
+    rows_per_query: &mut [u64],
+) -> ResidentCounters {
+    let started = Instant::now();
+    scratch.resize_with(threads, ResidentScratch::default);
+    let mut parts: Vec<Counters> = (1..threads).map(|_| Counters::default()).collect();
+    let mut done = ResidentCounters::default();
+    for number in 0..input.blocks.len() {
+        let block = &input.blocks[number];
+        for (query, rows_of_query) in rows_per_query.iter_mut().enumerate() {
+            let unit = number * input.queries + query;
+            if counters.unit(unit).dead {
+                continue;
+            }
+            let kmers = input.arena.query(query, block.index as usize);
+
+            let job = |range: Range<usize>, unit: usize| UnitJob {
+                block,
+                file: input.files[block.file as usize],
+                integrity: input.integrity,
+                path: &input.paths[block.file as usize],
+                hashes: input.arena.hashes(block.index as usize),
+                weights: input.arena.weights(block.index as usize),
+                kmers: range,
+                unit,
+            };
+            // Small units are not worth a thread hand-off: one part takes them whole.
+            let cut = if kmers.count as usize >= SPLIT_KMERS_MIN {
+                threads
+            } else {
+                1
+            };
+            let mut ranges = split_range(kmers.range(), cut);
+            ranges.resize(threads, kmers.range().end..kmers.range().end);
+            for part in parts.iter_mut().take(cut - 1) {
+                part.reset(std::slice::from_ref(block), 1, |_, _, _| {
+                    (Unit::new(kmers.positions, 0, false), true)
+                });
+            }
+            let mut outcomes: Vec<Result<(u64, bool), ReadError>> = Vec::with_capacity(threads);
+            outcomes.resize_with(threads, || Ok((0, false)));
+            let (first_outcome, other_outcomes) = outcomes.split_at_mut(1);
+            let (first_scratch, other_scratch) = scratch.split_at_mut(1);
+            let mut own = counters.slice_mut();
+            let score_part = |job: UnitJob<'_>, slice: &mut CountersSlice<'_>, scratch| {
+                // A fault while this thread touched mapped memory invalidates the part.
+                job.score(slice, scratch).and_then(|outcome| {
+                    input
+                        .source
+                        .take_fault()
+                        .map(|()| outcome)
+                        .map_err(ReadError::from)
+                })
+            };
+            rayon::scope(|s| {
+                let work = parts
+                    .iter_mut()
+                    .zip(other_scratch.iter_mut())
+                    .zip(other_outcomes.iter_mut())
+                    .zip(ranges[1..].iter().cloned());
+                for (((part, scratch), outcome), range) in work {
+                    if range.is_empty() {
+                        continue;
+                    }
+                    s.spawn(move |_| {
+                        *outcome = score_part(job(range, 0), &mut part.slice_mut(), scratch);
+                    });
+                }
+                first_outcome[0] = score_part(
+                    job(ranges[0].clone(), unit),
+                    &mut own,
+                    &mut first_scratch[0],
+                );
+            });
+            for (part, range) in parts.iter().zip(&ranges[1..]) {
+                if !range.is_empty() {
+                    own.counters(unit).add_counters(&part.view(0));
+                }
+            }
+            let mut rows = 0;
+            let mut failed = None;
+            for outcome in outcomes {
+                match outcome {
+                    Ok((added, _)) => rows += added,
+                    Err(error) => failed = failed.or(Some(error)),
+                }
+            }
+            match failed {
+                Some(error) => done.failures.push((query, error)),
+                None => {
+                    *rows_of_query += rows;
+                    done.rows += rows;
+                    done.units_pruned += own.unit(unit).pruned as u64;
+                }
+            }
+        }
+    }
+    done.accumulate = started.elapsed();
+    done
+}
+
+/// Distinct k-mers below which a unit is scored on one thread.
+const SPLIT_KMERS_MIN: usize = 256;
+
+/// `range` cut into `parts` contiguous ranges of nearly equal length (some may be empty).
+fn split_range(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
+    let len = range.len();
+    (0..parts)
+        .map(|i| range.start + len * i / parts..range.start + len * (i + 1) / parts)
+        .collect()
 }
 
 /// Contiguous ranges of blocks of about equal work (row bytes), at most `threads` of them.

@@ -542,7 +542,7 @@ impl Session {
             arena: &self.arena,
             queries: chunk_len,
         };
-        let threads = self.threads.min(self.index.blocks().len()).max(1);
+        let threads = self.threads.max(1);
         let mut rows = vec![0u64; chunk_len];
         let done = resident::score(
             &input,

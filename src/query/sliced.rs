@@ -180,6 +180,24 @@ impl<'a> SlicedCounters<'a> {
         }
     }
 
+    /// Adds every count of `other` (the same geometry: lanes and planes) into these
+    /// counters: the partial counts of one unit scored in parts on several threads.
+    pub fn add_counters(&mut self, other: &SlicedView<'_>) {
+        assert_eq!(
+            (self.lanes, self.planes),
+            (other.lanes, other.planes),
+            "counters of the same geometry"
+        );
+        for lane in 0..self.lanes {
+            for plane in 0..self.planes {
+                let bits = other.plane(lane, plane);
+                if !is_zero(bits) {
+                    self.ripple(lane, plane, bits);
+                }
+            }
+        }
+    }
+
     /// Adds up to [`TREE_ROWS`] rows of weight 1 at once (see the module documentation).
     #[inline]
     pub fn add_rows(&mut self, rows: &[&[u8]]) {
@@ -429,6 +447,39 @@ mod tests {
                 }
             }
             let view = counters.view();
+            for (d, &expected) in naive.iter().enumerate() {
+                assert_eq!(view.count(d as u64), expected, "used {used} document {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn counters_added_together_equal_one_count_of_all_rows() {
+        let mut rng = Xorshift(99);
+        for used in [1usize, 33, 100, 512] {
+            let planes = planes_for(200);
+            let (mut a, mut b) = (
+                vec![0u64; words_for(used, planes)],
+                vec![0u64; words_for(used, planes)],
+            );
+            let mut naive = vec![0u64; used * 8];
+            let mut left = SlicedCounters::new(&mut a, used, planes);
+            let mut right_data = std::mem::take(&mut b);
+            {
+                let mut right = SlicedCounters::new(&mut right_data, used, planes);
+                for round in 0..50 {
+                    let row = rng.row(used);
+                    let weight = 1 + (round % 3) as u32;
+                    if round % 2 == 0 {
+                        left.add_row(&row, weight);
+                    } else {
+                        right.add_row(&row, weight);
+                    }
+                    naive_add(&mut naive, &row, weight);
+                }
+            }
+            left.add_counters(&SlicedView::new(&right_data, used, planes));
+            let view = left.view();
             for (d, &expected) in naive.iter().enumerate() {
                 assert_eq!(view.count(d as u64), expected, "used {used} document {d}");
             }
