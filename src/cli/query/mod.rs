@@ -118,7 +118,8 @@ pub struct QueryArgs {
     /// Read all of a query's rows in one wave instead of waiting for pruning between waves
     #[arg(long, help_heading = "Search")]
     no_waves: bool,
-    /// Threads scoring the blocks of an index held in memory (0: one per core)
+    /// Threads scoring an index held in memory: blocks, or the k-mers of a query when the
+    /// index has fewer blocks than threads (0: one per core)
     #[arg(
         short = 'T',
         long,
