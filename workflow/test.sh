@@ -83,12 +83,15 @@ check "three or more shards, one sub-index each" test "$shards" -ge 3 -a "$subin
 check "gathered ranking = one search of the collection" cmp "$WORK/hits.tsv" "$WORK/single.tsv"
 
 # One index of every genome: the same documents; the same counts where a document holds the
-# whole query.
+# whole query. Both read every block (--no-summaries): the block summaries of small shards rule
+# out documents that reach the threshold only through Bloom false positives, which one large
+# block keeps. (The sharded collection answers as the gathered search does: checked above.)
+(cd "$WORK" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 --no-summaries > hits-exact.tsv)
 "$BITSIFT" build -q -o "$WORK/all.cobs_compact" "$ROOT"/data/demo/genomes/*.fa.gz
-"$BITSIFT" query -q -i "$WORK/all.cobs_compact" -f "$WORK/queries.fa" -t 0.8 > "$WORK/one.tsv"
-awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$WORK/hits.tsv" | sort > "$WORK/hits.pairs"
+"$BITSIFT" query -q -i "$WORK/all.cobs_compact" -f "$WORK/queries.fa" -t 0.8 --no-summaries > "$WORK/one.tsv"
+awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.pairs"
 awk -F'\t' 'NR > 1 { print $1 "\t" $2 }' "$WORK/one.tsv" | sort > "$WORK/one.pairs"
-awk -F'\t' 'NR > 1 && $6 == "1.0000" { print $1 "\t" $3 "\t" $4 }' "$WORK/hits.tsv" | sort > "$WORK/hits.full"
+awk -F'\t' 'NR > 1 && $6 == "1.0000" { print $1 "\t" $3 "\t" $4 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.full"
 awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/one.tsv" | sort > "$WORK/one.full"
 echo "$(wc -l < "$WORK/hits.pairs") hits, $(wc -l < "$WORK/hits.full") of whole queries"
 check "the documents one index of all genomes finds" cmp "$WORK/hits.pairs" "$WORK/one.pairs"
