@@ -14,7 +14,7 @@ document that holds a query at the threshold may be missing) and prints Markdown
         --out bench/results/summaries-DATE
 
 Also measures waves against queue depth (--waves-index NAME): bytes read and latency with
-and without `--no-waves` at depths 1, 8 and 64, summaries off, threshold 0.8.
+and without `--waves` at depths 1, 8 and 64, summaries off, threshold 0.8.
 Needs root (to drop the page cache).
 """
 
@@ -120,7 +120,7 @@ def waves_table(args, truth, records):
     queries = str(pathlib.Path(args.data) / "queries_core.fa")
     run_query(args, index, queries, 0.8, ["--no-summaries", "--no-prune"])
     for depth in (1, 8, 64):
-        for mode, extra in (("on", []), ("off", ["--no-waves"])):
+        for mode, extra in (("on", ["--waves"]), ("off", [])):
             extra = extra + ["--no-summaries", "--queue-depth", str(depth)]
             result, wall, command = run_query(args, index, queries, 0.8, extra)
             row = summarise(result, truth, 0.8)

@@ -437,7 +437,7 @@ impl PyIndex {
             coverage: false,
             // COBS's exact scores: every block is read.
             summaries: false,
-            waves: true,
+            waves: false,
         };
         let k_max = self.index.k_max();
         let answer = py.detach(|| -> PyResult<_> {

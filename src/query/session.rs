@@ -98,7 +98,7 @@ pub struct SearchOptions {
     pub summaries: bool,
     /// Read in waves: first the k-mers after which pruning can decide, then the rest only
     /// in blocks still alive (reads in flight cannot be cancelled, so one deep wave reads
-    /// what pruning would have skipped).
+    /// what pruning would have skipped). Fewer bytes, more round trips: off by default.
     pub waves: bool,
 }
 
@@ -111,7 +111,7 @@ impl Default for SearchOptions {
             prune: true,
             coverage: false,
             summaries: true,
-            waves: true,
+            waves: false,
         }
     }
 }

@@ -115,9 +115,10 @@ pub struct QueryArgs {
     /// (implied by --format cobs)
     #[arg(long, help_heading = "Search")]
     no_summaries: bool,
-    /// Read all of a query's rows in one wave instead of waiting for pruning between waves
+    /// Read a query's rows in waves, waiting for pruning between them: fewer bytes, more
+    /// round trips (see README, Waves)
     #[arg(long, help_heading = "Search")]
-    no_waves: bool,
+    waves: bool,
     /// Threads scoring an index held in memory: blocks, or the k-mers of a query when the
     /// index has fewer blocks than threads (0: one per core)
     #[arg(
@@ -351,7 +352,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         coverage: args.coverage,
         // COBS's output is COBS's answer: every block is read.
         summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
-        waves: !args.no_waves,
+        waves: args.waves,
     };
     let batch_max = if args.batch == 0 {
         usize::MAX
