@@ -266,6 +266,11 @@ fn open_all(
     if let Some(notice) = session.notice() {
         tracing::warn!("{notice}");
     }
+    // Block summaries are loaded now, as `query` and `serve` do, not by the first search;
+    // one that cannot be used leaves its index searched in full.
+    for problem in index.summaries().problems() {
+        tracing::warn!("{problem}");
+    }
     let warmup = match (&setup.cache, warm) {
         (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
         _ => None,
