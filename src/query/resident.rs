@@ -67,6 +67,35 @@ pub struct ResidentInput<'a> {
     pub queries: usize,
 }
 
+impl<'a> ResidentInput<'a> {
+    /// The job of counting k-mers `kmers` of a query in `block` into unit `unit`.
+    fn job(&self, block: &'a PlanBlock, kmers: Range<usize>, unit: usize) -> UnitJob<'a> {
+        UnitJob {
+            block,
+            file: self.files[block.file as usize],
+            integrity: self.integrity,
+            path: &self.paths[block.file as usize],
+            hashes: self.arena.hashes(block.index as usize),
+            weights: self.arena.weights(block.index as usize),
+            kmers,
+            unit,
+        }
+    }
+
+    /// Runs `job` on this thread; a fault while this thread touched mapped memory
+    /// invalidates what it counted.
+    fn score(
+        &self,
+        job: UnitJob<'_>,
+        counters: &mut CountersSlice<'_>,
+        scratch: &mut ResidentScratch,
+    ) -> Result<(u64, bool), ReadError> {
+        let outcome = job.score(counters, scratch)?;
+        self.source.take_fault().map_err(ReadError::from)?;
+        Ok(outcome)
+    }
+}
+
 /// Scores every live unit of the chunk; `threads > 1` spreads blocks over that many threads,
 /// or, when the index has fewer blocks than threads, each unit's k-mers ([`score_split`]).
 pub fn score(
@@ -150,16 +179,6 @@ fn score_split(
             }
             let kmers = input.arena.query(query, block.index as usize);
 
-            let job = |range: Range<usize>, unit: usize| UnitJob {
-                block,
-                file: input.files[block.file as usize],
-                integrity: input.integrity,
-                path: &input.paths[block.file as usize],
-                hashes: input.arena.hashes(block.index as usize),
-                weights: input.arena.weights(block.index as usize),
-                kmers: range,
-                unit,
-            };
             // Small units are not worth a thread hand-off: one part takes them whole.
             let cut = if kmers.count as usize >= SPLIT_KMERS_MIN {
                 threads
@@ -178,16 +197,6 @@ fn score_split(
             let (first_outcome, other_outcomes) = outcomes.split_at_mut(1);
             let (first_scratch, other_scratch) = scratch.split_at_mut(1);
             let mut own = counters.slice_mut();
-            let score_part = |job: UnitJob<'_>, slice: &mut CountersSlice<'_>, scratch| {
-                // A fault while this thread touched mapped memory invalidates the part.
-                job.score(slice, scratch).and_then(|outcome| {
-                    input
-                        .source
-                        .take_fault()
-                        .map(|()| outcome)
-                        .map_err(ReadError::from)
-                })
-            };
             rayon::scope(|s| {
                 let work = parts
                     .iter_mut()
@@ -199,14 +208,12 @@ fn score_split(
                         continue;
                     }
                     s.spawn(move |_| {
-                        *outcome = score_part(job(range, 0), &mut part.slice_mut(), scratch);
+                        let job = input.job(block, range, 0);
+                        *outcome = input.score(job, &mut part.slice_mut(), scratch);
                     });
                 }
-                first_outcome[0] = score_part(
-                    job(ranges[0].clone(), unit),
-                    &mut own,
-                    &mut first_scratch[0],
-                );
+                let job = input.job(block, ranges[0].clone(), unit);
+                first_outcome[0] = input.score(job, &mut own, &mut first_scratch[0]);
             });
             for (part, range) in parts.iter().zip(&ranges[1..]) {
                 if !range.is_empty() {
@@ -278,31 +285,14 @@ fn score_blocks(
     let mut done = ResidentCounters::default();
     for number in blocks {
         let block = &input.blocks[number];
-        let file = input.files[block.file as usize];
         for (query, rows_of_query) in rows_per_query.iter_mut().enumerate() {
             let unit = number * input.queries + query;
             if counters.unit(unit).dead {
                 continue;
             }
             let kmers = input.arena.query(query, block.index as usize);
-            let job = UnitJob {
-                block,
-                file,
-                integrity: input.integrity,
-                path: &input.paths[block.file as usize],
-                hashes: input.arena.hashes(block.index as usize),
-                weights: input.arena.weights(block.index as usize),
-                kmers: kmers.range(),
-                unit,
-            };
-            // A fault while this thread touched mapped memory invalidates the unit.
-            let scored = job.score(&mut counters, scratch).and_then(|outcome| {
-                input
-                    .source
-                    .take_fault()
-                    .map(|()| outcome)
-                    .map_err(ReadError::from)
-            });
+            let job = input.job(block, kmers.range(), unit);
+            let scored = input.score(job, &mut counters, scratch);
             match scored {
                 Ok((rows, pruned)) => {
                     *rows_of_query += rows;
