@@ -44,7 +44,19 @@ def bitsift_query(ctx, index_path, fasta, *, engine=None, threshold=0.8, extra=(
             doc = json.load(f)
         except ValueError as e:
             raise BenchError("%s: output is not JSON: %s" % (what, e))
+    with_batch_stats(doc)
     return done, doc
+
+
+def with_batch_stats(doc):
+    """Gives each query's stats the fields of its batch that it lacks (reads_pruned,
+    device_read_bytes, faults, io_wait_ms...: reported once per batch since issue 10)."""
+    batches = {b.get("batch"): b for b in doc.get("batches", [])}
+    for query in doc.get("queries", []):
+        stats = query.get("stats")
+        if stats is not None:
+            for key, value in batches.get(stats.get("batch"), {}).items():
+                stats.setdefault(key, value)
 
 
 class CobsWorker:
