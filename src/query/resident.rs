@@ -169,6 +169,9 @@ fn score_split(
     let started = Instant::now();
     scratch.resize_with(threads, ResidentScratch::default);
     let mut parts: Vec<Counters> = (1..threads).map(|_| Counters::default()).collect();
+    // Reused from unit to unit: each unit's k-mer ranges and the parts' outcomes.
+    let mut ranges: Vec<Range<usize>> = Vec::with_capacity(threads);
+    let mut outcomes: Vec<Result<(u64, bool), ReadError>> = Vec::with_capacity(threads);
     let mut done = ResidentCounters::default();
     for number in 0..input.blocks.len() {
         let block = &input.blocks[number];
@@ -185,14 +188,13 @@ fn score_split(
             } else {
                 1
             };
-            let mut ranges = split_range(kmers.range(), cut);
-            ranges.resize(threads, kmers.range().end..kmers.range().end);
+            split_range(kmers.range(), cut, threads, &mut ranges);
             for part in parts.iter_mut().take(cut - 1) {
                 part.reset(std::slice::from_ref(block), 1, |_, _, _| {
                     (Unit::new(kmers.positions, 0, false), true)
                 });
             }
-            let mut outcomes: Vec<Result<(u64, bool), ReadError>> = Vec::with_capacity(threads);
+            outcomes.clear();
             outcomes.resize_with(threads, || Ok((0, false)));
             let (first_outcome, other_outcomes) = outcomes.split_at_mut(1);
             let (first_scratch, other_scratch) = scratch.split_at_mut(1);
@@ -222,7 +224,7 @@ fn score_split(
             }
             let mut rows = 0;
             let mut failed = None;
-            for outcome in outcomes {
+            for outcome in outcomes.drain(..) {
                 match outcome {
                     Ok((added, _)) => rows += added,
                     Err(error) => failed = failed.or(Some(error)),
@@ -245,12 +247,16 @@ fn score_split(
 /// Distinct k-mers below which a unit is scored on one thread.
 const SPLIT_KMERS_MIN: usize = 256;
 
-/// `range` cut into `parts` contiguous ranges of nearly equal length (some may be empty).
-fn split_range(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
+/// `range` cut into `parts` contiguous ranges of nearly equal length into `out`, padded with empty
+/// ranges to `slots` entries.
+fn split_range(range: Range<usize>, parts: usize, slots: usize, out: &mut Vec<Range<usize>>) {
+    debug_assert!(parts <= slots);
     let len = range.len();
-    (0..parts)
-        .map(|i| range.start + len * i / parts..range.start + len * (i + 1) / parts)
-        .collect()
+    out.clear();
+    out.extend(
+        (0..parts).map(|i| range.start + len * i / parts..range.start + len * (i + 1) / parts),
+    );
+    out.resize(slots, range.end..range.end);
 }
 
 /// Contiguous ranges of blocks of about equal work (row bytes), at most `threads` of them.
