@@ -914,7 +914,10 @@ fn connections_beyond_the_limit_are_refused_when_none_is_idle() {
             break response.body;
         }
         assert_eq!(response.status, 503, "{}", response.body);
-        assert!(Instant::now() < deadline, "the busy connections never closed");
+        assert!(
+            Instant::now() < deadline,
+            "the busy connections never closed"
+        );
         metrics_refused += 1.0;
         std::thread::sleep(Duration::from_millis(50));
     };
