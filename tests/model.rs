@@ -355,6 +355,33 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
     }
     let stats = cache.stats();
     assert!(stats.hits > 0, "repeated queries hit the cache: {stats:?}");
+    // A budget that holds the whole index becomes its image, scored in place once loaded,
+    // on one thread and spread over three: the same answers.
+    let memory = bitsift::io::RowMemory::for_budget(1 << 40, searcher.index().file_sizes());
+    let bitsift::io::RowMemory::Image(image) = &memory else {
+        panic!("a budget larger than the index holds it whole");
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !image.is_loaded() {
+        assert!(image.failure().is_none(), "{:?}", image.failure());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the image never loaded"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    searcher.set_row_memory(Some(memory.clone()));
+    assert_eq!(searcher.source(), bitsift::query::RowSource::Image);
+    for threads in [1, 3] {
+        searcher.set_threads(threads);
+        let in_image = key(searcher
+            .search_batch(&refs, &SearchOptions::default())
+            .unwrap());
+        assert_eq!(
+            in_image, reference,
+            "scored in the image, {threads} threads"
+        );
+    }
 }
 
 /// Checks one built collection against both models; returns (false-positive lookups, absent

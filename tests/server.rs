@@ -241,8 +241,10 @@ fn endpoints_answer_and_errors_name_the_problem() {
             metadata.to_str().unwrap(),
             "--max-query-bases",
             "5000",
+            // Smaller than the two indexes (3.6 MB), so a paged row cache rather than an
+            // image of the whole index.
             "--cache-size",
-            "16M",
+            "2M",
             // Read with O_DIRECT so that the row cache is used: a fresh index sits in the page
             // cache, where the automatic choice would score it in place.
             "--direct-io",
@@ -1385,4 +1387,47 @@ fn coverage_says_where_each_hit_matches() {
     assert!(plain.json()["results"][0]["hits"][0]
         .get("coverage")
         .is_none());
+}
+
+#[test]
+fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
+    let dir = temp_dir();
+    let (plasmids, phage, _) = fixtures(dir.path());
+    let body = serde_json::json!({"sequence": first_gene(), "threshold": 0.0});
+    let direct = ["--direct-io", "required"];
+    let reads = Server::start(
+        &[&plasmids, &phage],
+        &[&["--cache-size", "0"], &direct[..]].concat(),
+    );
+    let expected = post(reads.address, &body).json();
+    assert_eq!(expected["stats"]["source"], "reads");
+    drop(reads);
+
+    let server = Server::start(
+        &[&plasmids, &phage],
+        &[&["--cache-size", "64M"], &direct[..]].concat(),
+    );
+    let a = server.address;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let image = loop {
+        let image = http(a, "GET", "/api/indexes", b"").json()["image"].clone();
+        if image["loaded"] == true {
+            break image;
+        }
+        assert!(image["error"].is_null(), "{image}");
+        assert!(
+            Instant::now() < deadline,
+            "the indexes never came into memory"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let total: u64 = [&plasmids, &phage]
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert_eq!(image["bytes"], total);
+    let found = post(a, &body).json();
+    assert_eq!(found["stats"]["source"], "image");
+    assert_eq!(found["stats"]["bytes_read"], 0);
+    assert_eq!(found["results"], expected["results"]);
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use bitsift::alphabet::BaseReading;
 use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
-use bitsift::io::{EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::query::{Index, OpenError, SearchError, SearchOptions, Session};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -36,7 +36,10 @@ const BATCH_BYTES_MAX: usize = 64 << 20;
 /// How every session of an index is set up.
 struct SessionSetup {
     engine: EngineOptions,
-    cache: Option<Arc<PageCache>>,
+    /// Budget of the row memory shared by all sessions (a paged cache, or the whole index).
+    cache_bytes: Option<u64>,
+    /// That memory, made once the index is open.
+    memory: Option<RowMemory>,
     threads: usize,
     merge_gap: Option<u64>,
     read_max: Option<u64>,
@@ -45,7 +48,7 @@ struct SessionSetup {
 impl SessionSetup {
     fn open(&self, index: &Arc<Index>) -> Result<Session, OpenError> {
         let mut session = Session::with_options(index.clone(), &self.engine)?;
-        session.set_cache(self.cache.clone());
+        session.set_row_memory(self.memory.clone());
         session.set_threads(self.threads);
         let shape = session.read_shape();
         session.set_coalescing(
@@ -250,7 +253,7 @@ fn count_or(name: &str, value: Option<i64>, default: usize) -> PyResult<usize> {
 fn open_all(
     paths: &[PathBuf],
     header_options: &HeaderOptions,
-    setup: &SessionSetup,
+    setup: &mut SessionSetup,
     warm: bool,
 ) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
     if paths.is_empty() {
@@ -262,6 +265,9 @@ fn open_all(
     // collection opens with its removed documents hidden.
     let (_, index) =
         SearchSet::open_fresh(paths, &[], &[], header_options).map_err(|e| collection_error(&e))?;
+    setup.memory = setup
+        .cache_bytes
+        .map(|bytes| RowMemory::for_budget(bytes, index.file_sizes()));
     let session = setup.open(&index).map_err(|e| open_error(&e))?;
     if let Some(notice) = session.notice() {
         tracing::warn!("{notice}");
@@ -271,7 +277,7 @@ fn open_all(
     for problem in index.summaries().problems() {
         tracing::warn!("{problem}");
     }
-    let warmup = match (&setup.cache, warm) {
+    let warmup = match (setup.memory.as_ref().and_then(RowMemory::pages), warm) {
         (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
         _ => None,
     };
@@ -340,7 +346,8 @@ impl PyIndex {
                 queue_depth,
                 direct: options::direct_io(direct_io)?,
             },
-            cache: cache_bytes.map(|bytes| Arc::new(PageCache::new(bytes, 4096))),
+            cache_bytes,
+            memory: None,
             threads,
             merge_gap: options::size("merge_gap", merge_gap)?,
             read_max: options::size("read_max", read_max)?,
@@ -349,7 +356,8 @@ impl PyIndex {
             legacy_k,
             legacy_canonical,
         };
-        let opened = py.detach(|| open_all(&paths, &header_options, &setup, warm));
+        let mut setup = setup;
+        let opened = py.detach(|| open_all(&paths, &header_options, &mut setup, warm));
         logs::flush(py)?;
         let (index, session, warmup) = opened?;
         Ok(PyIndex {
@@ -508,7 +516,7 @@ impl PyIndex {
             "documents": documents,
             "file_size": self.index.bytes(),
             "engine": self.engine,
-            "cache_size": self.setup.cache.as_ref().map(|c| c.allocated_bytes()),
+            "cache_size": self.setup.memory.as_ref().map(RowMemory::bytes),
             "max_sessions": self.pool.max(),
             "sessions": self.pool.count(),
         });

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,23 @@ def test_a_cache_serves_repeated_queries(demo_index):
     assert as_cli(again) == as_cli(first)
     assert again[0].batch_stats["cache_hits"] > 0
     assert index.info()["cache_size"] > 0
+
+
+def test_a_cache_that_holds_the_index_scores_it_in_place(demo_index):
+    reference = as_cli(bitsift.Index(demo_index).search(GENES))
+    size = demo_index.stat().st_size
+    index = bitsift.Index(demo_index, engine="uring", direct_io="required",
+                          cache_size=2 * size)
+    assert index.info()["cache_size"] == size
+    deadline = time.monotonic() + 60
+    while True:
+        results = index.search(GENES)
+        assert as_cli(results) == reference
+        if results[0].batch_stats["source"] == "image":
+            break
+        assert time.monotonic() < deadline, "the index never came into memory"
+        time.sleep(0.05)
+    assert results[0].batch_stats["bytes_read"] == 0
 
 
 def test_a_warm_up_fills_the_cache_in_the_background(demo_index):

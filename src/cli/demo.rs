@@ -237,7 +237,7 @@ impl Table {
 fn plain_stats(result: &QueryResult) -> String {
     let (stats, batch) = (&result.stats, &result.batch);
     let mut text = match batch.source {
-        RowSource::Resident => format!(
+        RowSource::Resident | RowSource::Image => format!(
             "scored {} in memory in {:.1} ms",
             plural(stats.rows_added, "row"),
             stats.total.as_secs_f64() * 1e3

@@ -53,15 +53,7 @@ impl RamEngine {
                 path: path.clone(),
                 source,
             })?;
-            let mut buffer = AlignedBuf::zeroed(size as usize, HUGE_PAGE);
-            // SAFETY: advisory call on memory this buffer owns.
-            unsafe {
-                libc::madvise(
-                    buffer.as_mut_ptr().cast(),
-                    buffer.len(),
-                    libc::MADV_HUGEPAGE,
-                );
-            }
+            let mut buffer = huge_buffer(size as usize);
             let mut done = 0usize;
             const CHUNK: usize = 64 << 20;
             while done < size as usize {
@@ -87,6 +79,21 @@ impl RamEngine {
         }
         Ok(RamEngine { files, hook: None })
     }
+}
+
+/// A zeroed buffer of `len` bytes, 2 MiB aligned, with transparent huge pages requested
+/// (fewer TLB misses when rows are scored across the whole of it).
+pub(super) fn huge_buffer(len: usize) -> AlignedBuf {
+    let mut buffer = AlignedBuf::zeroed(len, HUGE_PAGE);
+    // SAFETY: advisory call on memory this buffer owns.
+    unsafe {
+        libc::madvise(
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            libc::MADV_HUGEPAGE,
+        );
+    }
+    buffer
 }
 
 impl ReadEngine for RamEngine {

@@ -103,7 +103,7 @@ impl Drop for Warmup {
 
 /// Moves the calling thread to the idle I/O scheduling class. Failure only means the
 /// warm-up competes with queries at normal priority.
-fn idle_io_priority() {
+pub(super) fn idle_io_priority() {
     const IOPRIO_WHO_PROCESS: libc::c_long = 1;
     const IOPRIO_CLASS_IDLE: libc::c_long = 3;
     const IOPRIO_CLASS_SHIFT: libc::c_long = 13;

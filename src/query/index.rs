@@ -214,6 +214,14 @@ impl Index {
         self.headers.iter().map(|h| h.path.clone()).collect()
     }
 
+    /// Path and size of every index file, in order.
+    pub fn file_sizes(&self) -> Vec<(PathBuf, u64)> {
+        self.headers
+            .iter()
+            .map(|h| (h.path.clone(), h.file_size))
+            .collect()
+    }
+
     /// Every block of every file, in (file, block) order.
     pub fn blocks(&self) -> &[PlanBlock] {
         &self.blocks

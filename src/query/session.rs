@@ -36,8 +36,8 @@ use super::stats::{BatchStats, QueryStats, RowSource};
 use crate::format::{HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
 use crate::io::{
-    open_engine, storage_kind, EngineOptions, IoCounters, IoError, PageCache, ReadEngine,
-    StorageKind, WarmRange,
+    open_engine, storage_kind, EngineOptions, IoCounters, IoError, MemoryImage, PageCache,
+    ReadEngine, ResidentFiles, RowMemory, StorageKind, WarmRange,
 };
 
 /// Upper bound on lookups planned at once (24 bytes each).
@@ -139,6 +139,8 @@ pub struct Session {
     index: Arc<Index>,
     engine: Box<dyn ReadEngine>,
     cache: Option<Arc<PageCache>>,
+    /// The whole index in memory, shared by the process's sessions, once loaded.
+    image: Option<Arc<MemoryImage>>,
     notice: Option<String>,
     shape: ReadShape,
     threads: usize,
@@ -218,6 +220,7 @@ impl Session {
             index,
             engine,
             cache: None,
+            image: None,
             notice: None,
             shape,
             threads: 1,
@@ -248,13 +251,16 @@ impl Session {
         self.engine.kind()
     }
 
-    /// Where rows come from: read, or scored in place.
+    /// Where rows come from now: read, or scored in place.
     pub fn source(&self) -> RowSource {
-        if self.engine.resident().is_some() {
-            RowSource::Resident
-        } else {
-            RowSource::Reads
-        }
+        self.in_memory()
+            .map_or(RowSource::Reads, |(_, source)| source)
+    }
+
+    /// The files' bytes in memory, when the engine holds them there or the process's image
+    /// of the index is loaded, with what that source is called in the statistics.
+    fn in_memory(&self) -> Option<(&dyn ResidentFiles, RowSource)> {
+        in_memory(self.engine.as_ref(), self.image.as_deref())
     }
 
     /// Largest term size over the indexes: queries must be at least this long.
@@ -289,6 +295,31 @@ impl Session {
         };
         self.shape.read_bytes_max = self.shape.read_bytes_max.max(self.shape.alignment);
         self.cache = cache;
+    }
+
+    /// Gives this session a row-cache budget's memory: a paged cache shared with the
+    /// process's other sessions, or the process's whole image of the index (scored in
+    /// place once loaded; read through the engine, uncached, until then).
+    pub fn set_row_memory(&mut self, memory: Option<RowMemory>) {
+        match memory {
+            Some(RowMemory::Pages(cache)) => {
+                self.set_cache(Some(cache));
+                self.image = None;
+            }
+            Some(RowMemory::Image(image)) => {
+                self.set_cache(None);
+                self.image = Some(image);
+            }
+            None => {
+                self.set_cache(None);
+                self.image = None;
+            }
+        }
+    }
+
+    /// The process's image of the index, if this session has one.
+    pub fn image(&self) -> Option<&Arc<MemoryImage>> {
+        self.image.as_ref()
     }
 
     /// The shared cache, if any.
@@ -434,7 +465,7 @@ impl Session {
         self.work.pages.clear();
         self.work.pages.resize(chunk_len, 0);
         self.batches += 1;
-        let mut outcome = if self.engine.resident().is_some() {
+        let mut outcome = if self.in_memory().is_some() {
             self.score_resident(chunk_len)?
         } else {
             self.read_and_score(chunk_len, options)?
@@ -530,7 +561,8 @@ impl Session {
 
     /// Stage 3 from memory: scores every unit where its rows lie.
     fn score_resident(&mut self, chunk_len: usize) -> Result<ChunkOutcome, SearchError> {
-        let files = self.engine.resident().expect("a resident engine");
+        let (files, source) =
+            in_memory(self.engine.as_ref(), self.image.as_deref()).expect("rows in memory");
         let paths = self.index.paths();
         let bytes: Vec<&[u8]> = (0..paths.len() as u32).map(|f| files.bytes(f)).collect();
         let input = ResidentInput {
@@ -558,7 +590,7 @@ impl Session {
         for (share, rows) in self.work.shares.iter_mut().zip(rows) {
             share.rows = rows;
         }
-        let mut batch = BatchStats::new(self.batches, self.engine.kind(), RowSource::Resident);
+        let mut batch = BatchStats::new(self.batches, self.engine.kind(), source);
         batch.threads = threads as u32;
         batch.parts = 1;
         batch.row_reads_requested = self.lookups_of_chunk(chunk_len);
@@ -850,6 +882,17 @@ fn read_alignment(index: &Index, engine_alignment: u64) -> u64 {
 }
 
 /// Read shape for `index` on this engine: network file systems merge far more.
+/// See [`Session::in_memory`]; apart so that the bytes can be borrowed beside the scratch.
+fn in_memory<'a>(
+    engine: &'a dyn ReadEngine,
+    image: Option<&'a MemoryImage>,
+) -> Option<(&'a dyn ResidentFiles, RowSource)> {
+    if let Some(files) = engine.resident() {
+        return Some((files, RowSource::Resident));
+    }
+    Some((image?.resident()?, RowSource::Image))
+}
+
 fn read_shape(index: &Index, alignment: u64) -> ReadShape {
     let network = index
         .headers()

@@ -22,6 +22,20 @@ pub enum RowSource {
     Reads,
     /// Scored in place from memory (`ram`, or `mmap` over a page-cache-resident index).
     Resident,
+    /// Scored in place from the process's image of the whole index (a row cache whose
+    /// budget holds the whole index).
+    Image,
+}
+
+impl RowSource {
+    /// The name used in statistics (`reads`, `resident`, `image`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowSource::Reads => "reads",
+            RowSource::Resident => "resident",
+            RowSource::Image => "image",
+        }
+    }
 }
 
 /// What one query asked and cost. Serialised with times in milliseconds (`*_ms`).

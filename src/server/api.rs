@@ -178,6 +178,7 @@ struct ResponseStats {
     requests_in_batch: usize,
     queries_in_batch: u32,
     engine: String,
+    source: &'static str,
     bytes_read: u64,
     read_requests: u64,
     reads_pruned: u64,
@@ -473,6 +474,7 @@ async fn search_inner(
                 // The request's own share of the reads; what the shared batch did as a whole.
                 let (s, batch) = (&result.stats, &result.batch);
                 stats.engine = s.engine.as_str().to_string();
+                stats.source = batch.source.as_str();
                 stats.queries_in_batch = s.batch_queries;
                 stats.bytes_read += s.bytes_read;
                 stats.read_requests += s.read_requests;
@@ -630,6 +632,11 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
             "max_body_bytes": state.config.body_bytes_max(),
         },
         "cache": cache,
+        "image": state.image.as_ref().map(|image| serde_json::json!({
+            "bytes": image.bytes(),
+            "loaded": image.is_loaded(),
+            "error": image.failure(),
+        })),
     }))
     .into_response()
 }

@@ -36,7 +36,7 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::format::{DocumentNames, HeaderOptions};
-use crate::io::{EngineOptions, PageCache, Warmup};
+use crate::io::{EngineOptions, MemoryImage, PageCache, RowMemory, Warmup};
 use crate::query::{Index, OpenError, Session as Searcher};
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
@@ -228,6 +228,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The shared page cache.
     pub cache: Option<Arc<PageCache>>,
+    /// The image of the whole index, when the cache budget holds it.
+    pub image: Option<Arc<MemoryImage>>,
     /// The search workers.
     pub dispatcher: Dispatcher,
     /// Permits for running searches.
@@ -364,13 +366,13 @@ fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
     Ok(sorted)
 }
 
-/// One searcher per worker over `paths`, sharing `cache`.
+/// One searcher per worker over `paths`, sharing the memory of the cache budget: a paged
+/// cache, or one image of the whole index when the budget holds it (see [`RowMemory`]).
 fn open_searchers(
     paths: &[PathBuf],
     hidden: &[Vec<u64>],
     config: &ServerConfig,
-    cache: &Option<Arc<PageCache>>,
-) -> Result<Vec<Searcher>, ServerError> {
+) -> Result<(Vec<Searcher>, Option<RowMemory>), ServerError> {
     let workers = config.workers.max(1);
     // Headers, geometry and names are parsed once and shared; each worker adds its engine.
     let index = Index::open_hiding(paths, hidden, &HeaderOptions::default())?;
@@ -388,6 +390,8 @@ fn open_searchers(
             );
         }
     }
+    let memory = (config.cache_bytes > 0)
+        .then(|| RowMemory::for_budget(config.cache_bytes, index.file_sizes()));
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
@@ -399,16 +403,14 @@ fn open_searchers(
                 tracing::warn!("{notice}");
             }
         }
-        searcher.set_cache(cache.clone());
+        searcher.set_row_memory(memory.clone());
         searchers.push(searcher);
     }
-    Ok(searchers)
+    Ok((searchers, memory))
 }
 
 /// Opens everything and returns the router and state (so tests can serve it themselves).
 pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warmup>), ServerError> {
-    let cache =
-        (config.cache_bytes > 0).then(|| Arc::new(PageCache::new(config.cache_bytes, 4096)));
     let metrics = Arc::new(Metrics::default());
     let Sorted {
         paths,
@@ -420,7 +422,12 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
     let watch = IndexWatch::capture(&paths)
         .map_err(|(path, source)| ServerError::Identity { path, source })?;
     let watch = Arc::new(watch);
-    let searchers = open_searchers(&paths, &hidden, &config, &cache)?;
+    let (searchers, memory) = open_searchers(&paths, &hidden, &config)?;
+    let cache = memory.as_ref().and_then(|m| m.pages().cloned());
+    let image = match &memory {
+        Some(RowMemory::Image(image)) => Some(image.clone()),
+        _ => None,
+    };
     let indexes = index_entries(&searchers[0], names);
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
@@ -451,6 +458,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         metadata,
         metrics,
         cache,
+        image,
         dispatcher,
     });
     Ok((router(state.clone()), state, warmup))

@@ -5,12 +5,11 @@ mod batch;
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, PageCache, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
 use bitsift::query::output::{
     IndexSummary, OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings,
@@ -253,7 +252,8 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         }
     }
     if let Some(bytes) = args.cache_size {
-        searcher.set_cache(Some(Arc::new(PageCache::new(bytes, 4096))));
+        let files = searcher.index().file_sizes();
+        searcher.set_row_memory(Some(RowMemory::for_budget(bytes, files)));
     }
     let warmup = match (args.warm, searcher.cache()) {
         (true, Some(cache)) => Some(Warmup::start(searcher.warm_ranges(), cache.clone())),
