@@ -94,7 +94,10 @@ def bitsift_warm_ms(binary, index, twice, genes, threshold, extra):
     total = sum(q["stats"]["total_ms"] for q in queries)
     hits = sum(len(q["hits"]) for q in queries)
     engine = queries[0]["stats"].get("engine", "?") if queries else "?"
-    return total, hits, engine, " ".join(command)
+    # Where the second pass's rows came from (reads, resident, image): a row cache that
+    # holds the index becomes an image loaded in the background, maybe not yet by then.
+    sources = sorted({q["stats"].get("source", "?") for q in queries})
+    return total, hits, f"{engine}/{'+'.join(sources)}", " ".join(command)
 
 
 def second_process(binary, index, once, threshold):

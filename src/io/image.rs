@@ -12,9 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use super::ram::huge_buffer;
 use super::warm::{idle_io_priority, WARM_CHUNK_BYTES};
-use super::{DataFile, IoError, PageCache, ResidentFiles};
+use super::{residency, DataFile, IoError, PageCache, ResidentFiles};
 
 /// What a row-cache budget buys: the whole files as one [`MemoryImage`] when they fit in it,
 /// else a paged [`PageCache`] of that size.
@@ -177,9 +176,12 @@ fn read_file(
         path: path.to_path_buf(),
         source,
     };
-    let file = DataFile::open_direct(path)
-        .or_else(|_| DataFile::open_buffered(path))
-        .map_err(open_error)?;
+    let file = if in_page_cache(path) {
+        DataFile::open_buffered(path)
+    } else {
+        DataFile::open_direct(path).or_else(|_| DataFile::open_buffered(path))
+    }
+    .map_err(open_error)?;
     if file.size != size {
         return Err(IoError::UnexpectedEnd {
             path: path.to_path_buf(),
@@ -189,7 +191,7 @@ fn read_file(
     }
     let align = file.offset_align.max(1) as usize;
     let padded = (size as usize).div_ceil(align) * align;
-    let mut buffer = huge_buffer(padded.max(align));
+    let mut buffer = super::AlignedBuf::huge_zeroed(padded.max(align));
     let mut done = 0usize;
     while done < size as usize {
         if stop() {
@@ -215,6 +217,16 @@ fn read_file(
     }
     debug_assert!(done >= size as usize);
     Ok(Some(buffer))
+}
+
+/// Whether the page cache holds (nearly) all of `path`: the image is then copied from
+/// memory with buffered reads, not read again from the device with O_DIRECT (where, at idle
+/// priority, it would also wait behind every query's reads).
+fn in_page_cache(path: &Path) -> bool {
+    const SHARE_MIN: f64 = 0.9;
+    std::fs::File::open(path)
+        .and_then(|file| residency(&file))
+        .is_ok_and(|r| r.fraction() >= SHARE_MIN)
 }
 
 #[cfg(test)]

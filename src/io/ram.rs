@@ -12,8 +12,6 @@ use super::{
     ReadRequest, ResidentFiles,
 };
 
-const HUGE_PAGE: usize = 2 << 20;
-
 /// Whole files in memory; see the module documentation.
 pub struct RamEngine {
     files: Vec<(PathBuf, AlignedBuf, u64)>,
@@ -53,7 +51,7 @@ impl RamEngine {
                 path: path.clone(),
                 source,
             })?;
-            let mut buffer = huge_buffer(size as usize);
+            let mut buffer = AlignedBuf::huge_zeroed(size as usize);
             let mut done = 0usize;
             const CHUNK: usize = 64 << 20;
             while done < size as usize {
@@ -79,21 +77,6 @@ impl RamEngine {
         }
         Ok(RamEngine { files, hook: None })
     }
-}
-
-/// A zeroed buffer of `len` bytes, 2 MiB aligned, with transparent huge pages requested
-/// (fewer TLB misses when rows are scored across the whole of it).
-pub(super) fn huge_buffer(len: usize) -> AlignedBuf {
-    let mut buffer = AlignedBuf::zeroed(len, HUGE_PAGE);
-    // SAFETY: advisory call on memory this buffer owns.
-    unsafe {
-        libc::madvise(
-            buffer.as_mut_ptr().cast(),
-            buffer.len(),
-            libc::MADV_HUGEPAGE,
-        );
-    }
-    buffer
 }
 
 impl ReadEngine for RamEngine {
