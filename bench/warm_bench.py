@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -122,6 +123,8 @@ def main():
     parser.add_argument("--cache-size", default="4G")
     parser.add_argument("--index", action="append", required=True, type=lambda s: s.split("=", 1))
     parser.add_argument("--out", help="write results.json here")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per setting (COBS included), in turn; the median is reported")
     args = parser.parse_args()
     genes = read_fasta(args.genes, args.count)
     work = tempfile.mkdtemp(prefix="warm-bench-")
@@ -140,17 +143,32 @@ def main():
         settings.append(("baseline default", args.baseline, []))
     results = []
     for name, index in args.index:
-        warm(index)
-        cobs_ms, cobs_hits = cobs_warm_ms(args.python, index, genes, args.threshold)
-        row = {"index": name, "path": index, "genes": len(genes), "cobs_ms": cobs_ms,
-               "cobs_hits": cobs_hits, "bitsift": {}}
-        for label, binary, extra in settings:
+        runs = {"COBS": []}
+        runs.update({label: [] for label, _, _ in settings})
+        # Every setting once per round, rounds in turn, so that the machine's drift over the
+        # run falls on all of them alike.
+        for _ in range(max(1, args.repeat)):
             warm(index)
-            ms, hits, engine, command = bitsift_warm_ms(binary, index, twice, genes,
-                                                        args.threshold, extra)
-            row["bitsift"][label] = {"ms": ms, "hits": hits, "engine": engine, "command": command}
-            print(f"{name} {label}: {ms:.1f} ms ({engine}), {hits} hits; COBS {cobs_ms:.1f} ms, "
-                  f"{cobs_hits} hits", file=sys.stderr)
+            runs["COBS"].append(cobs_warm_ms(args.python, index, genes, args.threshold))
+            for label, binary, extra in settings:
+                warm(index)
+                runs[label].append(bitsift_warm_ms(binary, index, twice, genes,
+                                                   args.threshold, extra))
+        cobs_ms = statistics.median(ms for ms, _ in runs["COBS"])
+        cobs_hits = runs["COBS"][0][1]
+        row = {"index": name, "path": index, "genes": len(genes), "cobs_ms": cobs_ms,
+               "cobs_runs_ms": [ms for ms, _ in runs["COBS"]], "cobs_hits": cobs_hits,
+               "bitsift": {}}
+        for label, _, _ in settings:
+            ms = statistics.median(r[0] for r in runs[label])
+            _, hits, engine, command = runs[label][-1]
+            engines = sorted({r[2] for r in runs[label]})
+            row["bitsift"][label] = {"ms": ms, "runs_ms": [r[0] for r in runs[label]],
+                                     "hits": hits, "engine": "; ".join(engines),
+                                     "command": command}
+            print(f"{name} {label}: {ms:.1f} ms (median of "
+                  f"{', '.join(f'{r[0]:.1f}' for r in runs[label])}; {'; '.join(engines)}), "
+                  f"{hits} hits; COBS {cobs_ms:.1f} ms, {cobs_hits} hits", file=sys.stderr)
         if os.geteuid() == 0:
             row["second_process_ms"] = second_process(args.bitsift, index, once, args.threshold)
         results.append(row)

@@ -45,8 +45,8 @@ impl ResidentCounters {
 #[derive(Debug, Default)]
 pub struct ResidentScratch {
     and: Vec<u8>,
-    current: Vec<usize>,
-    next: Vec<usize>,
+    /// Row offsets of the unit being scored, `H` per k-mer.
+    offsets: Vec<usize>,
 }
 
 /// Everything a scoring thread reads.
@@ -350,17 +350,15 @@ impl UnitJob<'_> {
         Ok(row)
     }
 
-    /// Computes and prefetches the row offsets of k-mers `from..from + TREE_ROWS`.
+    /// Computes the row offsets of k-mer `kmer` into `offsets` (`H` of them) and asks the
+    /// CPU to start loading those rows.
     #[inline(always)]
-    fn locate(&self, from: usize, offsets: &mut [usize]) {
+    fn locate(&self, kmer: usize, offsets: &mut [usize]) {
         let h = self.block.num_hashes as usize;
-        let to = (from + TREE_ROWS).min(self.kmers.end);
-        for (slot, kmer) in (from..to).enumerate() {
-            for j in 0..h {
-                let offset = self.row_offset(self.hashes[kmer * h + j]);
-                offsets[slot * h + j] = offset;
-                prefetch(self.file, offset, self.block.used_bytes as usize);
-            }
+        for (j, slot) in offsets.iter_mut().enumerate().take(h) {
+            let offset = self.row_offset(self.hashes[kmer * h + j]);
+            *slot = offset;
+            prefetch(self.file, offset, self.block.used_bytes as usize);
         }
     }
 
@@ -375,39 +373,41 @@ impl UnitJob<'_> {
         if h > 1 {
             scratch.and.resize(TREE_ROWS * used, 0);
         }
-        let mut current = std::mem::take(&mut scratch.current);
-        let mut next = std::mem::take(&mut scratch.next);
-        current.resize(TREE_ROWS * h, 0);
-        next.resize(TREE_ROWS * h, 0);
-        let outcome = self.score_groups(counters, scratch, &mut current, &mut next);
-        scratch.current = current;
-        scratch.next = next;
+        let mut offsets = std::mem::take(&mut scratch.offsets);
+        offsets.clear();
+        offsets.resize(self.kmers.len() * h, 0);
+        let outcome = self.score_groups(counters, scratch, &mut offsets);
+        scratch.offsets = offsets;
         outcome
     }
 
-    /// [`UnitJob::score`] with its offset buffers.
+    /// [`UnitJob::score`] with its offset buffer: rows are located (and prefetched)
+    /// [`PREFETCH_KMERS`] k-mers ahead of the group being added, only as far as the unit
+    /// gets before it is pruned.
     fn score_groups(
         &self,
         counters: &mut CountersSlice<'_>,
         scratch: &mut ResidentScratch,
-        current: &mut Vec<usize>,
-        next: &mut Vec<usize>,
+        offsets: &mut [usize],
     ) -> Result<(u64, bool), ReadError> {
         let h = self.block.num_hashes as usize;
-        self.locate(self.kmers.start, current);
-        let mut from = self.kmers.start;
+        let (start, end) = (self.kmers.start, self.kmers.end);
+        let (mut from, mut located) = (start, start);
         let mut rows_added = 0u64;
-        while from < self.kmers.end {
-            let len = TREE_ROWS.min(self.kmers.end - from);
-            if from + len < self.kmers.end {
-                self.locate(from + len, next);
+        while from < end {
+            let len = TREE_ROWS.min(end - from);
+            let ahead = (from + len + PREFETCH_KMERS).min(end);
+            while located < ahead {
+                let at = (located - start) * h;
+                self.locate(located, &mut offsets[at..at + h]);
+                located += 1;
             }
-            let weight = self.add_group(counters, scratch, from, &current[..len * h])?;
+            let group = &offsets[(from - start) * h..(from - start + len) * h];
+            let weight = self.add_group(counters, scratch, from, group)?;
             rows_added += len as u64;
             if counters.advance(self.unit, weight, self.block.document_count) {
                 return Ok((rows_added, true));
             }
-            std::mem::swap(current, next);
             from += len;
         }
         Ok((rows_added, false))
@@ -458,6 +458,12 @@ impl UnitJob<'_> {
         Ok(weight_sum)
     }
 }
+
+/// How far ahead of the group being added rows are located and prefetched, in k-mers: one
+/// group. Random rows of a large index miss the caches and the TLB; the next group's loads
+/// are in flight while this one is added. (Two and four groups ahead measured no different
+/// on the 2,048-genome index, within this machine's noise.)
+const PREFETCH_KMERS: usize = TREE_ROWS;
 
 /// Asks the CPU to start loading the first cache lines of a row.
 #[inline(always)]
