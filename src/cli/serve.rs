@@ -88,7 +88,8 @@ pub struct ServeArgs {
     #[arg(long, value_parser = parse_grace, default_value = "10", value_name = "SECONDS", help_heading = "Clients")]
     shutdown_grace: Duration,
 
-    /// Page cache shared by all requests (0: none; with O_DIRECT the only cache)
+    /// Page cache shared by all requests (0: none; with O_DIRECT the only cache); a budget
+    /// that holds the indexes loads them into memory after start and scores them there
     #[arg(long, value_parser = parse_memory_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
     cache_size: u64,
     /// Stream the indexes into the cache after start-up, at idle I/O priority

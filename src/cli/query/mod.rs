@@ -138,7 +138,8 @@ pub struct QueryArgs {
     /// Largest merged read
     #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
     read_max: Option<u64>,
-    /// Keep up to this much of the index in a page cache for the queries of this run
+    /// Keep up to this much of the index in a page cache for the queries of this run; a budget
+    /// that holds the whole index loads it into memory in the background and scores it there
     #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", help_heading = "I/O")]
     cache_size: Option<u64>,
     /// Stream the index into the cache in the background (needs --cache-size)
