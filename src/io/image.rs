@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use super::warm::{idle_io_priority, WARM_CHUNK_BYTES};
+use super::warm::{low_io_priority, WARM_CHUNK_BYTES};
 use super::{residency, DataFile, IoError, PageCache, ResidentFiles};
 
 /// What a row-cache budget buys: the whole files as one [`MemoryImage`] when they fit in it,
@@ -70,8 +70,10 @@ impl MemoryImage {
         total_bytes > 0 && total_bytes <= capacity_bytes
     }
 
-    /// Starts loading `files` (path and expected size) on a background thread at idle I/O
-    /// priority. The thread stops early when the image is dropped.
+    /// Starts loading `files` (path and expected size) on a background thread at the lowest
+    /// best-effort I/O priority (not the idle class: until the image is complete there is no
+    /// cache, so it must not starve behind the queries). The thread stops early when the
+    /// image is dropped.
     pub fn load_in_background(files: Vec<(PathBuf, u64)>) -> Arc<MemoryImage> {
         let image = Arc::new(MemoryImage {
             files,
@@ -125,7 +127,7 @@ impl ResidentFiles for MemoryImage {
 
 /// The loading thread: reads everything, then publishes it, unless the image was dropped.
 fn load(image: &Weak<MemoryImage>) {
-    idle_io_priority();
+    low_io_priority();
     let Some(files) = image.upgrade().map(|i| i.files.clone()) else {
         return;
     };
@@ -220,8 +222,8 @@ fn read_file(
 }
 
 /// Whether the page cache holds (nearly) all of `path`: the image is then copied from
-/// memory with buffered reads, not read again from the device with O_DIRECT (where, at idle
-/// priority, it would also wait behind every query's reads).
+/// memory with buffered reads, not read again from the device with O_DIRECT (where it would
+/// also queue behind the queries' reads).
 fn in_page_cache(path: &Path) -> bool {
     const SHARE_MIN: f64 = 0.9;
     std::fs::File::open(path)

@@ -104,8 +104,20 @@ impl Drop for Warmup {
 /// Moves the calling thread to the idle I/O scheduling class. Failure only means the
 /// warm-up competes with queries at normal priority.
 pub(super) fn idle_io_priority() {
-    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
     const IOPRIO_CLASS_IDLE: libc::c_long = 3;
+    set_io_priority(IOPRIO_CLASS_IDLE, 0);
+}
+
+/// Moves the calling thread to the lowest level of the best-effort I/O class: below the
+/// queries where the scheduler ranks levels (BFQ), never starved behind them (mq-deadline
+/// serves an idle-class request only after seconds without other requests).
+pub(super) fn low_io_priority() {
+    const IOPRIO_CLASS_BE: libc::c_long = 2;
+    set_io_priority(IOPRIO_CLASS_BE, 7);
+}
+
+fn set_io_priority(class: libc::c_long, level: libc::c_long) {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
     const IOPRIO_CLASS_SHIFT: libc::c_long = 13;
     // SAFETY: ioprio_set on the calling thread (who = 0) takes plain integers.
     unsafe {
@@ -113,7 +125,7 @@ pub(super) fn idle_io_priority() {
             libc::SYS_ioprio_set,
             IOPRIO_WHO_PROCESS,
             0 as libc::c_long,
-            IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT,
+            (class << IOPRIO_CLASS_SHIFT) | level,
         );
     }
 }
