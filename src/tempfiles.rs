@@ -80,8 +80,15 @@ pub(crate) fn temporary_path(destination: &Path) -> PathBuf {
 }
 
 /// Creates the temporary file of `destination` (it must not exist), locked and registered
-/// for removal on SIGINT and SIGTERM.
+/// for removal on SIGINT and SIGTERM. A destination that exists and is not a regular file
+/// (`/dev/null`, a pipe) is refused: the final rename would replace it with a file.
 pub(crate) fn create_temporary(destination: &Path) -> std::io::Result<(TempPath, File)> {
+    if std::fs::metadata(destination).is_ok_and(|m| !m.is_file()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "exists and is not a regular file (a device, pipe or directory); give a file name",
+        ));
+    }
     let path = temporary_path(destination);
     install_signal_cleanup();
     register(&path);

@@ -331,6 +331,59 @@ fn exit_statuses_have_one_meaning_each() {
 // Item 5: outputs in pipelines
 // ---------------------------------------------------------------------------------------
 
+/// A named pipe at `path`.
+fn fifo(path: &Path) -> PathBuf {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    path.to_path_buf()
+}
+
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).unwrap().file_type().is_fifo()
+}
+
+#[test]
+fn outputs_to_devices_and_pipes_are_written_not_replaced() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let index = small_index(d);
+    // `-o /dev/stdout`, `-o >(gzip > hits.gz)`: a pipe gets the results and stays a pipe
+    // (an atomic rename over it once replaced /dev/null with a file).
+    let pipe = fifo(&d.join("hits.pipe"));
+    let reader = std::thread::spawn({
+        let pipe = pipe.clone();
+        move || std::fs::read_to_string(pipe).unwrap()
+    });
+    let output = query(&index, &["-o", pipe.to_str().unwrap(), &mcr_gene()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let written = reader.join().unwrap();
+    assert!(
+        written.starts_with("query\tdocument\t") && written.contains("Kpn_pMCR_1511_KX377410"),
+        "{written}"
+    );
+    assert!(is_fifo(&pipe));
+    // A build cannot be renamed onto a pipe: refused even with --force, and the pipe stays.
+    let genome = demo_file("genomes/Phage_lambda_NC_001416.fa.gz");
+    let output = run(&[
+        "build",
+        "-q",
+        "--force",
+        "-o",
+        pipe.to_str().unwrap(),
+        genome.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is not a regular file"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(is_fifo(&pipe));
+    assert_no_panic(&output);
+}
+
 #[test]
 fn failed_runs_write_no_header_and_no_output_file() {
     let dir = temp_dir();

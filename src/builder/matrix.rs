@@ -105,6 +105,7 @@ impl BlockFill<'_> {
             },
             |(column, hasher, record, feed), byte_column| {
                 column.fill(0);
+                let base = column.as_ptr();
                 let first = byte_column * 8;
                 let last = (first + 8).min(self.documents.len());
                 for (bit, document) in self.documents[first..last].iter().enumerate() {
@@ -117,6 +118,7 @@ impl BlockFill<'_> {
                             rows,
                             1 << bit,
                             feed.as_mut(),
+                            |row| prefetch_byte(base.wrapping_add(row)),
                             |row, bit| column[row] |= bit,
                         );
                     }
@@ -170,6 +172,7 @@ impl BlockFill<'_> {
             |(hasher, record, feed), entries| {
                 let path = &self.files[entries[0].0 as usize];
                 let mut reader = SeqReader::open(path)?;
+                let base = matrix.as_ptr();
                 let mut next = entries.iter().peekable();
                 let mut index = 0u64;
                 while let Some(&&(_, wanted_record, local, bit)) = next.peek() {
@@ -188,6 +191,7 @@ impl BlockFill<'_> {
                             rows,
                             bit,
                             feed.as_mut(),
+                            |row| prefetch_byte(base.wrapping_add(row * stride + local)),
                             |row, bit| {
                                 matrix[row * stride + local].fetch_or(bit, Ordering::Relaxed);
                             },
@@ -209,8 +213,14 @@ impl BlockFill<'_> {
     }
 }
 
+/// Rows located before their bits are set: a random byte of a column of millions of rows
+/// misses the caches, and locating a batch first (with a prefetch of each row) keeps that
+/// many loads in flight instead of one.
+const SET_BATCH: usize = 32;
+
 /// Calls `set(row, bit)` for every hash of every k-mer of `sequence`, and feeds every k-mer
-/// to the block's summary (by its seed-0 hash).
+/// to the block's summary (by its seed-0 hash). Rows are located in batches of
+/// [`SET_BATCH`], each announced to `prefetch` before any of them is set.
 #[inline]
 fn set_bits(
     hasher: &mut KmerHasher,
@@ -218,17 +228,41 @@ fn set_bits(
     rows: StrengthReducedU64,
     bit: u8,
     mut summary: Option<&mut SummaryFeed>,
+    prefetch: impl Fn(usize),
     mut set: impl FnMut(usize, u8),
 ) {
     let num_hashes = hasher.num_hashes() as u64;
+    let mut pending = [0usize; SET_BATCH];
+    let mut count = 0;
     hasher.for_each_term(sequence, |term| {
         let first = xxh64(term, 0);
         if let Some(summary) = summary.as_mut() {
             summary.push(first);
         }
-        set((first % rows) as usize, bit);
-        for seed in 1..num_hashes {
-            set((xxh64(term, seed) % rows) as usize, bit);
+        for seed in 0..num_hashes {
+            let hash = if seed == 0 { first } else { xxh64(term, seed) };
+            let row = (hash % rows) as usize;
+            prefetch(row);
+            pending[count] = row;
+            count += 1;
+            if count == SET_BATCH {
+                pending.iter().for_each(|&row| set(row, bit));
+                count = 0;
+            }
         }
     });
+    pending[..count].iter().for_each(|&row| set(row, bit));
+}
+
+/// Asks the CPU to start loading the cache line at `address` (no effect elsewhere).
+#[inline(always)]
+fn prefetch_byte<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address, and has no architectural effect.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(address.cast(), _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
 }
