@@ -317,11 +317,6 @@ impl Session {
         }
     }
 
-    /// The process's image of the index, if this session has one.
-    pub fn image(&self) -> Option<&Arc<MemoryImage>> {
-        self.image.as_ref()
-    }
-
     /// The shared cache, if any.
     pub fn cache(&self) -> Option<&Arc<PageCache>> {
         self.cache.as_ref()
@@ -881,7 +876,6 @@ fn read_alignment(index: &Index, engine_alignment: u64) -> u64 {
     }
 }
 
-/// Read shape for `index` on this engine: network file systems merge far more.
 /// See [`Session::in_memory`]; apart so that the bytes can be borrowed beside the scratch.
 fn in_memory<'a>(
     engine: &'a dyn ReadEngine,
@@ -893,6 +887,7 @@ fn in_memory<'a>(
     Some((image?.resident()?, RowSource::Image))
 }
 
+/// Read shape for `index` on this engine: network file systems merge far more.
 fn read_shape(index: &Index, alignment: u64) -> ReadShape {
     let network = index
         .headers()
