@@ -495,15 +495,26 @@ fn large_genome(dir: &Path) -> PathBuf {
 /// Starts a single-threaded build of `input` into `out_dir` and waits until its temporary
 /// file exists.
 fn build_until_temporary(input: &Path, out_dir: &Path) -> (Child, PathBuf) {
+    use std::os::unix::process::CommandExt;
     let output = out_dir.join("big.cobs_compact");
-    let mut child = bitsift()
+    let mut command = bitsift();
+    command
         .args(["build", "-q", "-T", "1", "-o"])
         .arg(&output)
         .arg(input)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    // The build keeps a signal its parent ignored ignored (`cmd &` in a script starts it so
+    // for SIGINT); these tests are about a build that can be interrupted, whatever runs them.
+    // SAFETY: signal() is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
     let started = Instant::now();
     loop {
         if let Some(temporary) = temporaries(out_dir).pop() {
