@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use super::ram::read_whole;
 use super::warm::{low_io_priority, WARM_CHUNK_BYTES};
 use super::{residency, DataFile, IoError, PageCache, ResidentFiles};
 
@@ -191,34 +192,7 @@ fn read_file(
             size: file.size,
         });
     }
-    let align = file.offset_align.max(1) as usize;
-    let padded = (size as usize).div_ceil(align) * align;
-    let mut buffer = super::AlignedBuf::huge_zeroed(padded.max(align));
-    let mut done = 0usize;
-    while done < size as usize {
-        if stop() {
-            return Ok(None);
-        }
-        let end = (done + WARM_CHUNK_BYTES).min(padded);
-        let got = file
-            .read_full_at(&mut buffer.as_mut_slice()[done..end], done as u64)
-            .map_err(|source| IoError::Read {
-                path: path.to_path_buf(),
-                offset: done as u64,
-                len: (end - done) as u64,
-                source,
-            })?;
-        if got == 0 {
-            return Err(IoError::UnexpectedEnd {
-                path: path.to_path_buf(),
-                offset: done as u64,
-                size,
-            });
-        }
-        done += got;
-    }
-    debug_assert!(done >= size as usize);
-    Ok(Some(buffer))
+    read_whole(&file, size, WARM_CHUNK_BYTES, stop)
 }
 
 /// Whether the page cache holds (nearly) all of `path`: the image is then copied from

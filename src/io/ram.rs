@@ -51,32 +51,53 @@ impl RamEngine {
                 path: path.clone(),
                 source,
             })?;
-            let mut buffer = AlignedBuf::huge_zeroed(size as usize);
-            let mut done = 0usize;
-            const CHUNK: usize = 64 << 20;
-            while done < size as usize {
-                let end = (done + CHUNK).min(size as usize);
-                let got = file
-                    .read_full_at(&mut buffer.as_mut_slice()[done..end], done as u64)
-                    .map_err(|source| IoError::Read {
-                        path: path.clone(),
-                        offset: done as u64,
-                        len: (end - done) as u64,
-                        source,
-                    })?;
-                if got == 0 {
-                    return Err(IoError::UnexpectedEnd {
-                        path: path.clone(),
-                        offset: done as u64,
-                        size,
-                    });
-                }
-                done += got;
-            }
+            let buffer =
+                read_whole(&file, size, RAM_CHUNK_BYTES, &|| false)?.expect("never stopped");
             files.push((path.clone(), buffer, size));
         }
         Ok(RamEngine { files, hook: None })
     }
+}
+
+/// Bytes per sequential read when a file is loaded whole.
+const RAM_CHUNK_BYTES: usize = 64 << 20;
+
+/// Reads all `size` bytes of `file` into a huge-page buffer, in sequential reads of `chunk`
+/// bytes (kept to the file's O_DIRECT alignment, the buffer padded to it); `None` when `stop`
+/// says so between two reads. Shared by the ram engine and the cache's memory image.
+pub(super) fn read_whole(
+    file: &DataFile,
+    size: u64,
+    chunk: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<AlignedBuf>, IoError> {
+    let align = file.offset_align.max(1) as usize;
+    let padded = (size as usize).div_ceil(align) * align;
+    let mut buffer = AlignedBuf::huge_zeroed(padded.max(align));
+    let mut done = 0usize;
+    while done < size as usize {
+        if stop() {
+            return Ok(None);
+        }
+        let end = (done + chunk).min(padded);
+        let got = file
+            .read_full_at(&mut buffer.as_mut_slice()[done..end], done as u64)
+            .map_err(|source| IoError::Read {
+                path: file.path.clone(),
+                offset: done as u64,
+                len: (end - done) as u64,
+                source,
+            })?;
+        if got == 0 {
+            return Err(IoError::UnexpectedEnd {
+                path: file.path.clone(),
+                offset: done as u64,
+                size,
+            });
+        }
+        done += got;
+    }
+    Ok(Some(buffer))
 }
 
 impl ReadEngine for RamEngine {
