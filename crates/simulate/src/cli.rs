@@ -38,10 +38,27 @@ pub struct Args {
     #[arg(long, value_name = "P", requires = "species")]
     pub plasmids: Option<usize>,
 
+    /// Host species of plasmids are drawn with probability proportional to
+    /// their abundance weight^B (0 = uniform; with --species)
+    #[arg(long, value_name = "B", default_value_t = 0.0, requires = "species")]
+    pub plasmid_host_bias: f64,
+
+    /// Genes in nearly every genome of every species (like rRNA operons: one
+    /// sequence, strain-level substitutions only), also written as the query
+    /// class `universal` (with --species)
+    #[arg(long, value_name = "U", default_value_t = 0, requires = "species")]
+    pub universal_genes: usize,
+
     /// Query genes per species and class (core, accessory; absent: this
     /// many per species too) in the query sets (with --species)
     #[arg(long, value_name = "Q", default_value_t = 10, requires = "species")]
     pub query_genes: usize,
+
+    /// Draw the core, accessory and absent queries from only N species
+    /// spread over the abundance ranks: the largest, then log-spaced down to
+    /// the smallest (with --species) [default: all species]
+    #[arg(long, value_name = "N", requires = "species")]
+    pub query_species: Option<usize>,
 
     /// k of the query truth table (with --species)
     #[arg(long, value_name = "K", default_value_t = 31, requires = "species")]
@@ -292,8 +309,8 @@ impl Args {
         let Some(count) = self.species else {
             return Ok(None);
         };
-        if !(1..=1000).contains(&count) {
-            bail!("--species must be between 1 and 1000 (got {count})");
+        if !(1..=100_000).contains(&count) {
+            bail!("--species must be between 1 and 100000 (got {count})");
         }
         if !(self.species_skew.is_finite() && (0.0..=10.0).contains(&self.species_skew)) {
             bail!(
@@ -307,6 +324,24 @@ impl Args {
         }
         if plasmids == 0 && self.genes.is_some() {
             bail!("--genes are mobile genes carried by plasmids with --species; give --plasmids 1 or more, or leave out --genes");
+        }
+        if !(self.plasmid_host_bias.is_finite() && (0.0..=10.0).contains(&self.plasmid_host_bias)) {
+            bail!(
+                "--plasmid-host-bias must be between 0 and 10 (got {})",
+                self.plasmid_host_bias
+            );
+        }
+        if self.universal_genes > 10_000 {
+            bail!(
+                "--universal-genes must be at most 10000 (got {})",
+                self.universal_genes
+            );
+        }
+        let query_species = self.query_species.unwrap_or(count);
+        if !(1..=count).contains(&query_species) {
+            bail!(
+                "--query-species must be between 1 and --species ({count}) (got {query_species})"
+            );
         }
         if self.query_genes > 100_000 {
             bail!(
@@ -325,7 +360,10 @@ impl Args {
             count,
             skew: self.species_skew,
             plasmids,
+            plasmid_host_bias: self.plasmid_host_bias,
+            universal_genes: self.universal_genes,
             query_genes: self.query_genes,
+            query_species,
             truth_k: self.truth_k,
         }))
     }
@@ -365,6 +403,29 @@ mod tests {
             (species.count, species.plasmids, species.truth_k),
             (8, 16, 31)
         );
+        assert_eq!((species.query_species, species.universal_genes), (8, 0));
+        assert_eq!(species.plasmid_host_bias, 0.0);
+        let p = parse(&[
+            "--species",
+            "2800",
+            "--query-species",
+            "16",
+            "--universal-genes",
+            "4",
+            "--plasmid-host-bias",
+            "1",
+        ])
+        .unwrap();
+        let species = p.species.unwrap();
+        assert_eq!(
+            (
+                species.count,
+                species.query_species,
+                species.universal_genes
+            ),
+            (2800, 16, 4)
+        );
+        assert_eq!(species.plasmid_host_bias, 1.0);
     }
 
     #[test]
@@ -389,6 +450,25 @@ mod tests {
                 "give --plasmids 1 or more",
             ),
             (&["--plasmids", "3"][..], "--species"),
+            (&["--universal-genes", "3"][..], "--species"),
+            (&["--query-species", "3"][..], "--species"),
+            (
+                &["--species", "5", "--query-species", "6"][..],
+                "--query-species must be between 1 and --species (5)",
+            ),
+            (
+                &["--species", "5", "--query-species", "0"][..],
+                "--query-species must be",
+            ),
+            (
+                &["--species", "5", "--universal-genes", "20000"][..],
+                "--universal-genes must be",
+            ),
+            (
+                &["--species", "5", "--plasmid-host-bias=-1"][..],
+                "--plasmid-host-bias must be",
+            ),
+            (&["--species", "100001"][..], "--species must be"),
             (
                 &[
                     "--species",

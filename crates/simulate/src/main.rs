@@ -48,11 +48,14 @@
 //!
 //! `--species N` simulates N species at Zipf-like abundances, each with its
 //! own core genome (so its k-mers are its own), clades and accessory pool;
-//! plasmids carry the real genes of `--genes` across species. It also writes
+//! plasmids carry the real genes of `--genes` across species (hosts uniform,
+//! or by abundance with `--plasmid-host-bias`), and `--universal-genes` puts
+//! genes into nearly every genome of every species. It also writes
 //! `metadata.tsv` (document, species, clade), query sets by class
-//! (`queries_{core,accessory,mobile,absent}.fa`) and their truth table
-//! (`queries_truth.tsv`: k-mers of each query found in each genome). See
-//! `species.rs`, `queries.rs` and `truth.rs`.
+//! (`queries_{core,accessory,mobile,absent,universal}.fa`; the per-species
+//! classes from all species or from `--query-species` spread over the ranks)
+//! and their truth table (`queries_truth.tsv`: k-mers of each query found in
+//! each genome). See `species.rs`, `queries.rs` and `truth.rs`.
 //!
 //! Every random choice comes from its own stream seeded by (seed, kind,
 //! index), so genome `i` depends only on the seed, the model options and `i`:
@@ -99,6 +102,12 @@ fn main() -> ExitCode {
                     s.seconds,
                     s.fasta_bytes as f64 / 1e6 / s.seconds.max(1e-9)
                 );
+                if let Some((share, with_genomes, species)) = s.species_top20 {
+                    eprintln!(
+                        "species: {with_genomes} of {species} have genomes; the 20 largest hold {:.1} % of the genomes",
+                        100.0 * share
+                    );
+                }
             }
             ExitCode::SUCCESS
         }

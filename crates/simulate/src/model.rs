@@ -84,6 +84,8 @@ pub enum GeneKind {
     Real,
     /// From `--genes`, carried as plasmid cargo across species (species model).
     Mobile,
+    /// Generated, in nearly every genome of every species (`--universal-genes`).
+    Universal,
 }
 
 impl GeneKind {
@@ -92,6 +94,7 @@ impl GeneKind {
             GeneKind::Accessory => "accessory",
             GeneKind::Real => "real",
             GeneKind::Mobile => "mobile",
+            GeneKind::Universal => "universal",
         }
     }
 }
@@ -102,11 +105,13 @@ pub struct Gene {
     pub name: String,
     pub seq: Vec<u8>,
     pub kind: GeneKind,
-    /// The species whose pool holds it (`None` for mobile genes).
+    /// The species whose pool holds it (`None` for mobile and universal genes).
     pub species: Option<usize>,
-    /// Base presence frequency outside its home clade (0 for mobile genes).
+    /// Base presence frequency outside its home clade (0 for mobile genes; a universal gene's
+    /// presence probability in every genome).
     pub base_freq: f64,
-    /// Presence probability inside the home clade (0 for mobile genes).
+    /// Presence probability inside the home clade (0 for mobile genes; as `base_freq` for
+    /// universal genes).
     pub home_freq: f64,
     /// Home clade, within its species.
     pub home_clade: usize,
@@ -135,6 +140,8 @@ pub struct Species {
     clade_cdf: Vec<f64>,
     /// Its accessory genes: `Collection::genes[genes]`.
     pub genes: Range<usize>,
+    /// The plasmids it hosts, in plasmid order (species model).
+    pub plasmids: Vec<usize>,
 }
 
 impl Species {
@@ -147,6 +154,7 @@ impl Species {
             clade_cdf: cumulative(&clade_weights),
             clade_weights,
             genes: 0..0,
+            plasmids: Vec::new(),
         }
     }
 
@@ -193,6 +201,8 @@ pub struct Collection {
     pub genes: Vec<Gene>,
     /// Plasmids (species model only).
     pub plasmids: Vec<Plasmid>,
+    /// The universal genes, `genes[universal]` (species model only; the last genes).
+    pub universal: Range<usize>,
     /// How many non-ACGT characters of real genes were replaced.
     pub replaced_real_gene_chars: usize,
 }
@@ -343,6 +353,7 @@ impl Collection {
             species_cdf: vec![1.0],
             genes,
             plasmids: Vec::new(),
+            universal: 0..0,
             replaced_real_gene_chars: replaced,
         }
     }
@@ -363,6 +374,7 @@ impl Collection {
             species_weights,
             genes,
             plasmids,
+            universal: 0..0,
             replaced_real_gene_chars,
         }
     }
@@ -375,6 +387,9 @@ impl Collection {
     /// Expected fraction of all genomes carrying gene `g`.
     pub fn expected_frequency(&self, g: usize) -> f64 {
         let gene = &self.genes[g];
+        if gene.kind == GeneKind::Universal {
+            return gene.base_freq;
+        }
         match gene.species {
             Some(s) => {
                 let within: f64 = self.species[s]
@@ -413,6 +428,17 @@ impl Collection {
                     rng.random_range(0..=clade_len)
                 };
                 inserts.push((g, pos, rng.random_bool(0.5)));
+            }
+        }
+        if !self.universal.is_empty() {
+            // Its own stream: without universal genes every other draw is unchanged.
+            let mut rng = rng_for(self.params.seed, Stream::UniversalPlan, index as u64);
+            for g in self.universal.clone() {
+                let gene = &self.genes[g];
+                if unit(&mut rng) < gene.base_freq {
+                    let pos = ((gene.home_site * clade_len as f64) as usize).min(clade_len);
+                    inserts.push((g, pos, rng.random_bool(0.5)));
+                }
             }
         }
         inserts.sort_unstable_by_key(|&(g, pos, _)| (pos, g));

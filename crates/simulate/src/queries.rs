@@ -3,9 +3,13 @@
 //!   reference strain); every genome of the species shares most of its k-mers;
 //! - `accessory`: genes of a species' accessory pool (most of them rare, clade-correlated);
 //! - `mobile`: the real genes riding plasmids, shared across species;
-//! - `absent`: genes drawn from the same Markov chain and never inserted.
+//! - `absent`: genes drawn from the same Markov chain and never inserted;
+//! - `universal` (with `--universal-genes`): the genes in nearly every genome of every species.
 //!
-//! Queries depend only on the seed and the model, not on the number of genomes.
+//! The core, accessory and absent classes hold `--query-genes` queries for each species of
+//! `--query-species` (all by default): a species' queries are the same whichever other
+//! species are chosen. Queries depend only on the seed and the model, not on the number of
+//! genomes.
 
 use rand::RngExt;
 
@@ -20,15 +24,25 @@ pub enum QueryClass {
     Accessory,
     Mobile,
     Absent,
+    Universal,
 }
 
 impl QueryClass {
-    pub const ALL: [QueryClass; 4] = [
+    pub const ALL: [QueryClass; 5] = [
         QueryClass::Core,
         QueryClass::Accessory,
         QueryClass::Mobile,
         QueryClass::Absent,
+        QueryClass::Universal,
     ];
+
+    /// The classes of a collection: `universal` only when it has universal genes.
+    pub fn of(coll: &Collection) -> Vec<QueryClass> {
+        QueryClass::ALL
+            .into_iter()
+            .filter(|&c| c != QueryClass::Universal || !coll.universal.is_empty())
+            .collect()
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -36,6 +50,7 @@ impl QueryClass {
             QueryClass::Accessory => "accessory",
             QueryClass::Mobile => "mobile",
             QueryClass::Absent => "absent",
+            QueryClass::Universal => "universal",
         }
     }
 
@@ -59,15 +74,22 @@ fn stream(class: QueryClass, species: usize, q: usize) -> u64 {
     ((class as u64) << 60) | ((species as u64) << 32) | q as u64
 }
 
-/// All queries of the species model, by class then species.
-pub fn query_sets(coll: &Collection, markov: &Markov, per_class: usize) -> Vec<Query> {
+/// All queries of the species model, by class then species: core and accessory queries of
+/// the species `species` (numbers, ascending), the mobile genes, `per_class` absent queries
+/// per species of `species`, then the universal genes.
+pub fn query_sets(
+    coll: &Collection,
+    markov: &Markov,
+    per_class: usize,
+    species: &[usize],
+) -> Vec<Query> {
     let mut queries = Vec::new();
-    for s in 0..coll.species.len() {
+    for &s in species {
         for q in 0..per_class {
             queries.push(core_query(coll, s, q));
         }
     }
-    for s in 0..coll.species.len() {
+    for &s in species {
         queries.extend(accessory_queries(coll, s, per_class));
     }
     for (g, gene) in coll.genes.iter().enumerate() {
@@ -90,8 +112,9 @@ pub fn query_sets(coll: &Collection, markov: &Markov, per_class: usize) -> Vec<Q
             });
         }
     }
-    let width = crate::model::digits((per_class * coll.species.len()).saturating_sub(1)).max(4);
-    for q in 0..per_class * coll.species.len() {
+    let absent = per_class * species.len();
+    let width = crate::model::digits(absent.saturating_sub(1)).max(4);
+    for q in 0..absent {
         let mut rng = rng_for(
             coll.params.seed,
             Stream::Query,
@@ -103,6 +126,15 @@ pub fn query_sets(coll: &Collection, markov: &Markov, per_class: usize) -> Vec<Q
             class: QueryClass::Absent,
             description: String::new(),
             seq: markov.generate(len, &mut rng),
+        });
+    }
+    for g in coll.universal.clone() {
+        let gene = &coll.genes[g];
+        queries.push(Query {
+            name: gene.name.clone(),
+            class: QueryClass::Universal,
+            description: format!("expected_freq={:.6}", gene.base_freq),
+            seq: gene.seq.clone(),
         });
     }
     queries

@@ -30,6 +30,9 @@ pub struct Summary {
     pub fasta_bytes: u64,
     pub written_bytes: u64,
     pub seconds: f64,
+    /// Species model: (fraction of the genomes in the 20 largest species, species with
+    /// genomes, species).
+    pub species_top20: Option<(f64, usize, usize)>,
 }
 
 /// Is `name` a file this tool writes (and may replace with `--force`)?
@@ -48,6 +51,7 @@ fn is_our_file(name: &str) -> bool {
             | "queries_accessory.fa"
             | "queries_mobile.fa"
             | "queries_absent.fa"
+            | "queries_universal.fa"
     ) || base
         .strip_prefix("genome_")
         .and_then(|r| r.strip_suffix(".fa.gz").or_else(|| r.strip_suffix(".fa")))
@@ -268,6 +272,8 @@ impl Tables {
 /// The queries of the species model and their truth counter.
 struct QuerySets {
     queries: Vec<Query>,
+    /// The species the core, accessory and absent queries come from.
+    species: Vec<usize>,
     counter: TruthCounter,
 }
 
@@ -521,6 +527,10 @@ pub fn run(args: &Args) -> Result<Summary> {
         r
     })?;
 
+    if coll.multi_species() {
+        let (share, with_genomes) = top20_share(&species_sizes(&counts));
+        summary.species_top20 = Some((share, with_genomes, coll.species.len()));
+    }
     write_atomic(&args.out.join("genes.fa"), |w| {
         w.write_all(&gene_pool_fasta(&coll, &counts.carriers))
     })?;
@@ -549,8 +559,9 @@ fn write_query_sets(
     markov: &Markov,
     sp: &SpeciesParams,
 ) -> Result<QuerySets> {
-    let queries = query_sets(coll, markov, sp.query_genes);
-    for class in QueryClass::ALL {
+    let species = crate::species::query_species(sp.count, sp.query_species);
+    let queries = query_sets(coll, markov, sp.query_genes, &species);
+    for class in QueryClass::of(coll) {
         let mut fasta = Vec::new();
         for q in queries.iter().filter(|q| q.class == class) {
             let mut header = format!(
@@ -570,7 +581,11 @@ fn write_query_sets(
         write_atomic(&args.out.join(class.file_name()), |w| w.write_all(&fasta))?;
     }
     let counter = TruthCounter::new(sp.truth_k, queries.iter().map(|q| q.seq.as_slice()));
-    Ok(QuerySets { queries, counter })
+    Ok(QuerySets {
+        queries,
+        species,
+        counter,
+    })
 }
 
 /// genes.fa: the gene pool, with its model parameters and observed carrier counts.
@@ -679,7 +694,11 @@ fn collection_json(
             "total_bases": summary.bases,
             "n_bases": counts.n_bases,
             "accessory_genes": params.accessory_genes,
-            "real_genes": coll.genes.iter().filter(|g| g.kind != GeneKind::Accessory).count(),
+            "real_genes": coll
+                .genes
+                .iter()
+                .filter(|g| matches!(g.kind, GeneKind::Real | GeneKind::Mobile))
+                .count(),
             "gene_copies": counts.gene_copies,
             "genome_fasta_bytes": summary.fasta_bytes,
             "genome_file_bytes": summary.written_bytes,
@@ -715,7 +734,10 @@ fn add_species_json(
     parameters["species"] = json!(sp.count);
     parameters["species_skew"] = json!(sp.skew);
     parameters["plasmids"] = json!(sp.plasmids);
+    parameters["plasmid_host_bias"] = json!(sp.plasmid_host_bias);
+    parameters["universal_genes"] = json!(sp.universal_genes);
     parameters["query_genes"] = json!(sp.query_genes);
+    parameters["query_species"] = json!(sp.query_species);
     parameters["truth_k"] = json!(sp.truth_k);
     let model = doc["model"].as_object_mut().expect("model is an object");
     for key in ["core_length", "clade_lengths", "clade_weights"] {
@@ -756,14 +778,42 @@ fn add_species_json(
             })
             .collect(),
     );
+    let mut weights = coll.species_weights.clone();
+    weights.sort_by(|a, b| b.total_cmp(a));
+    model.insert(
+        "species_top20_weight".into(),
+        json!(weights.iter().take(20).sum::<f64>()),
+    );
+    model.insert(
+        "universal_genes".into(),
+        coll.universal
+            .clone()
+            .map(|g| {
+                let gene = &coll.genes[g];
+                json!({
+                    "name": gene.name,
+                    "length": gene.seq.len(),
+                    "presence": gene.base_freq,
+                    "site": gene.home_site,
+                })
+            })
+            .collect(),
+    );
+    model.insert(
+        "query_species".into(),
+        sets.species
+            .iter()
+            .map(|&s| coll.species[s].name.as_str())
+            .collect(),
+    );
     let counts_json = &mut doc["counts"];
     counts_json["clade_sizes"] = json!(counts.clade_sizes);
-    counts_json["species_sizes"] = json!(counts
-        .clade_sizes
-        .iter()
-        .map(|c| c.iter().sum::<u64>())
-        .collect::<Vec<_>>());
-    let per_class: serde_json::Map<String, serde_json::Value> = QueryClass::ALL
+    let sizes = species_sizes(counts);
+    counts_json["species_sizes"] = json!(sizes);
+    let (share, with_genomes) = top20_share(&sizes);
+    counts_json["species_top20_share"] = json!(share);
+    counts_json["species_with_genomes"] = json!(with_genomes);
+    let per_class: serde_json::Map<String, serde_json::Value> = QueryClass::of(coll)
         .iter()
         .map(|c| {
             let count = sets.queries.iter().filter(|q| q.class == *c).count();
@@ -774,10 +824,29 @@ fn add_species_json(
     let files = &mut doc["files"];
     files["metadata"] = json!("metadata.tsv");
     files["query_truth"] = json!("queries_truth.tsv");
-    files["queries"] = json!(QueryClass::ALL
+    files["queries"] = json!(QueryClass::of(coll)
         .iter()
         .map(|c| c.file_name())
         .collect::<Vec<_>>());
+}
+
+/// Genomes per species.
+fn species_sizes(counts: &Counts) -> Vec<u64> {
+    counts
+        .clade_sizes
+        .iter()
+        .map(|c| c.iter().sum::<u64>())
+        .collect()
+}
+
+/// The fraction of the genomes in the 20 largest species, and how many species have genomes.
+fn top20_share(sizes: &[u64]) -> (f64, usize) {
+    let mut sorted = sizes.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let total: u64 = sorted.iter().sum();
+    let top: u64 = sorted.iter().take(20).sum();
+    let with_genomes = sorted.iter().filter(|&&n| n > 0).count();
+    (top as f64 / total.max(1) as f64, with_genomes)
 }
 
 #[cfg(test)]
@@ -1065,19 +1134,181 @@ mod tests {
         w.to_vec()
     }
 
-    #[test]
-    fn species_collection_files_agree() {
-        let dir = TempDir::new("species");
-        let genes = dir.0.with_extension("mobile.fa");
+    /// Checks queries_truth.tsv against a byte-level recount over the written FASTA files of
+    /// the query files of `classes`; returns its rows (sorted) and the queries per class.
+    fn check_query_truth(
+        dir: &Path,
+        classes: &[&'static str],
+    ) -> (Vec<String>, HashMap<&'static str, usize>) {
+        let contigs = genome_contigs(dir);
+        let genome_terms: HashMap<String, std::collections::HashSet<Vec<u8>>> = contigs
+            .iter()
+            .map(|(name, seqs)| {
+                let terms = seqs
+                    .iter()
+                    .flat_map(|s| s.windows(31))
+                    .filter(|w| w.iter().all(|b| b"ACGT".contains(b)))
+                    .map(cobs_term)
+                    .collect();
+                (name.clone(), terms)
+            })
+            .collect();
+        let mut expected = Vec::new();
+        let mut counts = HashMap::new();
+        for &class in classes {
+            let text = fs::read(dir.join(format!("queries_{class}.fa"))).unwrap();
+            let queries = parse_fasta(&text).unwrap();
+            assert!(!queries.is_empty(), "{class}");
+            counts.insert(class, queries.len());
+            for q in queries {
+                for (genome, _) in &contigs {
+                    let found = q
+                        .seq
+                        .windows(31)
+                        .filter(|w| genome_terms[genome].contains(&cobs_term(w)))
+                        .count();
+                    if found > 0 {
+                        expected.push(format!(
+                            "{}\t{class}\t{genome}\t{found}\t{}",
+                            q.name,
+                            q.seq.len() - 30
+                        ));
+                    }
+                }
+            }
+        }
+        let truth = fs::read_to_string(dir.join("queries_truth.tsv")).unwrap();
+        let mut got: Vec<String> = truth.lines().skip(1).map(str::to_string).collect();
+        got.sort();
+        expected.sort();
+        assert_eq!(got, expected);
+        (got, counts)
+    }
+
+    /// A FASTA file of `n` random 600-base genes `amr0`, `amr1`...
+    fn mobile_genes(path: &Path, n: usize) {
         let mut rng = crate::seq::rng_for(11, crate::seq::Stream::Core, 0);
         let mut fasta = String::new();
-        for g in 0..4 {
+        for g in 0..n {
             let seq: String = (0..600)
                 .map(|_| b"ACGT"[rand::RngExt::random_range(&mut rng, 0..4)] as char)
                 .collect();
             fasta.push_str(&format!(">amr{g}\n{seq}\n"));
         }
-        fs::write(&genes, fasta).unwrap();
+        fs::write(path, fasta).unwrap();
+    }
+
+    #[test]
+    fn universal_genes_and_query_species() {
+        let dir = TempDir::new("universal");
+        let genes = dir.0.with_extension("mobile.fa");
+        mobile_genes(&genes, 3);
+        let base = [
+            "--species",
+            "9",
+            "--species-skew",
+            "1.5",
+            "--plasmids",
+            "4",
+            "--query-genes",
+            "2",
+            "--genes",
+            genes.to_str().unwrap(),
+        ];
+        let mut extra = base.to_vec();
+        extra.extend(["--universal-genes", "2", "--query-species", "3"]);
+        let mut a = args(&dir.0, &extra);
+        a.genomes = 40;
+        run(&a).unwrap();
+        let (rows, classes) = check_query_truth(
+            &dir.0,
+            &["core", "accessory", "mobile", "absent", "universal"],
+        );
+        // Three species (the largest, one in the middle, the smallest), two queries each.
+        assert_eq!(
+            (
+                classes["core"],
+                classes["accessory"],
+                classes["absent"],
+                classes["mobile"],
+                classes["universal"]
+            ),
+            (6, 6, 6, 3, 2)
+        );
+        let core = fs::read_to_string(dir.0.join("queries_core.fa")).unwrap();
+        for s in ["sp00", "sp02", "sp08"] {
+            assert!(core.contains(&format!(">core_{s}_q000 ")), "{s}");
+        }
+        assert!(!core.contains(">core_sp01_"));
+        // Each universal gene is found whole in nearly every genome, of every species.
+        let species: HashMap<String, String> = fs::read_to_string(dir.0.join("metadata.tsv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (f[0].to_string(), f[1].to_string())
+            })
+            .collect();
+        for u in ["universal_00", "universal_01"] {
+            let hits: Vec<&String> = rows
+                .iter()
+                .filter(|r| r.starts_with(&format!("{u}\tuniversal\t")))
+                .collect();
+            assert!(hits.len() >= 32, "{u}: {}", hits.len());
+            let carriers: std::collections::HashSet<&String> = hits
+                .iter()
+                .map(|r| &species[r.split('\t').nth(2).unwrap()])
+                .collect();
+            let all: std::collections::HashSet<&String> = species.values().collect();
+            assert_eq!(carriers, all);
+        }
+        let genes_fa = fs::read_to_string(dir.0.join("genes.fa")).unwrap();
+        assert!(genes_fa.contains(">universal_01 length="));
+        assert!(genes_fa.contains(" kind=universal "));
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.0.join("collection.json")).unwrap()).unwrap();
+        assert_eq!(json["parameters"]["universal_genes"], 2);
+        assert_eq!(json["counts"]["queries"]["universal"], 2);
+        assert_eq!(
+            json["model"]["universal_genes"].as_array().unwrap().len(),
+            2
+        );
+        assert_eq!(
+            json["model"]["query_species"],
+            json!(["sp00", "sp02", "sp08"])
+        );
+        let share = json["counts"]["species_top20_share"].as_f64().unwrap();
+        assert_eq!(share, 1.0);
+        assert!(json["files"]["queries"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("queries_universal.fa")));
+        // Without universal genes: the same species, clades, accessory and mobile genes.
+        let plain = TempDir::new("universal-plain");
+        let mut b = args(&plain.0, &base);
+        b.genomes = 40;
+        run(&b).unwrap();
+        let read = |d: &Path, f: &str| fs::read_to_string(d.join(f)).unwrap();
+        assert_eq!(read(&dir.0, "metadata.tsv"), read(&plain.0, "metadata.tsv"));
+        let gene_rows = |d: &Path| -> Vec<String> {
+            read(d, "truth.tsv")
+                .lines()
+                .filter(|l| !l.contains("\tuniversal_"))
+                .map(|l| l.split('\t').take(2).collect::<Vec<_>>().join("\t"))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
+        assert_eq!(gene_rows(&dir.0), gene_rows(&plain.0));
+        let _ = fs::remove_file(genes);
+    }
+
+    #[test]
+    fn species_collection_files_agree() {
+        let dir = TempDir::new("species");
+        let genes = dir.0.with_extension("mobile.fa");
+        mobile_genes(&genes, 4);
         let extra = [
             "--species",
             "3",
@@ -1116,50 +1347,10 @@ mod tests {
         assert_eq!(metadata.lines().count(), 31);
         assert_eq!(species.len(), 3);
         // The truth table equals a byte-level recount over the written FASTA files.
-        let contigs = genome_contigs(&dir.0);
-        let genome_terms: HashMap<String, std::collections::HashSet<Vec<u8>>> = contigs
-            .iter()
-            .map(|(name, seqs)| {
-                let terms = seqs
-                    .iter()
-                    .flat_map(|s| s.windows(31))
-                    .filter(|w| w.iter().all(|b| b"ACGT".contains(b)))
-                    .map(cobs_term)
-                    .collect();
-                (name.clone(), terms)
-            })
-            .collect();
-        let mut expected = Vec::new();
-        let mut classes = HashMap::new();
-        for class in ["core", "accessory", "mobile", "absent"] {
-            let text = fs::read(dir.0.join(format!("queries_{class}.fa"))).unwrap();
-            let queries = parse_fasta(&text).unwrap();
-            assert!(!queries.is_empty(), "{class}");
-            classes.insert(class, queries.len());
-            for q in queries {
-                for (genome, _) in &contigs {
-                    let found = q
-                        .seq
-                        .windows(31)
-                        .filter(|w| genome_terms[genome].contains(&cobs_term(w)))
-                        .count();
-                    if found > 0 {
-                        expected.push(format!(
-                            "{}\t{class}\t{genome}\t{found}\t{}",
-                            q.name,
-                            q.seq.len() - 30
-                        ));
-                    }
-                }
-            }
-        }
+        let (got, classes) = check_query_truth(&dir.0, &["core", "accessory", "mobile", "absent"]);
         assert_eq!(classes["core"], 6);
         assert_eq!(classes["mobile"], 4);
-        let truth = fs::read_to_string(dir.0.join("queries_truth.tsv")).unwrap();
-        let mut got: Vec<String> = truth.lines().skip(1).map(str::to_string).collect();
-        got.sort();
-        expected.sort();
-        assert_eq!(got, expected);
+        assert!(!files.contains(&"queries_universal.fa".to_string()));
         // Core queries are found in most genomes of their species, absent ones nowhere.
         assert!(got.iter().any(|r| r.contains("\tcore\t")));
         assert!(!got.iter().any(|r| r.contains("\tabsent\t")));

@@ -26,6 +26,8 @@ pub enum Stream {
     Plasmid = 11,
     Cargo = 12,
     Query = 13,
+    UniversalGene = 14,
+    UniversalPlan = 15,
 }
 
 /// SplitMix64 finaliser (Steele et al.), a good 64-bit mixer.

@@ -35,6 +35,10 @@ pub const EXTRA_HOST_PROB: f64 = 0.4;
 pub const EXTRA_PLASMID_PROB: f64 = 0.3;
 /// Probability that a plasmid copy carries a given gene of its cargo.
 pub const CARGO_PROB: f64 = 0.8;
+/// A universal gene is missing from a genome with a probability drawn uniformly below this
+/// (per gene), as rRNA operons are sometimes missing from draft assemblies: every universal
+/// gene is in 90-100 % of the genomes of every species.
+pub const UNIVERSAL_MISSING_MAX: f64 = 0.1;
 
 /// Options of the species model.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,8 +49,14 @@ pub struct SpeciesParams {
     pub skew: f64,
     /// Number of plasmids.
     pub plasmids: usize,
+    /// Host species of plasmids are drawn with probability proportional to weight^bias.
+    pub plasmid_host_bias: f64,
+    /// Genes in nearly every genome of every species.
+    pub universal_genes: usize,
     /// Query genes per species and class (core, accessory, absent).
     pub query_genes: usize,
+    /// Number of species the core, accessory and absent queries are drawn from.
+    pub query_species: usize,
     /// k of the query truth table.
     pub truth_k: usize,
 }
@@ -157,16 +167,69 @@ pub fn collection(params: Params, markov: &Markov, real_genes: Vec<Record>) -> C
             home_site: 0.0,
         });
     }
+    let weights = zipf_weights(sp.count, sp.skew);
+    let host_weights: Vec<f64> = if sp.plasmid_host_bias > 0.0 {
+        weights
+            .iter()
+            .map(|w| w.powf(sp.plasmid_host_bias))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut plasmids: Vec<Plasmid> = (0..sp.plasmids)
-        .map(|p| make_plasmid(&params, markov, p))
+        .map(|p| make_plasmid(&params, markov, &host_weights, p))
         .collect();
     assign_cargo(&params, &genes, mobile_first, &mut plasmids);
-    let weights = zipf_weights(sp.count, sp.skew);
-    Collection::from_parts(params, species, weights, genes, plasmids, replaced)
+    for (p, plasmid) in plasmids.iter().enumerate() {
+        for host in &plasmid.hosts {
+            species[host.species].plasmids.push(p);
+        }
+    }
+    let universal_first = genes.len();
+    let width = digits(sp.universal_genes.saturating_sub(1)).max(2);
+    genes.extend((0..sp.universal_genes).map(|u| {
+        let mut rng = rng_for(params.seed, Stream::UniversalGene, u as u64);
+        let presence = 1.0 - UNIVERSAL_MISSING_MAX * unit(&mut rng);
+        let home_site = unit(&mut rng);
+        let len = log_uniform(params.gene_length, &mut rng);
+        Gene {
+            name: unique_name(format!("universal_{u:0width$}"), &mut names),
+            seq: markov.generate(len, &mut rng),
+            kind: GeneKind::Universal,
+            species: None,
+            base_freq: presence,
+            home_freq: presence,
+            home_clade: 0,
+            home_site,
+        }
+    }));
+    let mut coll = Collection::from_parts(params, species, weights, genes, plasmids, replaced);
+    coll.universal = universal_first..coll.genes.len();
+    coll
 }
 
-/// Plasmid `p`: backbone, host species and their frequencies.
-fn make_plasmid(params: &Params, markov: &Markov, p: usize) -> Plasmid {
+/// Species ranks (0 = the most abundant) the core, accessory and absent queries are drawn
+/// from: `n` of `count`, the largest first, then log-spaced down to the smallest (rank
+/// `count - 1`), so the set holds the head, mid-ranked species and the tail. `n = count` is
+/// every species.
+pub fn query_species(count: usize, n: usize) -> Vec<usize> {
+    let n = n.clamp(1, count);
+    if n == 1 {
+        return vec![0];
+    }
+    let mut ranks: Vec<usize> = Vec::with_capacity(n);
+    for j in 0..n {
+        let ideal = (count as f64).powf(j as f64 / (n - 1) as f64).round() as usize;
+        let lowest = ranks.last().map_or(0, |&r| r + 1);
+        let highest = count - (n - j);
+        ranks.push(ideal.saturating_sub(1).clamp(lowest, highest));
+    }
+    ranks
+}
+
+/// Plasmid `p`: backbone, host species and their frequencies. Hosts are uniform among the
+/// species, or drawn by `host_weights` (without replacement) when these are given.
+fn make_plasmid(params: &Params, markov: &Markov, host_weights: &[f64], p: usize) -> Plasmid {
     let sp = species_params(params);
     let mut rng = rng_for(params.seed, Stream::Plasmid, p as u64);
     let size = |f: f64| ((params.genome_size as f64 * f) as usize).max(PLASMID_MIN_LEN);
@@ -179,8 +242,12 @@ fn make_plasmid(params: &Params, markov: &Markov, p: usize) -> Plasmid {
     let mut order: Vec<usize> = (0..sp.count).collect();
     let mut hosts = Vec::new();
     loop {
-        // Partial Fisher-Yates: the next host is uniform among the species left.
-        let pick = rng.random_range(hosts.len()..order.len());
+        let pick = if host_weights.is_empty() {
+            // Partial Fisher-Yates: the next host is uniform among the species left.
+            rng.random_range(hosts.len()..order.len())
+        } else {
+            weighted_pick(host_weights, &order[hosts.len()..], unit(&mut rng)) + hosts.len()
+        };
         order.swap(hosts.len(), pick);
         let base_freq = unit(&mut rng).powf(params.freq_skew);
         hosts.push(PlasmidHost {
@@ -199,6 +266,21 @@ fn make_plasmid(params: &Params, markov: &Markov, p: usize) -> Plasmid {
         hosts,
         cargo: Vec::new(),
     }
+}
+
+/// The position in `left` (species numbers) that uniform draw `u` picks with probability
+/// proportional to `weights[species]`.
+fn weighted_pick(weights: &[f64], left: &[usize], u: f64) -> usize {
+    let total: f64 = left.iter().map(|&s| weights[s]).sum();
+    let mut target = u * total;
+    for (i, &s) in left.iter().enumerate() {
+        target -= weights[s];
+        if target < 0.0 {
+            return i;
+        }
+    }
+    // Rounding: the last species with a positive weight.
+    left.iter().rposition(|&s| weights[s] > 0.0).unwrap_or(0)
 }
 
 /// Puts every mobile gene (`genes[mobile_first..]`) on one or more plasmids.
@@ -235,7 +317,9 @@ pub fn plan_plasmids(
     rng: &mut SimRng,
 ) -> Vec<(usize, Inserts)> {
     let mut carried = Vec::new();
-    for (p, plasmid) in coll.plasmids.iter().enumerate() {
+    // The species' plasmids in plasmid order: the same draws as scanning every plasmid.
+    for &p in &coll.species[species].plasmids {
+        let plasmid = &coll.plasmids[p];
         let Some(host) = plasmid.host(species) else {
             continue;
         };
@@ -260,8 +344,15 @@ pub fn expected_mobile_frequency(coll: &Collection, gene: usize) -> f64 {
         .iter()
         .filter(|p| p.cargo.iter().any(|&(g, _)| g == gene))
         .collect();
+    let mut hosts: Vec<usize> = holders
+        .iter()
+        .flat_map(|p| p.hosts.iter().map(|h| h.species))
+        .collect();
+    hosts.sort_unstable();
+    hosts.dedup();
     let mut total = 0.0;
-    for (s, species) in coll.species.iter().enumerate() {
+    for s in hosts {
+        let species = &coll.species[s];
         let mut within = 0.0;
         for (c, w) in species.clade_weights.iter().enumerate() {
             let absent: f64 = holders
@@ -290,9 +381,17 @@ mod tests {
             count,
             skew: 1.0,
             plasmids: 6,
+            plasmid_host_bias: 0.0,
+            universal_genes: 0,
             query_genes: 3,
+            query_species: count,
             truth_k: 31,
         });
+        p
+    }
+
+    fn with_species(mut p: Params, f: impl FnOnce(&mut SpeciesParams)) -> Params {
+        f(p.species.as_mut().unwrap());
         p
     }
 
@@ -399,5 +498,110 @@ mod tests {
             );
         }
         assert!(seen > 0);
+    }
+
+    #[test]
+    fn query_species_span_the_ranks() {
+        assert_eq!(query_species(7, 7), (0..7).collect::<Vec<_>>());
+        assert_eq!(query_species(2300, 2300), (0..2300).collect::<Vec<_>>());
+        assert_eq!(query_species(5, 1), [0]);
+        assert_eq!(query_species(5, 2), [0, 4]);
+        let ranks = query_species(2300, 24);
+        assert_eq!(ranks.len(), 24);
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!((ranks[0], ranks[1], ranks[23]), (0, 1, 2299));
+        // Head, middle and tail.
+        assert!(ranks.iter().filter(|&&r| r < 20).count() >= 5, "{ranks:?}");
+        assert!(ranks.iter().any(|&r| (100..500).contains(&r)), "{ranks:?}");
+        assert!(
+            ranks.iter().filter(|&&r| r >= 1000).count() >= 3,
+            "{ranks:?}"
+        );
+        for (count, n) in [(10, 9), (3, 3), (1000, 40), (2, 1)] {
+            let r = query_species(count, n);
+            assert_eq!(r.len(), n);
+            assert!(r.windows(2).all(|w| w[0] < w[1]) && r[n - 1] < count);
+        }
+    }
+
+    #[test]
+    fn universal_genes_are_in_nearly_every_genome() {
+        let p = with_species(species_params(4), |sp| sp.universal_genes = 3);
+        let c = Collection::new(p, &Markov::iid(0.5), mobile(2));
+        assert_eq!(c.universal.len(), 3);
+        assert_eq!(c.universal.end, c.genes.len());
+        assert_eq!(c.genes[c.universal.start].name, "universal_00");
+        let n = 600;
+        let mut carriers = [0usize; 3];
+        let mut species = HashSet::new();
+        for i in 0..n {
+            let genome = c.genome(i);
+            for pl in &genome.placed {
+                if c.universal.contains(&pl.gene) {
+                    assert!(pl.start + pl.len <= genome.chromosome_len);
+                    carriers[pl.gene - c.universal.start] += 1;
+                    species.insert(genome.species);
+                }
+            }
+        }
+        assert_eq!(species.len(), 4);
+        for (u, &k) in carriers.iter().enumerate() {
+            let gene = &c.genes[c.universal.start + u];
+            assert_eq!(gene.kind, GeneKind::Universal);
+            let e = c.expected_frequency(c.universal.start + u);
+            assert!((1.0 - UNIVERSAL_MISSING_MAX..=1.0).contains(&e));
+            let o = k as f64 / n as f64;
+            assert!((o - e).abs() < 0.05, "{o} vs {e}");
+        }
+        // Species, clades, accessory genes and plasmids of every genome stay those of the
+        // collection without universal genes.
+        let plain = Collection::new(species_params(4), &Markov::iid(0.5), mobile(2));
+        for i in 0..100 {
+            let (a, b) = (plain.plan(i), c.plan(i));
+            assert_eq!((a.species, a.clade), (b.species, b.clade));
+            let genes = |plan: &crate::model::Plan| {
+                let mut g: Vec<usize> = plan
+                    .inserts
+                    .iter()
+                    .map(|x| x.0)
+                    .filter(|g| !c.universal.contains(g))
+                    .collect();
+                g.sort_unstable();
+                g
+            };
+            assert_eq!(genes(&a), genes(&b));
+            assert_eq!(a.plasmids, b.plasmids);
+        }
+    }
+
+    #[test]
+    fn plasmid_hosts_follow_abundance_with_a_bias() {
+        let first_hosts = |bias: f64| {
+            let p = with_species(species_params(40), |sp| {
+                sp.plasmids = 400;
+                sp.plasmid_host_bias = bias;
+            });
+            let c = Collection::new(p, &Markov::iid(0.5), mobile(1));
+            for (s, species) in c.species.iter().enumerate() {
+                let hosted: Vec<usize> = (0..c.plasmids.len())
+                    .filter(|&p| c.plasmids[p].host(s).is_some())
+                    .collect();
+                assert_eq!(species.plasmids, hosted);
+            }
+            let mut top5 = 0;
+            for plasmid in &c.plasmids {
+                let mut hosts: Vec<usize> = plasmid.hosts.iter().map(|h| h.species).collect();
+                top5 += (hosts[0] < 5) as usize;
+                hosts.sort_unstable();
+                hosts.dedup();
+                assert_eq!(hosts.len(), plasmid.hosts.len());
+            }
+            top5 as f64 / c.plasmids.len() as f64
+        };
+        // Uniform: 5 of 40 species; weight^1 with Zipf skew 1: about 53 %.
+        let uniform = first_hosts(0.0);
+        assert!((0.07..0.19).contains(&uniform), "{uniform}");
+        let biased = first_hosts(1.0);
+        assert!((0.45..0.62).contains(&biased), "{biased}");
     }
 }

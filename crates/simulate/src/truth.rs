@@ -82,6 +82,15 @@ fn for_each_kmer(seq: &[u8], k: usize, mut visit: impl FnMut(u64, u64)) {
     }
 }
 
+/// A genome k-mer found at position `pos` of query `query`, the previous one (if any) at
+/// `pos - step`.
+#[derive(Clone, Copy)]
+struct Run {
+    query: u32,
+    pos: u32,
+    step: i32,
+}
+
 /// Counts query k-mers in genomes.
 pub struct TruthCounter {
     k: usize,
@@ -93,6 +102,10 @@ pub struct TruthCounter {
     terms: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
     /// Per query: the term of each k-mer position made of ACGT.
     queries: Vec<Vec<u32>>,
+    /// Per query: the packed term of each position in `queries`.
+    query_terms: Vec<Vec<u64>>,
+    /// Per term: one (query, position in `queries`) where it occurs.
+    term_home: Vec<(u32, u32)>,
     /// Per query: its k-mer positions (`len - k + 1`), as COBS counts them.
     totals: Vec<usize>,
     /// Per term: the queries that have it.
@@ -110,25 +123,31 @@ impl TruthCounter {
             bitmap_shift: 0,
             terms: HashMap::default(),
             queries: Vec::new(),
+            query_terms: Vec::new(),
+            term_home: Vec::new(),
             totals: Vec::new(),
             term_queries: Vec::new(),
         };
         for (q, seq) in queries.into_iter().enumerate() {
             let mut positions = Vec::with_capacity(seq.len());
+            let mut packed = Vec::with_capacity(seq.len());
             for_each_kmer(seq, k, |f, r| {
                 let term = counter.canonical(f, r);
                 let next = counter.terms.len() as u32;
                 let id = *counter.terms.entry(term).or_insert(next);
                 if id == next {
                     counter.term_queries.push(Vec::new());
+                    counter.term_home.push((q as u32, positions.len() as u32));
                 }
                 let owners = &mut counter.term_queries[id as usize];
                 if owners.last() != Some(&(q as u32)) {
                     owners.push(q as u32);
                 }
                 positions.push(id);
+                packed.push(term);
             });
             counter.queries.push(positions);
+            counter.query_terms.push(packed);
             counter.totals.push((seq.len() + 1).saturating_sub(k));
         }
         // About 8 bits a term, two of them in one word: small enough to stay in a core's
@@ -153,6 +172,25 @@ impl TruthCounter {
         (word, (1 << (h & 63)) | (1 << ((h >> 6) & 63)))
     }
 
+    /// The position next to `at` along its query (in the run's direction, or either way when
+    /// it has none yet) if it holds `term`.
+    #[inline]
+    fn follow(&self, at: Run, term: u64) -> Option<Run> {
+        let terms = &self.query_terms[at.query as usize];
+        let check = |step: i32| {
+            let pos = at.pos.checked_add_signed(step)?;
+            (terms.get(pos as usize) == Some(&term)).then_some(Run {
+                query: at.query,
+                pos,
+                step,
+            })
+        };
+        match at.step {
+            0 => check(1).or_else(|| check(-1)),
+            step => check(step),
+        }
+    }
+
     /// COBS's canonical term of a k-mer with packed forward and reverse-complement codes.
     fn canonical(&self, forward: u64, reverse: u64) -> u64 {
         if forward >> self.half_shift <= reverse >> self.half_shift {
@@ -173,6 +211,18 @@ impl TruthCounter {
     pub fn count(&self, seq: &[u8], contigs: &[Contig]) -> Vec<(usize, u32)> {
         let mut found = vec![0u64; self.terms.len().div_ceil(64)];
         let mut found_ids = Vec::new();
+        let mut mark = |id: u32| {
+            let (word, mask) = ((id / 64) as usize, 1u64 << (id % 64));
+            if found[word] & mask == 0 {
+                found[word] |= mask;
+                found_ids.push(id);
+            }
+        };
+        // Genome k-mers found in a query come in runs along it (forwards or backwards, as the
+        // copy's strand goes): after a hit, the query's next position in the run's direction
+        // (either, after a hash hit) is compared first, sparing most table look-ups. Only an
+        // equal term is taken, so the counts do not depend on this shortcut.
+        let mut run: Option<Run> = None;
         for contig in contigs {
             let slice = &seq[contig.start..contig.start + contig.len];
             for_each_kmer(slice, self.k, |f, r| {
@@ -182,16 +232,24 @@ impl TruthCounter {
                 } else {
                     self.canonical(f, r)
                 };
+                if let Some(next) = run.and_then(|at| self.follow(at, term)) {
+                    mark(self.queries[next.query as usize][next.pos as usize]);
+                    run = Some(next);
+                    return;
+                }
+                run = None;
                 let (word, mask) = self.prefilter(term);
                 if self.bitmap[word] & mask != mask {
                     return;
                 }
                 if let Some(&id) = self.terms.get(&term) {
-                    let (word, mask) = ((id / 64) as usize, 1u64 << (id % 64));
-                    if found[word] & mask == 0 {
-                        found[word] |= mask;
-                        found_ids.push(id);
-                    }
+                    mark(id);
+                    let (query, pos) = self.term_home[id as usize];
+                    run = Some(Run {
+                        query,
+                        pos,
+                        step: 0,
+                    });
                 }
             });
         }
@@ -265,6 +323,13 @@ mod tests {
                 revcomp(&genome[450..800]),
                 dna(300),
                 [&genome[2000..2100], &dna(50)[..], &genome[2500..2600]].concat(),
+                // Repeats and a turn of strand: runs along a query that restart elsewhere.
+                [
+                    &genome[1300..1400],
+                    &genome[1300..1400],
+                    &revcomp(&genome[1350..1450])[..],
+                ]
+                .concat(),
                 revcomp(&tie),
                 tie.clone(),
             ];
