@@ -1,12 +1,26 @@
 #!/usr/bin/env python3
 """Planning steps of the bitsift workflow (called by the Snakefile's checkpoints).
 
-    plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS
-        Reads the sample sheet (a header line with `path` and optionally `group`; relative
-        paths are relative to the sheet), groups the samples by `group` (in order of first
-        appearance), sorts each group by file size (then path) and cuts it into shards of at
-        most MAX_DOCUMENTS samples. Writes OUT_DIR/shard-NNNN.list (one path per line) and
-        OUT_DIR/plan.tsv (shard, group, documents, input_bytes).
+    plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS [--order ORDER] [--metadata TSV]
+        Reads the sample sheet: a header line naming the columns, `path` (relative paths are
+        relative to the sheet) and optionally `group` and `size` (bytes; without it every
+        file is stat'ed once, in parallel), then one sample per line. Cuts the N samples into
+        ceil(N / MAX_DOCUMENTS) shards of equal size (at most MAX_DOCUMENTS each): the samples
+        of a group stay together (a group larger than a shard fills whole shards first), small
+        groups are packed best fit into what is left, and each group's samples are sorted by
+        size, then path. Writes OUT_DIR/shard-NNNN.list (one path per line) and
+        OUT_DIR/plan.tsv (shard, documents, input_bytes, groups).
+
+        Document names (the file name without its sequence and compression extensions, as
+        `bitsift build` names them) must be unique: two samples of one name are refused here,
+        before any build (the assembly would refuse them after every shard is built).
+
+        With --order group:COLUMN, OUT_DIR/shard-NNNN.metadata.tsv holds `document COLUMN`
+        for the shard's documents only (for `bitsift build --metadata`), taken from the
+        --metadata table (a header line; document names in the first column; other rows are
+        ignored) or, without one, from column COLUMN of the sample sheet. Every document must
+        have a value: a missing one is refused here, not after a shard's first pass. Without a
+        `group` column, the samples are grouped into shards by COLUMN as well.
 
     plan.py search COLLECTION_DIR OUT_DIR SUBINDEXES_PER_JOB
         Cuts the collection's sub-indexes (manifest order) into consecutive groups of at most
@@ -14,10 +28,26 @@
         Consecutive groups in order keep `bitsift merge-results` equal to one search.
 """
 
+import argparse
+import bisect
+import collections
 import csv
+import gc
 import json
 import os
+import stat
 import sys
+import threading
+
+# As bitsift names documents (src/seqfile.rs): file name minus one compression extension,
+# then minus one sequence extension, case-insensitively.
+SEQUENCE_EXTENSIONS = frozenset(
+    "fa fasta fna ffn frn fas fsa mfa mfasta seq fq fastq".split()
+)
+COMPRESSION_EXTENSIONS = frozenset("gz bgz xz zst zstd bz2".split())
+ORDERS = ("size", "input", "similarity")
+# Files stat'ed at once when the sheet has no `size` column (helps on network file systems).
+STAT_THREADS = 16
 
 
 def fail(message):
@@ -25,54 +55,309 @@ def fail(message):
     sys.exit(1)
 
 
-def read_samples(sheet):
-    base = os.path.dirname(os.path.abspath(sheet))
-    with open(sheet, newline="") as handle:
-        rows = list(csv.reader(handle, delimiter="\t"))
-    rows = [r for r in rows if r and not r[0].startswith("#")]
-    if not rows:
-        fail("%s: empty sample sheet" % sheet)
-    header = [h.strip().lower() for h in rows[0]]
-    if "path" not in header:
-        fail("%s: the first line must name the columns, with `path` (and optionally `group`)" % sheet)
-    path_at = header.index("path")
-    group_at = header.index("group") if "group" in header else None
-    samples = []
-    for number, row in enumerate(rows[1:], start=2):
-        if len(row) <= path_at or not row[path_at].strip():
-            fail("%s: line %d has no path" % (sheet, number))
-        path = row[path_at].strip()
-        if not os.path.isabs(path):
-            path = os.path.join(base, path)
-        if not os.path.isfile(path):
-            fail("%s: line %d: %s does not exist" % (sheet, number, path))
-        group = row[group_at].strip() if group_at is not None and len(row) > group_at else ""
-        samples.append((group, path, os.path.getsize(path)))
-    return samples
+def document_name(path):
+    """The name `bitsift build` gives the document read from `path`."""
+    return document_names([path])[0]
 
 
-def plan_shards(sheet, out_dir, max_documents):
+def document_names(paths):
+    """document_name of every path (one loop: a million paths in half a second)."""
+    names = []
+    append = names.append
+    compressions, sequences = COMPRESSION_EXTENSIONS, SEQUENCE_EXTENSIONS
+    for path in paths:
+        name = path[path.rfind("/") + 1:]
+        stem, dot, extension = name.rpartition(".")
+        if stem and extension.lower() in compressions:
+            name = stem
+            stem, dot, extension = name.rpartition(".")
+        if stem and extension.lower() in sequences:
+            name = stem
+        append(name)
+    return names
+
+
+def sequence_document(name):
+    """The document name of file `name` if it has a sequence extension (optionally followed
+    by a compression extension) as `bitsift build` finds files in a directory, else None."""
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        return None
+    extension = extension.lower()
+    if extension in SEQUENCE_EXTENSIONS:
+        return stem or name
+    if extension in COMPRESSION_EXTENSIONS and stem:
+        inner, dot, extension = stem.rpartition(".")
+        if dot and extension.lower() in SEQUENCE_EXTENSIONS:
+            return inner or stem
+    return None
+
+
+def file_sizes(paths):
+    """Sizes of the files at `paths` (one stat each, in threads: a stat waits on the file
+    system, which serves several at once) and the problems, as (position, why)."""
+    sizes = [0] * len(paths)
+    problems = []
+
+    def work(start, step):
+        for i in range(start, len(paths), step):
+            try:
+                status = os.stat(paths[i])
+            except OSError as error:
+                problems.append((i, error.strerror or "cannot stat"))
+                continue
+            if not stat.S_ISREG(status.st_mode):
+                problems.append((i, "not a file"))
+            sizes[i] = status.st_size
+
+    threads = min(STAT_THREADS, max(1, len(paths) // 1000))
+    if threads == 1:
+        work(0, 1)
+    else:
+        workers = [threading.Thread(target=work, args=(t, threads)) for t in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    problems.sort()
+    return sizes, problems
+
+
+def group_column(order):
+    """COLUMN of `group:COLUMN`, None for the other orders; refuses unknown orders."""
+    if order in ORDERS:
+        return None
+    if order.startswith("group:") and order[len("group:"):].strip():
+        return order[len("group:"):].strip()
+    fail("unknown order %r: expected size, input, similarity or group:COLUMN" % order)
+
+
+class Samples:
+    """The sample sheet, column by column (one list per column: cheap at a million rows)."""
+
+    def __init__(self, sheet, extra_column=None):
+        self.sheet = sheet
+        base = os.path.dirname(os.path.abspath(sheet))
+        try:
+            handle = open(sheet, newline="")
+        except OSError as error:
+            fail("%s: cannot read the sample sheet: %s" % (sheet, error.strerror))
+        with handle:
+            rows = csv.reader(handle, delimiter="\t")
+            header = None
+            for row in rows:
+                if row and not row[0].startswith("#"):
+                    header = [h.strip().lower() for h in row]
+                    break
+            if header is None:
+                fail("%s: empty sample sheet" % sheet)
+            if "path" not in header:
+                fail("%s: the first line must name the columns, with `path` (and optionally "
+                     "`group` and `size`)" % sheet)
+            path_at = header.index("path")
+            group_at = header.index("group") if "group" in header else None
+            size_at = header.index("size") if "size" in header else None
+            extra_at = None
+            if extra_column is not None and extra_column.lower() in header:
+                extra_at = header.index(extra_column.lower())
+            width = len(header)
+            numbered = [(rows.line_num, row) for row in rows
+                        if row and not row[0].startswith("#")]
+        if not numbered:
+            fail("%s: the sample sheet lists no samples" % sheet)
+        self.lines = [line for line, _ in numbered]
+        table = [row for _, row in numbered]
+        del numbered
+        for row in table:
+            if len(row) < width:
+                row.extend([""] * (width - len(row)))
+        paths = [row[path_at].strip() for row in table]
+        for i, path in enumerate(paths):
+            if not path:
+                fail("%s: line %d has no path" % (sheet, self.lines[i]))
+            if path[0] != "/":
+                paths[i] = base + "/" + path
+        self.paths = paths
+        column = lambda at: None if at is None else [row[at].strip() for row in table]
+        self.groups = column(group_at)
+        self.extras = column(extra_at)
+        self.sizes = self._sizes(column(size_at))
+
+    def _sizes(self, given):
+        """File sizes: the `size` column where filled in, else one stat of the file."""
+        sizes, unknown = None, []
+        if given is None:
+            sizes, unknown = [0] * len(self.paths), list(range(len(self.paths)))
+        else:
+            try:
+                sizes = [int(text) for text in given]
+            except ValueError:
+                pass
+        if sizes is None or min(sizes) < 0:
+            sizes = [0] * len(self.paths)
+            for i, text in enumerate(given):
+                if not text:
+                    unknown.append(i)
+                    continue
+                try:
+                    sizes[i] = int(text)
+                except ValueError:
+                    sizes[i] = -1
+                if sizes[i] < 0:
+                    fail("%s: line %d: size %r is not a number of bytes"
+                         % (self.sheet, self.lines[i], text))
+        if unknown:
+            found, problems = file_sizes([self.paths[i] for i in unknown])
+            if problems:
+                at, why = problems[0]
+                i = unknown[at]
+                fail("%s: line %d: %s: %s%s" % (
+                    self.sheet, self.lines[i], self.paths[i], why,
+                    " (and %d more samples)" % (len(problems) - 1) if len(problems) > 1 else ""))
+            for i, size in zip(unknown, found):
+                sizes[i] = size
+        return sizes
+
+
+def read_group_values(table, column):
+    """Column `column` of a metadata TSV, by document name (read as `bitsift build` reads it)."""
+    try:
+        with open(table, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+    except OSError as error:
+        fail("%s: cannot read the metadata table: %s" % (table, error.strerror))
+    lines = (line.rstrip("\r") for line in text.split("\n"))
+    lines = (line for line in lines if line.strip())
+    header = next(lines, None)
+    if header is None:
+        fail("%s: the metadata table is empty; expected a header line" % table)
+    columns = [c.strip() for c in header.split("\t")[1:]]
+    if column not in columns:
+        fail("%s: no column %r; the columns after the document name are %r"
+             % (table, column, columns))
+    at = columns.index(column) + 1
+    values = {}
+    for line in lines:
+        cells = line.split("\t")
+        value = cells[at] if len(cells) > at else ""
+        before = values.setdefault(cells[0], value)
+        if before != value:
+            fail("%s: document %r is listed again with another %s (%r, before: %r)"
+                 % (table, cells[0], column, value, before))
+    return values
+
+
+def pack(groups, capacity):
+    """Group numbers in shard order: a group that does not fit where the current shard's
+    room ends runs on into the next shard. Groups of at least `capacity` go first, so their
+    whole shards start at shard boundaries; then each shard takes the largest group that
+    fits in what is left of it (the earliest of equal size), and when none fits the largest
+    group left starts there (best fit decreasing, as `bitsift build --order group` packs
+    blocks). Returns (group, first member, members) pieces."""
+    pieces = []
+    left = {}  # size -> group numbers of that size, earliest first
+    for number, members in enumerate(groups):
+        whole = len(members) - len(members) % capacity
+        if whole:
+            pieces.append((number, 0, whole))
+        if len(members) > whole:
+            left.setdefault(len(members) - whole, collections.deque()).append(number)
+    sizes = sorted(left)
+    free = capacity
+    while sizes:
+        at = bisect.bisect_right(sizes, free) - 1
+        if at < 0:
+            at = len(sizes) - 1
+        size = sizes[at]
+        waiting = left[size]
+        number = waiting.popleft()
+        if not waiting:
+            del left[size]
+            del sizes[at]
+        members = len(groups[number])
+        pieces.append((number, members - size, size))
+        free = free - size if size < free else capacity - (size - free) % capacity
+    return pieces
+
+
+def plan_shards(sheet, out_dir, max_documents, order="size", metadata=None):
     if max_documents < 1:
         fail("max_documents_per_shard must be at least 1")
-    samples = read_samples(sheet)
-    groups = {}
-    for group, path, size in samples:
-        groups.setdefault(group, []).append((size, path))
+    column = group_column(order)
+    if metadata is not None and column is None:
+        fail("a metadata table is read only by the order group:COLUMN (the order is %s)" % order)
+    samples = Samples(sheet, extra_column=column if metadata is None else None)
+    paths, sizes = samples.paths, samples.sizes
+    names = document_names(paths)
+    if len(set(names)) != len(names):
+        seen = {}
+        for i, name in enumerate(names):
+            if name in seen:
+                fail("%s: lines %d and %d are both document %r (%s, %s): bitsift names a "
+                     "document after its file, so names must be unique"
+                     % (sheet, samples.lines[seen[name]], samples.lines[i], name,
+                        paths[seen[name]], paths[i]))
+            seen[name] = i
+
+    values = None
+    if column is not None:
+        if metadata is not None:
+            table = read_group_values(metadata, column)
+            missing = [i for i, name in enumerate(names) if name not in table]
+            if missing:
+                fail("%s: %d of %d documents have no row, e.g. %r (from %s); the first column "
+                     "must hold every document's name as the index stores it"
+                     % (metadata, len(missing), len(names), names[missing[0]],
+                        paths[missing[0]]))
+            values = [table[name] for name in names]
+            del table
+        elif samples.extras is not None:
+            values = samples.extras
+        else:
+            fail("the order group:%s needs a metadata table (`metadata`) or a column %r in "
+                 "the sample sheet %s" % (column, column, sheet))
+
+    # Groups in order of first appearance, each sorted by size, then path.
+    keys = samples.groups if samples.groups is not None else values
+    if keys is None:
+        members = [list(range(len(paths)))]
+    else:
+        by_key = {}
+        for i, key in enumerate(keys):
+            by_key.setdefault(key, []).append(i)
+        members = list(by_key.values())
+    by_size = list(zip(sizes, paths)).__getitem__
+    for group in members:
+        group.sort(key=by_size)
+
+    count = len(paths)
+    shards = -(-count // max_documents)
+    capacity = -(-count // shards)
+    order_of_samples = []
+    for number, first, length in pack(members, capacity):
+        order_of_samples.extend(members[number][first:first + length])
+    group_number = [0] * count
+    for number, group in enumerate(members):
+        for i in group:
+            group_number[i] = number
+
     os.makedirs(out_dir, exist_ok=True)
     plan = []
-    for group, members in groups.items():
-        members.sort()
-        for start in range(0, len(members), max_documents):
-            chunk = members[start:start + max_documents]
-            shard = "shard-%04d" % (len(plan) + 1)
-            with open(os.path.join(out_dir, shard + ".list"), "w") as handle:
-                for _, path in chunk:
-                    handle.write(path + "\n")
-            plan.append((shard, group, len(chunk), sum(size for size, _ in chunk)))
+    for start in range(0, count, capacity):
+        chunk = order_of_samples[start:start + capacity]
+        shard = "shard-%04d" % (len(plan) + 1)
+        with open(os.path.join(out_dir, shard + ".list"), "w") as handle:
+            handle.write("\n".join([paths[i] for i in chunk]) + "\n")
+        if values is not None:
+            with open(os.path.join(out_dir, shard + ".metadata.tsv"), "w") as handle:
+                handle.write("document\t%s\n" % column)
+                handle.write("\n".join([names[i] + "\t" + values[i] for i in chunk]) + "\n")
+        plan.append((shard, len(chunk), sum([sizes[i] for i in chunk]),
+                     len({group_number[i] for i in chunk})))
+    # Last: the plan is complete once plan.tsv exists.
     with open(os.path.join(out_dir, "plan.tsv"), "w") as handle:
-        handle.write("shard\tgroup\tdocuments\tinput_bytes\n")
-        for row in plan:
-            handle.write("%s\t%s\t%d\t%d\n" % row)
+        handle.write("shard\tdocuments\tinput_bytes\tgroups\n")
+        handle.write("".join("%s\t%d\t%d\t%d\n" % row for row in plan))
 
 
 def plan_search(collection, out_dir, per_job):
@@ -90,17 +375,30 @@ def plan_search(collection, out_dir, per_job):
 
 
 def main(argv):
-    if len(argv) != 5 or argv[1] not in ("shards", "search"):
-        fail("usage: plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS | search COLLECTION OUT_DIR PER_JOB")
+    parser = argparse.ArgumentParser(
+        prog="plan.py",
+        usage="plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS [--order ORDER] [--metadata TSV]"
+              " | search COLLECTION OUT_DIR PER_JOB",
+    )
+    parser.add_argument("step", choices=("shards", "search"))
+    parser.add_argument("source")
+    parser.add_argument("out_dir")
+    parser.add_argument("count")
+    parser.add_argument("--order", default="size")
+    parser.add_argument("--metadata")
+    args = parser.parse_args(argv[1:])
     try:
-        count = int(argv[4])
+        count = int(args.count)
     except ValueError:
-        fail("%r is not a number" % argv[4])
-    if argv[1] == "shards":
-        plan_shards(argv[2], argv[3], count)
+        fail("%r is not a number" % args.count)
+    if args.step == "shards":
+        plan_shards(args.source, args.out_dir, count, args.order, args.metadata or None)
     else:
-        plan_search(argv[2], argv[3], count)
+        if args.metadata or args.order != "size":
+            fail("--order and --metadata belong to `plan.py shards`")
+        plan_search(args.source, args.out_dir, count)
 
 
 if __name__ == "__main__":
+    gc.disable()  # millions of small objects, no cycles: collections would only cost time
     main(sys.argv)
