@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use bitsift::format::IndexHeader;
-use bitsift::kmer::{BaseRule, KmerHasher};
+use bitsift::kmer::{BaseRule, KmerHasher, Minimizers};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::summary::BlockSummaries;
 
@@ -83,14 +83,27 @@ fn block_counts(header: &IndexHeader, summaries: &BlockSummaries, sequence: &[u8
     );
     let mut hashes = Vec::new();
     hasher.hashes_into(sequence, &mut hashes);
-    // Distinct k-mers (by their hashes) with the number of positions of each.
-    let mut weight: HashMap<&[u64], u32> = HashMap::new();
-    for kmer in hashes.chunks_exact(h) {
-        *weight.entry(kmer).or_insert(0) += 1;
+    let mut minimizers = Vec::new();
+    if summaries.minimizer() > 0 {
+        Minimizers::new(
+            header.k,
+            summaries.minimizer(),
+            header.canonical,
+            BaseRule::Cobs,
+        )
+        .minimizers_into(sequence, &mut minimizers);
+    }
+    // Distinct k-mers (by their hashes) with their minimizer and the number of positions of
+    // each.
+    let mut weight: HashMap<&[u64], (u64, u32)> = HashMap::new();
+    for (i, kmer) in hashes.chunks_exact(h).enumerate() {
+        let minimizer = minimizers.get(i).copied().unwrap_or(0);
+        weight.entry(kmer).or_insert((minimizer, 0)).1 += 1;
     }
     let distinct: Vec<u64> = weight.keys().flat_map(|k| k.iter().copied()).collect();
-    let weights: Vec<u32> = weight.values().copied().collect();
-    let probes = summaries.prepare(&distinct, h);
+    let distinct_minimizers: Vec<u64> = weight.values().map(|&(m, _)| m).collect();
+    let weights: Vec<u32> = weight.values().map(|&(_, w)| w).collect();
+    let probes = summaries.prepare(&distinct, h, &distinct_minimizers);
     (0..summaries.block_count())
         .map(|b| summaries.count(b, &probes, &weights))
         .collect()

@@ -31,6 +31,7 @@ pub mod iobench;
 pub mod kmer;
 pub mod metadata;
 pub mod query;
+pub mod read;
 pub mod seqfile;
 pub mod server;
 pub mod summary;

@@ -173,7 +173,14 @@ fn faulty_searcher(
     options: &EngineOptions,
     plan: FaultPlan,
 ) -> Option<(Searcher, FaultTally)> {
-    let engine = match open_engine(std::slice::from_ref(&built.index), options) {
+    // Opened with its checksum sidecar, as every search opens an index; the engine reads the
+    // index and its side files.
+    let index = Index::open(
+        std::slice::from_ref(&built.index),
+        &bitsift::format::HeaderOptions::default(),
+    )
+    .expect("open built index");
+    let engine = match open_engine(index.read_paths(), options) {
         Ok(opened) => opened.engine,
         Err(e) if options.choice == EngineChoice::Uring => {
             eprintln!("io_uring unavailable here, skipping that engine: {e}");
@@ -184,12 +191,6 @@ fn faulty_searcher(
     let engine = FaultEngine::new(engine, plan);
     assert!(engine.hooked());
     let tally = engine.tally();
-    // Opened with its checksum sidecar, as every search opens an index.
-    let index = Index::open(
-        std::slice::from_ref(&built.index),
-        &bitsift::format::HeaderOptions::default(),
-    )
-    .expect("open built index");
     let searcher = Searcher::new(index, Box::new(engine)).expect("searcher");
     Some((searcher, tally))
 }
@@ -357,7 +358,7 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
     assert!(stats.hits > 0, "repeated queries hit the cache: {stats:?}");
     // A budget that holds the whole index becomes its image, scored in place once loaded,
     // on one thread and spread over three: the same answers.
-    let memory = bitsift::io::RowMemory::for_budget(1 << 40, searcher.index().file_sizes());
+    let memory = bitsift::io::RowMemory::for_budget(1 << 40, searcher.index().read_files());
     let bitsift::io::RowMemory::Image(image) = &memory else {
         panic!("a budget larger than the index holds it whole");
     };
@@ -798,18 +799,22 @@ proptest! {
             .map(|records| document_terms(records, 31, true))
             .collect();
         let mut hasher = bitsift::kmer::KmerHasher::new(31, true, 1, bitsift::kmer::BaseRule::Cobs);
+        prop_assert_eq!(summaries.minimizer(), bitsift::kmer::minimizer_length(31));
+        let mut scanner = bitsift::kmer::Minimizers::new(31, summaries.minimizer(), true, bitsift::kmer::BaseRule::Cobs);
         for query in &collection.queries {
             let mut hashes = Vec::new();
             hasher.hashes_into(query, &mut hashes);
+            let mut minimizers = Vec::new();
+            scanner.minimizers_into(query, &mut minimizers);
             let weights = vec![1u32; hashes.len()];
             for (b, block) in header.blocks.iter().enumerate() {
                 let members = &generated[block.first_document as usize..][..block.document_count as usize];
                 let union: HashSet<Vec<u8>> =
                     members.iter().flat_map(|&d| terms[d].iter().cloned()).collect();
                 let truth = brute_force_count(query, 31, true, &union) as u64;
-                let bound = summaries.possible_positions(b, &hashes, 1, &weights);
+                let bound = summaries.possible_positions(b, &hashes, 1, &minimizers, &weights);
                 prop_assert!(bound >= truth, "block {}: summary {} < brute force {}", b, bound, truth);
-                let probes = summaries.prepare(&hashes, 1);
+                let probes = summaries.prepare(&hashes, 1, &minimizers);
                 for needed in [0, truth / 2, truth, truth + 1, bound, bound + 1] {
                     prop_assert_eq!(summaries.reaches(b, &probes, &weights, needed), bound >= needed);
                 }

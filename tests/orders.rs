@@ -220,11 +220,11 @@ fn summaries_are_written_replaced_and_removed_with_their_index() {
     let summaries = BlockSummaries::load(&index, &header).unwrap().unwrap();
     assert_eq!(summaries.block_count(), 3);
     assert!(summaries.ram_bytes() > 0);
-    assert_eq!(
-        summaries.ram_bytes() + 56 + 32 * 3 + 24,
-        std::fs::metadata(&sidecar).unwrap().len(),
-        "the file is its filters plus header and footer"
-    );
+    // Format 2: a header page, then the filters in pages of 4 KiB, each with its checksum.
+    let len = std::fs::metadata(&sidecar).unwrap().len();
+    assert_eq!(len % 4096, 0);
+    assert!(len >= summaries.ram_bytes() + 4096, "{len}");
+    assert!(len <= 2 * summaries.ram_bytes() + 3 * 4096 * 2, "{len}");
     // Rebuilt in another order, the summaries follow the new index.
     let header = build_ok(
         &index,
@@ -302,7 +302,7 @@ fn damaged_or_foreign_summaries_are_refused_with_a_reason() {
     expect(
         load_a(),
         &[
-            "a.cobs_compact.bitsift-summaries: damaged block summaries: checksum mismatch",
+            "a.cobs_compact.bitsift-summaries: damaged block summaries: checksum mismatch in page",
             "delete the file",
         ],
     );
@@ -340,10 +340,9 @@ fn damaged_or_foreign_summaries_are_refused_with_a_reason() {
     assert!(load_a().unwrap().is_some());
     let info = run(&["info", "--json", a.to_str().unwrap()]);
     let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
-    assert_eq!(
-        json["summaries"]["bytes"],
-        good.len() as u64 - 56 - 3 * 32 - 24
-    );
+    assert_eq!(json["summaries"]["bytes"], good.len() as u64);
+    assert_eq!(json["summaries"]["format"], 2);
+    assert_eq!(json["summaries"]["resident_bytes"], 4096);
     assert_eq!(json["summaries"]["bits_set_per_kmer"], 3);
     assert!(BlockSummaries::load(&b, &header_b).unwrap().is_some());
     std::fs::remove_file(summary_path(&a)).unwrap();
@@ -530,13 +529,47 @@ fn queries_skip_the_blocks_their_summaries_rule_out() {
         genes.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
+    // Format 2: only the damaged page is not trusted; its k-mers count as present in every
+    // block, which costs reads, never a hit.
+    assert!(
+        stderr(&output).contains("bitsift-summaries: damaged page at offset")
+            && stderr(&output).contains("its blocks are read for the k-mers it holds"),
+        "{}",
+        stderr(&output)
+    );
+    let (damaged, ruled_out) = query_json(&index, &genes, &[]);
+    assert!(ruled_out <= 6);
+    for (q, ((hits, intact), all)) in damaged.iter().zip(&with).zip(&without).enumerate() {
+        for hit in intact {
+            assert!(
+                hits.contains(hit),
+                "query {q}: {hit:?} lost with a damaged page"
+            );
+        }
+        for hit in hits {
+            assert!(
+                all.contains(hit),
+                "query {q}: {hit:?} not a hit of the full search"
+            );
+        }
+    }
+    // A summaries file that does not even open is not used at all.
+    bytes[20] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let output = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+    ]);
     assert!(
         stderr(&output).contains("searched without its block summaries"),
         "{}",
         stderr(&output)
     );
-    let (damaged, ruled_out) = query_json(&index, &genes, &[]);
-    assert_eq!((&damaged, ruled_out), (&without, 0));
+    let (unused, ruled_out) = query_json(&index, &genes, &[]);
+    assert_eq!((&unused, ruled_out), (&without, 0));
     // A collection built with the same order uses its sub-index's summaries.
     let collection = dir.path().join("collection");
     let mut args = vec!["add", "-q", collection.to_str().unwrap()];

@@ -53,6 +53,7 @@ class Index:
         max_sessions: Optional[int] = None,
         legacy_k: Optional[int] = None,
         legacy_canonical: Optional[bool] = None,
+        side_memory: _Size = None,
     ) -> None: ...
     def search(
         self,

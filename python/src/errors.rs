@@ -51,6 +51,7 @@ pub fn open_error(error: &OpenError) -> PyErr {
         OpenError::NoIndex => PyValueError::new_err(message),
         // A collection manifest that disagrees with its sub-index: a damaged collection.
         OpenError::HiddenOutOfRange { .. } => IndexError::new_err(message),
+        OpenError::EngineFiles { .. } => PyValueError::new_err(message),
     }
 }
 
@@ -59,8 +60,12 @@ fn io_error(error: &IoError, message: String) -> PyErr {
         IoError::Open { source, .. } | IoError::Read { source, .. } => {
             os_error(Some(source.kind()), message)
         }
-        IoError::UnexpectedEnd { .. } => IndexError::new_err(message),
+        // A file that ends too soon, or bytes that do not match: a damaged index.
+        IoError::UnexpectedEnd { .. } | IoError::Checksum(_) | IoError::Invalid { .. } => {
+            IndexError::new_err(message)
+        }
         IoError::Unavailable { .. } => PyOSError::new_err(message),
+        IoError::Shared(inner) => io_error(inner, message),
     }
 }
 

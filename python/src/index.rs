@@ -253,6 +253,7 @@ fn count_or(name: &str, value: Option<i64>, default: usize) -> PyResult<usize> {
 fn open_all(
     paths: &[PathBuf],
     header_options: &HeaderOptions,
+    side_memory: u64,
     setup: &mut SessionSetup,
     warm: bool,
 ) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
@@ -263,11 +264,11 @@ fn open_all(
     }
     // As `query -i`: directories expand to the indexes they hold (sorted by path), and a
     // collection opens with its removed documents hidden.
-    let (_, index) =
-        SearchSet::open_fresh(paths, &[], &[], header_options).map_err(|e| collection_error(&e))?;
+    let (_, index) = SearchSet::open_fresh(paths, &[], &[], header_options, side_memory)
+        .map_err(|e| collection_error(&e))?;
     setup.memory = setup
         .cache_bytes
-        .map(|bytes| RowMemory::for_budget(bytes, index.file_sizes()));
+        .map(|bytes| RowMemory::for_budget(bytes, index.read_files()));
     let session = setup.open(&index).map_err(|e| open_error(&e))?;
     if let Some(notice) = session.notice() {
         tracing::warn!("{notice}");
@@ -310,7 +311,7 @@ impl PyIndex {
         path, engine = "auto", cache_size = None, threads = None,
         queue_depth = 64, direct_io = "auto", *, merge_gap = None,
         read_max = None, warm = false, max_sessions = None, legacy_k = None,
-        legacy_canonical = None
+        legacy_canonical = None, side_memory = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -327,6 +328,7 @@ impl PyIndex {
         max_sessions: Option<i64>,
         legacy_k: Option<u32>,
         legacy_canonical: Option<bool>,
+        side_memory: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyIndex> {
         let paths = paths_of(path)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -335,6 +337,8 @@ impl PyIndex {
         let queue_depth = u32::try_from(options::count("queue_depth", queue_depth)?)
             .map_err(|_| PyValueError::new_err("queue_depth is too large"))?;
         let cache_bytes = options::size("cache_size", cache_size)?;
+        let side_memory = options::size("side_memory", side_memory)?
+            .unwrap_or(bitsift::query::SIDE_MEMORY_DEFAULT);
         if warm && cache_bytes.is_none() {
             return Err(PyValueError::new_err(
                 "warm=True streams the index into the cache: give cache_size too",
@@ -357,7 +361,7 @@ impl PyIndex {
             legacy_canonical,
         };
         let mut setup = setup;
-        let opened = py.detach(|| open_all(&paths, &header_options, &mut setup, warm));
+        let opened = py.detach(|| open_all(&paths, &header_options, side_memory, &mut setup, warm));
         logs::flush(py)?;
         let (index, session, warmup) = opened?;
         Ok(PyIndex {

@@ -20,7 +20,7 @@ use strength_reduce::StrengthReducedU64;
 use xxhash_rust::xxh64::xxh64;
 
 use super::scan::Document;
-use super::summaries::SummaryFeed;
+use super::summaries::{SummaryFeed, FEED_PIECE_KMERS};
 use super::{BuildError, Progress};
 use crate::alphabet::BaseReading;
 use crate::kmer::{BaseRule, KmerHasher};
@@ -43,8 +43,10 @@ pub struct BlockFill<'a> {
     pub rows: u64,
     /// One document per record (rather than per file).
     pub per_record: bool,
-    /// The block's summary filter, fed every k-mer's seed-0 row hash.
+    /// The block's summary filter, fed every k-mer's seed-0 row hash and minimizer.
     pub summary: Option<&'a SharedFilter>,
+    /// Minimizer length of the summary's buckets.
+    pub minimizer: u32,
 }
 
 /// Views a byte slice as atomics so that parallel tasks may store into it.
@@ -85,6 +87,10 @@ impl BlockFill<'_> {
         KmerHasher::new(self.k, self.canonical, self.num_hashes, BaseRule::FoldCase)
     }
 
+    fn feed<'f>(&self, filter: &'f SharedFilter) -> SummaryFeed<'f> {
+        SummaryFeed::new(filter, self.k, self.canonical, self.minimizer)
+    }
+
     fn fill_by_column(
         &self,
         columns: Range<usize>,
@@ -100,7 +106,7 @@ impl BlockFill<'_> {
                     vec![0u8; self.rows as usize],
                     self.hasher(),
                     SeqRecord::default(),
-                    self.summary.map(SummaryFeed::new),
+                    self.summary.map(|f| self.feed(f)),
                 )
             },
             |(column, hasher, record, feed), byte_column| {
@@ -166,7 +172,7 @@ impl BlockFill<'_> {
                 (
                     self.hasher(),
                     SeqRecord::default(),
-                    self.summary.map(SummaryFeed::new),
+                    self.summary.map(|f| self.feed(f)),
                 )
             },
             |(hasher, record, feed), entries| {
@@ -219,7 +225,7 @@ impl BlockFill<'_> {
 const SET_BATCH: usize = 32;
 
 /// Calls `set(row, bit)` for every hash of every k-mer of `sequence`, and feeds every k-mer
-/// to the block's summary (by its seed-0 hash). Rows are located in batches of
+/// to the block's summary (by its seed-0 hash and minimizer). Rows are located in batches of
 /// [`SET_BATCH`], each announced to `prefetch` before any of them is set.
 #[inline]
 fn set_bits(
@@ -227,9 +233,36 @@ fn set_bits(
     sequence: &[u8],
     rows: StrengthReducedU64,
     bit: u8,
-    mut summary: Option<&mut SummaryFeed>,
+    summary: Option<&mut SummaryFeed>,
     prefetch: impl Fn(usize),
     mut set: impl FnMut(usize, u8),
+) {
+    let Some(feed) = summary else {
+        return set_rows(hasher, sequence, rows, bit, None, &prefetch, &mut set);
+    };
+    // The minimizers of a piece of the sequence first, then its k-mers.
+    let k = hasher.k();
+    let kmers = crate::kmer::kmer_count(sequence.len(), k);
+    let mut start = 0;
+    while start < kmers {
+        let end = (start + FEED_PIECE_KMERS).min(kmers);
+        let piece = &sequence[start..end + k - 1];
+        feed.begin(piece);
+        set_rows(hasher, piece, rows, bit, Some(feed), &prefetch, &mut set);
+        start = end;
+    }
+}
+
+/// [`set_bits`] for one piece of sequence, the feed's minimizers computed for it.
+#[inline]
+fn set_rows(
+    hasher: &mut KmerHasher,
+    sequence: &[u8],
+    rows: StrengthReducedU64,
+    bit: u8,
+    mut summary: Option<&mut SummaryFeed>,
+    prefetch: &impl Fn(usize),
+    set: &mut impl FnMut(usize, u8),
 ) {
     let num_hashes = hasher.num_hashes() as u64;
     let mut pending = [0usize; SET_BATCH];
@@ -237,7 +270,7 @@ fn set_bits(
     hasher.for_each_term(sequence, |term| {
         let first = xxh64(term, 0);
         if let Some(summary) = summary.as_mut() {
-            summary.push(first);
+            summary.push_next(first);
         }
         for seed in 0..num_hashes {
             let hash = if seed == 0 { first } else { xxh64(term, seed) };

@@ -336,7 +336,8 @@ fn build_in_pool(
         PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
     pending.write_all(&header)?;
     observer.started(progress.documents_total, kmers);
-    let mut summaries = options.summaries.map(SummaryBuilder::new);
+    let minimizer = crate::kmer::minimizer_length(options.k);
+    let mut summaries = options.summaries.map(|s| SummaryBuilder::new(s, minimizer));
     let mut blocks_spilled = 0;
     for (number, block) in blocks.iter().enumerate() {
         let spilled = write_block(
@@ -643,6 +644,7 @@ fn write_block(
         rows,
         per_record: options.per_record,
         summary: filter.as_ref(),
+        minimizer: summaries.as_ref().map_or(0, |(s, _)| s.minimizer()),
     };
     let spilled = fill_block(
         options,

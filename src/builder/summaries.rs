@@ -8,8 +8,9 @@
 //! exceed the RAM cap, the largest are halved until they fit.
 
 use super::BuildError;
+use crate::kmer::{BaseRule, Minimizers};
 use crate::summary::file::{BlockSummary, IndexIdentity, SummaryFile};
-use crate::summary::filter::{hashes_for, key_of, words_log2_near, SharedFilter, WORDS_LOG2_MAX};
+use crate::summary::filter::{hashes_for, words_log2_near, SharedFilter, KEY_BITS, WORDS_LOG2_MAX};
 
 /// Default bits per distinct k-mer of a block summary (see BENCHMARKS.md, "block summaries":
 /// at 4 bits, 3 bits per k-mer, a summary rules out nearly every block without a carrier at
@@ -57,49 +58,84 @@ impl SummaryOptions {
     }
 }
 
-/// Keys buffered per fill task before they are inserted together.
-const FEED_KEYS: usize = 1 << 21;
+/// Slots buffered per fill task before they are inserted together.
+const FEED_SLOTS: usize = 1 << 21;
 
 /// One fill task's inserts into a block's filter, buffered and inserted in batches
-/// ([`SharedFilter::insert_keys`]). Call [`flush`](Self::flush) at the end of every task.
+/// ([`SharedFilter::insert_slots`]). Call [`flush`](Self::flush) at the end of every task.
 pub(crate) struct SummaryFeed<'a> {
     filter: &'a SharedFilter,
     /// The filter is small enough to stay in cache: insert at once.
     direct: bool,
-    keys: Vec<u64>,
+    slots: Vec<u64>,
     scratch: Vec<u64>,
+    minimizers: Minimizers,
+    /// The minimizer hash of every k-mer of the piece of sequence being fed.
+    piece: Vec<u64>,
+    /// The next k-mer of the piece.
+    next: usize,
 }
+
+/// k-mer positions fed at a time: their minimizers are computed first, into a buffer of this
+/// many words.
+pub(crate) const FEED_PIECE_KMERS: usize = 1 << 16;
 
 /// Filters up to this size are filled directly, without batching.
 const DIRECT_BYTES: u64 = 2 << 20;
 
 impl<'a> SummaryFeed<'a> {
-    /// A feed into `filter`.
-    pub fn new(filter: &'a SharedFilter) -> SummaryFeed<'a> {
+    /// A feed into `filter` of the k-mers of an index of term size `k` and canonical flag
+    /// `canonical`, placed by minimizers of `minimizer` bases.
+    pub fn new(
+        filter: &'a SharedFilter,
+        k: u32,
+        canonical: bool,
+        minimizer: u32,
+    ) -> SummaryFeed<'a> {
         SummaryFeed {
             filter,
             direct: filter.bytes() <= DIRECT_BYTES,
-            keys: Vec::new(),
+            slots: Vec::new(),
             scratch: Vec::new(),
+            minimizers: Minimizers::new(k, minimizer, canonical, BaseRule::FoldCase),
+            piece: Vec::with_capacity(FEED_PIECE_KMERS),
+            next: 0,
         }
     }
 
-    /// Adds the k-mer whose seed-0 row hash is `hash`.
+    /// Starts feeding the k-mers of `sequence` (at most [`FEED_PIECE_KMERS`] of them), in
+    /// order, with [`push_next`](Self::push_next).
+    pub fn begin(&mut self, sequence: &[u8]) {
+        self.piece.clear();
+        self.next = 0;
+        self.minimizers.minimizers_into(sequence, &mut self.piece);
+    }
+
+    /// Adds the next k-mer of the piece begun, whose seed-0 row hash is `hash`.
     #[inline]
-    pub fn push(&mut self, hash: u64) {
+    pub fn push_next(&mut self, hash: u64) {
+        let minimizer = self.piece[self.next];
+        self.next += 1;
+        self.push(hash, minimizer);
+    }
+
+    /// Adds the k-mer whose seed-0 row hash is `hash` and minimizer hash `minimizer`.
+    #[inline]
+    pub fn push(&mut self, hash: u64, minimizer: u64) {
+        let slot = self.filter.slot(hash, minimizer);
         if self.direct {
-            self.filter.insert(hash);
+            self.filter.insert_slot(slot);
             return;
         }
-        self.keys.push(key_of(hash));
-        if self.keys.len() >= FEED_KEYS {
+        self.slots.push(slot);
+        if self.slots.len() >= FEED_SLOTS {
             self.flush();
         }
     }
 
     /// Inserts everything buffered.
     pub fn flush(&mut self) {
-        self.filter.insert_keys(&mut self.keys, &mut self.scratch);
+        self.filter.insert_slots(&mut self.slots, &mut self.scratch);
     }
 }
 
@@ -115,6 +151,8 @@ impl Drop for SummaryFeed<'_> {
 pub(crate) struct SummaryBuilder {
     options: SummaryOptions,
     hashes: u32,
+    /// Minimizer length the filters' buckets are placed by.
+    minimizer: u32,
     blocks: Vec<BlockSummary>,
 }
 
@@ -124,19 +162,30 @@ fn words_log2_within(bytes: u64) -> u32 {
 }
 
 impl SummaryBuilder {
-    /// Starts the summaries of an index.
-    pub fn new(options: SummaryOptions) -> SummaryBuilder {
+    /// Starts the summaries of an index whose k-mers place by minimizers of `minimizer`
+    /// bases.
+    pub fn new(options: SummaryOptions, minimizer: u32) -> SummaryBuilder {
         SummaryBuilder {
             hashes: hashes_for(options.bits_per_kmer),
+            minimizer,
             options,
             blocks: Vec::new(),
         }
     }
 
+    /// The minimizer length.
+    pub fn minimizer(&self) -> u32 {
+        self.minimizer
+    }
+
     /// An empty filter for a block whose documents have `kmers` k-mer positions in all (at
     /// least its distinct k-mers), taking at most `memory_bytes`.
     pub fn start_block(&self, kmers: u64, memory_bytes: u64) -> SharedFilter {
-        SharedFilter::new(self.start_words_log2(kmers, memory_bytes), self.hashes)
+        SharedFilter::new(
+            self.start_words_log2(kmers, memory_bytes),
+            KEY_BITS,
+            self.hashes,
+        )
     }
 
     fn start_words_log2(&self, kmers: u64, memory_bytes: u64) -> u32 {
@@ -182,6 +231,7 @@ impl SummaryBuilder {
         SummaryFile {
             identity,
             hashes: self.hashes,
+            minimizer: self.minimizer,
             blocks: self.blocks,
         }
     }
@@ -190,6 +240,7 @@ impl SummaryBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kmer::{BaseRule, Minimizers};
     use crate::summary::filter::Probe;
 
     fn identity() -> IndexIdentity {
@@ -202,36 +253,61 @@ mod tests {
         }
     }
 
+    /// A DNA sequence of `len` bases (deterministic).
+    fn genome(len: usize, seed: u64) -> Vec<u8> {
+        (0..len as u64)
+            .map(|i| b"ACGT"[(xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), seed) % 4) as usize])
+            .collect()
+    }
+
+    /// The seed-0 hash and minimizer of every k-mer of `sequence` (k = 31, canonical).
+    fn kmers(sequence: &[u8]) -> Vec<(u64, u64)> {
+        let mut hasher = crate::kmer::KmerHasher::new(31, true, 1, BaseRule::FoldCase);
+        let mut hashes = Vec::new();
+        hasher.hashes_into(sequence, &mut hashes);
+        let mut minimizers = Vec::new();
+        Minimizers::new(31, 13, true, BaseRule::FoldCase)
+            .minimizers_into(sequence, &mut minimizers);
+        hashes.into_iter().zip(minimizers).collect()
+    }
+
     #[test]
     fn the_feed_inserts_every_k_mer() {
-        let hashes: Vec<u64> = (0..300_000u64)
-            .map(|i| xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 9))
-            .collect();
+        let sequence = genome(200_000, 9);
+        let all = kmers(&sequence);
         // A small filter is filled directly, a large one in batches.
         for words_log2 in [10, 22] {
-            let filter = SharedFilter::new(words_log2, 2);
-            for n in [0, 1, 1000, hashes.len()] {
-                let mut feed = SummaryFeed::new(&filter);
+            let filter = SharedFilter::new(words_log2, KEY_BITS, 2);
+            for n in [0, 1, 1000, sequence.len()] {
+                let mut feed = SummaryFeed::new(&filter, 31, true, 13);
                 assert_eq!(feed.direct, words_log2 == 10);
-                for &h in &hashes[..n] {
-                    feed.push(h);
+                // In pieces, as the builder feeds a long sequence.
+                let piece = &sequence[..n.min(sequence.len())];
+                for chunk_start in (0..crate::kmer::kmer_count(piece.len(), 31)).step_by(777) {
+                    let end = (chunk_start + 777).min(crate::kmer::kmer_count(piece.len(), 31));
+                    feed.begin(&piece[chunk_start..end + 30]);
+                    for &(hash, _) in &all[chunk_start..end] {
+                        feed.push_next(hash);
+                    }
                 }
                 feed.flush();
             }
             // A feed dropped without a flush inserts what it holds.
-            let other = SharedFilter::new(words_log2, 2);
+            let other = SharedFilter::new(words_log2, KEY_BITS, 2);
             {
-                let mut feed = SummaryFeed::new(&other);
-                for &h in &hashes[..500] {
-                    feed.push(h);
+                let mut feed = SummaryFeed::new(&other, 31, true, 13);
+                for &(hash, minimizer) in &all[..500] {
+                    feed.push(hash, minimizer);
                 }
             }
             let filter = filter.into_filter();
             let other = other.into_filter();
-            assert!(hashes.iter().all(|&h| filter.contains(&Probe::new(h, 2))));
-            assert!(hashes[..500]
+            assert!(all
                 .iter()
-                .all(|&h| other.contains(&Probe::new(h, 2))));
+                .all(|&(h, m)| filter.contains(&Probe::new(h, m, 2))));
+            assert!(all[..500]
+                .iter()
+                .all(|&(h, m)| other.contains(&Probe::new(h, m, 2))));
         }
     }
 
@@ -241,16 +317,14 @@ mod tests {
             bits_per_kmer: 4.0,
             max_ram_bytes: 1 << 20,
         };
-        let mut builder = SummaryBuilder::new(options);
+        let mut builder = SummaryBuilder::new(options, 13);
         // 100,000 positions, of which 10,000 distinct: sized for 100,000, folded to ~10,000.
         let filter = builder.start_block(100_000, u64::MAX);
         assert_eq!(filter.bytes(), 8 << 13);
-        let hashes: Vec<u64> = (0..10_000u64)
-            .map(|i| xxhash_rust::xxh64::xxh64(&i.to_le_bytes(), 0))
-            .collect();
+        let all = kmers(&genome(10_030, 0));
         for _ in 0..10 {
-            for &h in &hashes {
-                filter.insert(h);
+            for &(h, m) in &all {
+                filter.insert(h, m);
             }
         }
         builder.finish_block(filter, 0, 2);
@@ -267,28 +341,34 @@ mod tests {
         );
         let bits = block.filter.bits() as f64 / 10_000.0;
         assert!((4.0 / 1.5..=4.0 * 1.5).contains(&bits), "{bits}");
-        assert!(hashes
+        assert!(all
             .iter()
-            .all(|&h| block.filter.contains(&Probe::new(h, file.hashes))));
+            .all(|&(h, m)| block.filter.contains(&Probe::new(h, m, file.hashes))));
         assert_eq!(file.blocks[1].filter.words().len(), 1);
+        assert_eq!(file.minimizer, 13);
 
         // A cap of 1 KiB halves the largest filters, keeping every k-mer.
-        let mut builder = SummaryBuilder::new(SummaryOptions {
-            bits_per_kmer: 4.0,
-            max_ram_bytes: 1024,
-        });
+        let mut builder = SummaryBuilder::new(
+            SummaryOptions {
+                bits_per_kmer: 4.0,
+                max_ram_bytes: 1024,
+            },
+            13,
+        );
         let filter = builder.start_block(100_000, u64::MAX);
         assert_eq!(filter.into_filter().words().len(), 128);
         let filter = builder.start_block(100_000, u64::MAX);
-        for &h in &hashes {
-            filter.insert(h);
+        for &(h, m) in &all {
+            filter.insert(h, m);
         }
         builder.finish_block(filter, 0, 3);
         let file = builder.finish(identity());
         assert!(file.blocks[0].filter.words().len() * 8 <= 1024);
-        assert!(hashes
+        assert!(all
             .iter()
-            .all(|&h| file.blocks[0].filter.contains(&Probe::new(h, file.hashes))));
+            .all(|&(h, m)| file.blocks[0]
+                .filter
+                .contains(&Probe::new(h, m, file.hashes))));
     }
 
     #[test]

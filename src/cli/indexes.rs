@@ -21,9 +21,10 @@ pub fn open_index(
     lists: &[PathBuf],
     subindexes: &[String],
     options: &HeaderOptions,
+    side_memory: u64,
 ) -> Result<Arc<Index>> {
-    let (_, index) =
-        SearchSet::open_fresh(paths, lists, subindexes, options).map_err(no_index_hint)?;
+    let (_, index) = SearchSet::open_fresh(paths, lists, subindexes, options, side_memory)
+        .map_err(no_index_hint)?;
     Ok(index)
 }
 

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::collection::{Manifest, SubIndexKind};
-use bitsift::format::{sidecar_path, Checksums, IndexHeader, IndexKind};
-use bitsift::summary::BlockSummaries;
+use bitsift::format::{sidecar_path, ChecksumTable, IndexHeader, IndexKind};
+use bitsift::summary::{BlockSummaries, SummarySource};
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
@@ -50,6 +50,9 @@ struct Info<'a> {
     checksums_error: Option<String>,
     /// The block summaries beside the index (`null` when there are none).
     summaries: Option<SummaryInfo>,
+    /// Bytes of the checksum sidecar (read page by page by searches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checksum_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     document_names: Option<Vec<&'a str>>,
 }
@@ -59,9 +62,19 @@ struct Info<'a> {
 enum SummaryInfo {
     Present {
         path: String,
+        /// 2: read page by page; 1: an earlier version's file, read whole.
+        format: u32,
+        /// Bytes of the file.
         bytes: u64,
+        /// Bytes of its filters.
+        filter_bytes: u64,
         bits_set_per_kmer: u32,
         bits_per_kmer: f64,
+        /// Pages a query reads per minimizer bucket (format 2).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pages_per_bucket: Option<u64>,
+        /// What a search keeps in memory of the file: its header (format 2), or all of it.
+        resident_bytes: u64,
     },
     Unusable {
         path: String,
@@ -71,21 +84,47 @@ enum SummaryInfo {
 
 fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<SummaryInfo> {
     let path = bitsift::summary::summary_path(index).display().to_string();
-    match BlockSummaries::load(index, header) {
+    let unusable = |error: String| {
+        Some(SummaryInfo::Unusable {
+            path: path.clone(),
+            error,
+        })
+    };
+    match bitsift::summary::open(index, header) {
         Ok(None) => None,
-        Ok(Some(s)) => {
-            let kmers: u64 = (0..s.block_count()).map(|b| s.kmers_estimate(b)).sum();
+        Ok(Some(SummarySource::Paged(layout))) => {
+            let filter_bytes: u64 = layout.blocks.iter().map(|b| 8u64 << b.words_log2).sum();
+            let kmers: u64 = layout.blocks.iter().map(|b| b.kmers_estimate).sum();
             Some(SummaryInfo::Present {
                 path,
-                bytes: s.ram_bytes(),
-                bits_set_per_kmer: s.hashes(),
-                bits_per_kmer: 8.0 * s.ram_bytes() as f64 / kmers.max(1) as f64,
+                format: 2,
+                bytes: layout.file_bytes(),
+                filter_bytes,
+                bits_set_per_kmer: layout.hashes,
+                bits_per_kmer: 8.0 * filter_bytes as f64 / kmers.max(1) as f64,
+                pages_per_bucket: Some(layout.pages_per_bucket()),
+                resident_bytes: layout.header_pages * bitsift::summary::PAGE_BYTES,
             })
         }
-        Err(e) => Some(SummaryInfo::Unusable {
-            path,
-            error: e.to_string(),
-        }),
+        // Format 1 (an earlier version's): only a whole read tells what it holds.
+        Ok(Some(SummarySource::Whole { bytes })) => match BlockSummaries::load(index, header) {
+            Ok(Some(s)) => {
+                let kmers: u64 = (0..s.block_count()).map(|b| s.kmers_estimate(b)).sum();
+                Some(SummaryInfo::Present {
+                    path,
+                    format: 1,
+                    bytes,
+                    filter_bytes: s.ram_bytes(),
+                    bits_set_per_kmer: s.hashes(),
+                    bits_per_kmer: 8.0 * s.ram_bytes() as f64 / kmers.max(1) as f64,
+                    pages_per_bucket: None,
+                    resident_bytes: bytes,
+                })
+            }
+            Ok(None) => None,
+            Err(e) => unusable(e.to_string()),
+        },
+        Err(e) => unusable(e.to_string()),
     }
 }
 
@@ -94,11 +133,12 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         return collection_info(&args);
     }
     let header = IndexHeader::open(&args.index)?;
-    let (checksums, checksums_error) = match Checksums::load(&args.index, &header) {
-        Ok(Some(_)) => ("ok", None),
-        Ok(None) => ("missing", None),
-        Err(error) => ("mismatch", Some(error.to_string())),
-    };
+    let (checksums, checksums_error, checksum_pages) =
+        match ChecksumTable::open(&args.index, &header) {
+            Ok(Some(table)) => ("ok", None, Some(table.sidecar_bytes())),
+            Ok(None) => ("missing", None, None),
+            Err(error) => ("mismatch", Some(error.to_string()), None),
+        };
     let rows = header.blocks.iter().map(|b| b.row_count);
     let info = Info {
         path: args.index.display().to_string(),
@@ -125,6 +165,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         checksums,
         checksums_error,
         summaries: summary_info(&header, &args.index),
+        checksum_bytes: checksum_pages,
         document_names: args.documents.then(|| header.names.iter().collect()),
     };
     if let Some(error) = &info.checksums_error {
@@ -205,14 +246,32 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     match &info.summaries {
         None => println!("block summaries  none"),
         Some(SummaryInfo::Present {
+            format,
             bytes,
+            filter_bytes,
             bits_set_per_kmer,
             bits_per_kmer,
+            pages_per_bucket,
+            resident_bytes,
             ..
-        }) => println!(
-            "block summaries  {} in memory ({bits_per_kmer:.1} bits per distinct k-mer of a block, {bits_set_per_kmer} set per k-mer)",
-            format_bytes(*bytes)
-        ),
+        }) => {
+            println!(
+                "block summaries  {} on disk, format {format} ({} of filters, {bits_per_kmer:.1} bits per distinct k-mer of a block, {bits_set_per_kmer} set per k-mer)",
+                format_bytes(*bytes),
+                format_bytes(*filter_bytes)
+            );
+            match pages_per_bucket {
+                Some(pages) => println!(
+                    "                 read page by page: {} per minimizer of a query; {} held for all queries",
+                    plural(*pages, "page"),
+                    format_bytes(*resident_bytes)
+                ),
+                None => println!(
+                    "                 format 1: read whole by the first search ({}, within the side memory budget); rebuild the index to read them page by page",
+                    format_bytes(*resident_bytes)
+                ),
+            }
+        }
         Some(SummaryInfo::Unusable { error, .. }) => println!("block summaries  unusable: {error}"),
     }
     if let Some(names) = &info.document_names {

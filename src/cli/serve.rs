@@ -92,6 +92,10 @@ pub struct ServeArgs {
     /// that holds the indexes loads them into memory after start and scores them there
     #[arg(long, value_parser = parse_memory_size, default_value = "256M", value_name = "BYTES", help_heading = "I/O")]
     cache_size: u64,
+    /// Memory for pages of the checksums and block summaries, shared by all requests (they
+    /// are read page by page as queries need them, never whole)
+    #[arg(long, value_parser = parse_memory_size, default_value = "64M", value_name = "BYTES", help_heading = "I/O")]
+    side_memory: u64,
     /// Stream the indexes into the cache after start-up, at idle I/O priority
     #[arg(long, help_heading = "I/O")]
     warm: bool,
@@ -140,6 +144,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         hidden: set.hidden,
         listen: args.listen,
         cache_bytes: args.cache_size,
+        side_memory: args.side_memory,
         warm: args.warm,
         max_concurrent: args.max_concurrent.max(1),
         max_queued: args.max_queued,

@@ -14,9 +14,8 @@
 //! its rows are `page_size` bytes either way), listed in the manifest and never reported.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::bits::or_bits;
 use super::clean::{clean, remove_sidecars};
@@ -24,7 +23,12 @@ use super::lock::WriterLock;
 use super::manifest::{subindex_path, Manifest, Provenance, SubIndex, SubIndexKind, PADDING_NAME};
 use super::{crash, time, CollectionError};
 use crate::builder::output::PendingFile;
-use crate::format::{write_compact_header, CompactLayout, IndexHeader};
+use crate::format::{
+    write_compact_header, CompactLayout, HeaderOptions, IndexHeader, CHECKSUM_PAGE_BYTES,
+};
+use crate::io::{open_engine, EngineOptions, ReadEngine};
+use crate::query::Index;
+use crate::read::{read_range, with_layers, LayerScratch, Layers};
 
 /// What to merge.
 #[derive(Clone, Debug)]
@@ -461,12 +465,7 @@ fn write_merged(
     let layout = layout(members, blocks);
     let header = write_compact_header(&layout, names.iter().copied())
         .map_err(|detail| CollectionError::Invalid(format!("{}: {detail}", path.display())))?;
-    let files: Vec<File> = members
-        .iter()
-        .map(|m| {
-            File::open(&m.header.path).map_err(CollectionError::io(&m.header.path, "cannot open"))
-        })
-        .collect::<Result<_, _>>()?;
+    let mut files = Sources::open(members)?;
     // The checksum sidecar is computed from the bytes as they are written and committed
     // with the file; summaries (issue 14) are not written for merged files.
     let mut pending = PendingFile::create_index(&path, false, header.len() as u64)?;
@@ -475,18 +474,17 @@ fn write_merged(
         match out {
             OutBlock::Copy { member, block } => {
                 let block = &members[*member].header.blocks[*block];
-                copy_range(
-                    &files[*member],
-                    &members[*member].header.path,
+                files.read(
+                    *member,
                     block.data_offset,
                     block.data_bytes(),
-                    &mut pending,
+                    &mut |bytes| Ok(pending.write_all(bytes)?),
                 )?;
             }
             OutBlock::Pack { rows, columns, .. } => {
                 repack(
                     members,
-                    &files,
+                    &mut files,
                     *rows,
                     columns,
                     layout.page_size,
@@ -527,26 +525,51 @@ fn write_merged(
     })
 }
 
-/// Bytes read at a time when copying blocks verbatim.
-const COPY_CHUNK_BYTES: u64 = 8 << 20;
+/// The members' files, read through the read path ([`crate::read`]): every byte a merge
+/// copies is checked against its sub-index's checksums first, so a damaged page fails the
+/// merge instead of entering the merged file under fresh checksums.
+struct Sources {
+    index: Arc<Index>,
+    engine: Box<dyn ReadEngine>,
+    layers: LayerScratch,
+    buffer: Vec<u8>,
+}
 
-fn copy_range(
-    file: &File,
-    path: &Path,
-    offset: u64,
-    length: u64,
-    pending: &mut PendingFile,
-) -> Result<(), CollectionError> {
-    let mut buffer = vec![0u8; COPY_CHUNK_BYTES.min(length) as usize];
-    let mut done = 0;
-    while done < length {
-        let count = (length - done).min(COPY_CHUNK_BYTES) as usize;
-        file.read_exact_at(&mut buffer[..count], offset + done)
-            .map_err(CollectionError::io(path, "cannot read a block to copy"))?;
-        pending.write_all(&buffer[..count])?;
-        done += count as u64;
+impl Sources {
+    fn open(members: &[Member]) -> Result<Sources, CollectionError> {
+        let paths: Vec<PathBuf> = members.iter().map(|m| m.header.path.clone()).collect();
+        let index = Index::open(&paths, &HeaderOptions::default())?;
+        let engine = open_engine(index.read_paths(), &EngineOptions::default())?.engine;
+        Ok(Sources {
+            index,
+            engine,
+            layers: LayerScratch::default(),
+            buffer: Vec::new(),
+        })
     }
-    Ok(())
+
+    /// Hands bytes `offset..offset + len` of member `member` to `sink`, checked, in order.
+    fn read(
+        &mut self,
+        member: usize,
+        offset: u64,
+        len: u64,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), CollectionError>,
+    ) -> Result<(), CollectionError> {
+        let layers = Layers {
+            integrity: self.index.integrity(),
+            side_cache: self.index.side_cache().map(|c| &**c),
+            row_cache: None,
+            index_files: self.index.file_count() as u32,
+            paths: self.index.read_paths(),
+        };
+        let alignment = self.engine.alignment().max(CHECKSUM_PAGE_BYTES);
+        let buffer = &mut self.buffer;
+        with_layers(self.engine.as_mut(), &layers, &mut self.layers, |engine| {
+            read_range(engine, alignment, member as u32, offset, len, buffer, sink)
+        })?;
+        Ok(())
+    }
 }
 
 /// A run of adjacent columns of one source block that land adjacent in the new block.
@@ -561,7 +584,7 @@ struct Run {
 /// blocks' rows in chunks that fit `memory_bytes`.
 fn repack(
     members: &[Member],
-    files: &[File],
+    files: &mut Sources,
     rows: u64,
     columns: &[Column],
     page_size: u64,
@@ -603,13 +626,16 @@ fn repack(
             let header = &members[*member].header;
             let block = &header.blocks[*block];
             assert_eq!(block.row_count, rows, "re-packed columns share a row count");
-            buffer.resize(count * row_bytes, 0);
-            files[*member]
-                .read_exact_at(buffer, block.row_offset(row))
-                .map_err(CollectionError::io(
-                    &header.path,
-                    "cannot read rows to re-pack",
-                ))?;
+            buffer.clear();
+            files.read(
+                *member,
+                block.row_offset(row),
+                (count * row_bytes) as u64,
+                &mut |bytes| {
+                    buffer.extend_from_slice(bytes);
+                    Ok(())
+                },
+            )?;
         }
         out.clear();
         out.resize(count * row_bytes, 0);

@@ -137,9 +137,18 @@ pub enum CollectionError {
     /// Building the new sub-index failed.
     #[error(transparent)]
     Build(#[from] crate::builder::BuildError),
+    /// A sub-index's bytes could not be read, or do not match its checksums.
+    #[error("{0}; the collection was not changed")]
+    Read(#[from] crate::read::ReadError),
     /// Something asked of the collection cannot be done.
     #[error("{0}")]
     Invalid(String),
+}
+
+impl From<crate::io::IoError> for CollectionError {
+    fn from(error: crate::io::IoError) -> CollectionError {
+        CollectionError::Read(error.into())
+    }
 }
 
 impl CollectionError {

@@ -172,7 +172,17 @@ impl SearchSet {
 
     /// Opens the files and checks them against their manifests.
     pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
-        let index = Index::open_hiding(&self.paths, &self.hidden, options)?;
+        self.open_with(options, crate::query::SIDE_MEMORY_DEFAULT)
+    }
+
+    /// As [`SearchSet::open`], keeping at most `side_memory` bytes of side-file pages
+    /// (checksums, block summaries) between queries ([`Index::open_with`]).
+    pub fn open_with(
+        &self,
+        options: &HeaderOptions,
+        side_memory: u64,
+    ) -> Result<Arc<Index>, CollectionError> {
+        let index = Index::open_with(&self.paths, &self.hidden, options, side_memory)?;
         for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
             if let Some(expected) = *expected {
                 if header.document_count() != expected {
@@ -196,13 +206,14 @@ impl SearchSet {
         lists: &[PathBuf],
         subindexes: &[String],
         options: &HeaderOptions,
+        side_memory: u64,
     ) -> Result<(SearchSet, Arc<Index>), CollectionError> {
         const ATTEMPTS: usize = 3;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let set = SearchSet::expand(paths, lists, subindexes)?;
-            match set.open(options) {
+            match set.open_with(options, side_memory) {
                 Ok(index) => return Ok((set, index)),
                 Err(error) if attempt < ATTEMPTS && set.changed_since() => {
                     tracing::info!(

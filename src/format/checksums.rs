@@ -29,16 +29,16 @@ pub const CHECKSUM_PAGE_BYTES: u64 = 4096;
 const PAGE: usize = CHECKSUM_PAGE_BYTES as usize;
 /// Starts every sidecar. The high first byte and the CR LF / SUB LF tail reveal a file mangled
 /// by a text-mode transfer (the trick of the PNG signature).
-const MAGIC: &[u8; 16] = b"\x89bitsift-crc\r\n\x1a\n";
-const SIDECAR_VERSION: u32 = 1;
+pub(super) const MAGIC: &[u8; 16] = b"\x89bitsift-crc\r\n\x1a\n";
+pub(super) const SIDECAR_VERSION: u32 = 1;
 /// CRC-32C (Castagnoli), as computed by SSE 4.2 and ARMv8 instructions.
 const ALGORITHM_CRC32C: u32 = 1;
 /// Magic, version, algorithm, page size, sizes and the header checksum.
-const PREAMBLE_BYTES: usize = 64;
+pub(super) const PREAMBLE_BYTES: usize = 64;
 /// The sidecar's own checksum.
-const TRAILER_BYTES: usize = 4;
+pub(super) const TRAILER_BYTES: usize = 4;
 /// Bytes read at a time when checking or checksumming a whole file.
-const STREAM_BYTES: usize = 4 << 20;
+pub(super) const STREAM_BYTES: usize = 4 << 20;
 
 /// The sidecar path of `index`: its file name plus [`SIDECAR_SUFFIX`], in the same directory.
 pub fn sidecar_path(index: &Path) -> PathBuf {
@@ -59,6 +59,15 @@ pub enum ChecksumError {
         offset: u64,
         /// What the page holds: "the header", "block 3", "blocks 3-4".
         location: String,
+    },
+    /// The checksum sidecar fails its own checksum: what it says of the index's pages cannot
+    /// be trusted (found when a page did not match it).
+    #[error("{path}: damaged checksum file: {detail}; if the index itself is intact (`bitsift verify` cannot tell without checksums), recreate them with `bitsift checksum`", path = path.display())]
+    SidecarDamaged {
+        /// The sidecar file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
     },
     /// A checked read must cover whole pages (a caller's mistake, reported rather than
     /// trusted).
@@ -460,42 +469,52 @@ impl Checksums {
 
     /// What page `page` holds, in words.
     fn location(&self, page: u64) -> String {
-        let start = page * CHECKSUM_PAGE_BYTES;
-        let end = (start + CHECKSUM_PAGE_BYTES).min(self.file_size);
-        let header = start < self.header_bytes;
-        let blocks: Vec<usize> = self
-            .blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, &(b_start, b_end))| b_start < end && start < b_end)
-            .map(|(number, _)| number)
-            .collect();
-        let blocks = match (blocks.first(), blocks.last()) {
-            (Some(first), Some(last)) if first == last => format!("block {first}"),
-            (Some(first), Some(last)) => format!("blocks {first}-{last}"),
-            _ if self.blocks.is_empty() && !header => "the data section".to_string(),
-            _ => String::new(),
-        };
-        match (header, blocks.is_empty()) {
-            (true, true) => "the header".into(),
-            (true, false) => format!("the header and {blocks}"),
-            (false, _) => blocks,
-        }
+        page_location(&self.blocks, self.header_bytes, self.file_size, page)
+    }
+}
+
+/// What page `page` of an index holds, in words ("the header", "block 3", "blocks 3-4"), from
+/// the spans of its blocks.
+pub(super) fn page_location(
+    blocks: &[(u64, u64)],
+    header_bytes: u64,
+    file_size: u64,
+    page: u64,
+) -> String {
+    let start = page * CHECKSUM_PAGE_BYTES;
+    let end = (start + CHECKSUM_PAGE_BYTES).min(file_size);
+    let header = start < header_bytes;
+    let numbers: Vec<usize> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, &(b_start, b_end))| b_start < end && start < b_end)
+        .map(|(number, _)| number)
+        .collect();
+    let named = match (numbers.first(), numbers.last()) {
+        (Some(first), Some(last)) if first == last => format!("block {first}"),
+        (Some(first), Some(last)) => format!("blocks {first}-{last}"),
+        _ if blocks.is_empty() && !header => "the data section".to_string(),
+        _ => String::new(),
+    };
+    match (header, named.is_empty()) {
+        (true, true) => "the header".into(),
+        (true, false) => format!("the header and {named}"),
+        (false, _) => named,
     }
 }
 
 /// The fixed fields at the start of a sidecar.
-struct Preamble {
-    file_size: u64,
-    header_bytes: u64,
-    header_checksum: u32,
-    page_count: u64,
+pub(super) struct Preamble {
+    pub(super) file_size: u64,
+    pub(super) header_bytes: u64,
+    pub(super) header_checksum: u32,
+    pub(super) page_count: u64,
 }
 
 impl Preamble {
     /// Decodes and checks the fields after the version (the caller checked magic, version
     /// and length).
-    fn decode(bytes: &[u8]) -> Result<Preamble, String> {
+    pub(super) fn decode(bytes: &[u8]) -> Result<Preamble, String> {
         let algorithm = le_u32(bytes, 20);
         if algorithm != ALGORITHM_CRC32C {
             return Err(format!(
@@ -592,7 +611,7 @@ impl ChecksumBuilder {
 }
 
 /// Reads `path` from start to end in large sequential reads; returns the bytes read.
-fn stream_file(path: &Path, mut visit: impl FnMut(&[u8])) -> Result<u64, ChecksumError> {
+pub(super) fn stream_file(path: &Path, mut visit: impl FnMut(&[u8])) -> Result<u64, ChecksumError> {
     let io = |action: &'static str| {
         move |source| ChecksumError::Io {
             path: path.to_path_buf(),
@@ -626,7 +645,7 @@ fn advise_sequential(file: &File) {
 }
 
 /// CRC-32C of the first `len` bytes of `path`.
-fn header_checksum(path: &Path, len: u64) -> std::io::Result<u32> {
+pub(super) fn header_checksum(path: &Path, len: u64) -> std::io::Result<u32> {
     let mut file = File::open(path)?.take(len);
     let mut buffer = vec![0u8; (len as usize).min(1 << 20)];
     let mut checksum = 0;
@@ -650,7 +669,7 @@ fn header_checksum(path: &Path, len: u64) -> std::io::Result<u32> {
     Ok(checksum)
 }
 
-fn block_spans(header: &IndexHeader) -> Vec<(u64, u64)> {
+pub(super) fn block_spans(header: &IndexHeader) -> Vec<(u64, u64)> {
     header
         .blocks
         .iter()
@@ -658,7 +677,7 @@ fn block_spans(header: &IndexHeader) -> Vec<(u64, u64)> {
         .collect()
 }
 
-fn le_u32(bytes: &[u8], at: usize) -> u32 {
+pub(super) fn le_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 

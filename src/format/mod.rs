@@ -15,6 +15,7 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
+mod checksum_pages;
 pub mod checksums;
 mod discover;
 mod error;
@@ -22,6 +23,7 @@ mod header;
 mod names;
 mod writer;
 
+pub use checksum_pages::ChecksumTable;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
 pub use discover::{index_files, INDEX_EXTENSIONS};
 pub use error::FormatError;

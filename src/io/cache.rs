@@ -177,6 +177,15 @@ pub struct PageCache {
     insertions: AtomicU64,
 }
 
+impl std::fmt::Debug for PageCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageCache")
+            .field("page_size", &self.page_size)
+            .field("capacity_bytes", &self.capacity_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl PageCache {
     /// A cache holding at most `capacity_bytes` (data and bookkeeping) of pages of
     /// `page_size` bytes (a power of two). A budget below one page per shard caches nothing.

@@ -457,6 +457,10 @@ impl ReadEngine for FaultEngine {
         self.inner.direct()
     }
 
+    fn file_count(&self) -> usize {
+        self.inner.file_count()
+    }
+
     fn file_size(&self, file: u32) -> u64 {
         self.inner.file_size(file)
     }

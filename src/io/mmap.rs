@@ -205,6 +205,10 @@ impl ReadEngine for MmapEngine {
         false
     }
 
+    fn file_count(&self) -> usize {
+        self.maps.len()
+    }
+
     fn file_size(&self, file: u32) -> u64 {
         self.maps[file as usize].map.len() as u64
     }

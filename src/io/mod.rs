@@ -102,6 +102,12 @@ pub struct IoCounters {
     pub retries: u64,
     /// Requests the consumer no longer wanted when their turn came, so never issued.
     pub skipped: u64,
+    /// Requests served from a cache layer instead of the engine ([`crate::read`]).
+    pub cached: u64,
+    /// Of `read_requests`: reads of side files (checksums, block summaries).
+    pub side_read_requests: u64,
+    /// Of `bytes_read`: bytes of side files.
+    pub side_bytes_read: u64,
     /// Time blocked waiting for completions.
     #[serde(skip)]
     pub io_wait: Duration,
@@ -114,7 +120,18 @@ impl IoCounters {
         self.bytes_read += other.bytes_read;
         self.retries += other.retries;
         self.skipped += other.skipped;
+        self.cached += other.cached;
+        self.side_read_requests += other.side_read_requests;
+        self.side_bytes_read += other.side_bytes_read;
         self.io_wait += other.io_wait;
+    }
+
+    /// Adds `other`, the counters of reads of side files, into `self`, counting them as side
+    /// reads too.
+    pub fn add_side(&mut self, other: &IoCounters) {
+        self.add(other);
+        self.side_read_requests += other.read_requests - other.side_read_requests;
+        self.side_bytes_read += other.bytes_read - other.side_bytes_read;
     }
 }
 
@@ -153,6 +170,25 @@ pub enum IoError {
         /// Size of the file: at open, or, when it was seen to shrink, its size then.
         size: u64,
     },
+    /// The bytes were read but do not match the index's checksums (reported by the checksum
+    /// layer of [`crate::read`]).
+    #[error(transparent)]
+    Checksum(Box<crate::format::ChecksumError>),
+    /// A page of a file was read but does not hold what it should (a side file's page that
+    /// fails its own check).
+    #[error("{path}: damaged page at offset {offset}: {detail}", path = path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the page.
+        offset: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The failure of a read that several requests depended on (a side file's page that the
+    /// checks of many reads needed), shared by each of them.
+    #[error(transparent)]
+    Shared(Arc<IoError>),
     /// The engine could not be set up.
     #[error("{engine} engine unavailable: {detail}")]
     Unavailable {
@@ -296,6 +332,9 @@ pub trait ReadEngine: Send {
 
     /// Whether reads bypass the page cache.
     fn direct(&self) -> bool;
+
+    /// Number of files the engine was opened on.
+    fn file_count(&self) -> usize;
 
     /// Size of file `file` at open.
     fn file_size(&self, file: u32) -> u64;

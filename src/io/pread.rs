@@ -208,6 +208,10 @@ impl ReadEngine for PreadEngine {
         self.files.iter().all(|f| f.direct)
     }
 
+    fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
     fn file_size(&self, file: u32) -> u64 {
         self.files[file as usize].size
     }

@@ -113,6 +113,10 @@ impl ReadEngine for RamEngine {
         false
     }
 
+    fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
     fn file_size(&self, file: u32) -> u64 {
         self.files[file as usize].2
     }

@@ -130,5 +130,9 @@ fn bench_error(plan: &RunPlan, error: IoError) -> IobenchError {
             run: plan.label.clone(),
             detail,
         },
+        // A bare engine reports none of these (they come from the read path's layers).
+        other @ (IoError::Checksum(_) | IoError::Invalid { .. } | IoError::Shared(_)) => {
+            IobenchError::file(&plan.path, other.to_string())
+        }
     }
 }

@@ -23,7 +23,11 @@
 //!
 //! With the canonical flag off, COBS hashes the raw bytes.
 
+mod minimizer;
+
 use xxhash_rust::xxh64::xxh64;
+
+pub use minimizer::{minimizer_length, Minimizers, M_MAX};
 
 /// How the bytes of a sequence are interpreted before the COBS maps are applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,10 +22,10 @@
 
 use super::hashing::KmerArena;
 use super::index::Index;
-use super::integrity::{Integrity, ReadError};
 use super::plan::{Plan, PlanBlock, ReadShape};
 use super::session::Answer;
 use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine};
+use crate::read::ReadError;
 
 /// Matching stretches of at most this many k-mers between missing ones count as missing
 /// (likely Bloom false positives; see the module documentation).
@@ -137,23 +137,14 @@ pub struct CoverageConsumer<'a> {
     pub queries: usize,
     /// Per (target, k-mer): rows with the bit set.
     pub counts: &'a mut [u8],
-    /// Checksums every read is checked against.
-    pub integrity: &'a Integrity,
     /// The first read that failed, if any (coverage then fails for the chunk).
     pub failure: Option<ReadError>,
 }
 
 impl ReadConsumer for CoverageConsumer<'_> {
     fn complete(&mut self, read: usize, bytes: &[u8]) {
-        let request = self.plan.reads[read];
-        if let Err(error) = self
-            .integrity
-            .verify_read(request.file, request.offset, bytes)
-        {
-            self.failure.get_or_insert(error.into());
-            return;
-        }
-        let read_offset = request.offset;
+        // The read path has checked the bytes: a damaged read arrives in `failed`.
+        let read_offset = self.plan.reads[read].offset;
         for row in self.plan.rows_of_read(read) {
             let start = (row.offset - read_offset) as usize;
             let used = self.blocks[row.block as usize].used_bytes as usize;
@@ -220,7 +211,6 @@ pub fn cover(
         by_unit: &by_unit,
         queries,
         counts: &mut counts,
-        integrity: input.index.integrity(),
         failure: None,
     };
     let mut io = IoCounters::default();

@@ -1,6 +1,8 @@
 //! Stage 3 of a query read from storage: the [`ReadConsumer`] that decides, right before each
-//! read is issued, whether it is still needed (threshold pruning) or already cached, and that
-//! adds every arriving row into the bit-sliced counters of the queries that need it.
+//! read is issued, whether it is still needed (threshold pruning), and that adds every
+//! arriving row into the bit-sliced counters of the queries that need it. The read path below
+//! it ([`crate::read`]) checks every read against the index's checksums and serves it from the
+//! row cache when it can.
 //!
 //! # Threshold pruning
 //!
@@ -26,17 +28,15 @@ use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
 use super::counters::CountersSlice;
-use super::integrity::{Integrity, ReadError};
 use super::plan::{Plan, PlanBlock};
-use crate::io::{IoError, PageCache, ReadConsumer};
+use crate::io::{IoError, ReadConsumer};
+use crate::read::ReadError;
 
 /// What a batch did, beyond the engine's own counters.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExecuteCounters {
     /// Reads dropped because every lookup they served belonged to dead units.
     pub reads_pruned: u64,
-    /// Reads served entirely from the page cache.
-    pub reads_cached: u64,
     /// Units that died.
     pub units_pruned: u64,
     /// Time adding rows and checking units.
@@ -48,8 +48,10 @@ pub struct ExecuteCounters {
 pub struct QueryShare {
     /// Reads that held at least one row of the query.
     pub reads: u64,
-    /// The query's share of those reads' bytes.
+    /// The query's share of those reads' bytes (and of the batch's side reads).
     pub bytes: u64,
+    /// Of `bytes`: its share of side files' bytes.
+    pub side_bytes: u64,
     /// Rows of the query that were added (not pruned).
     pub rows: u64,
 }
@@ -78,12 +80,6 @@ pub struct Executor<'a> {
     pub queries: usize,
     /// AND accumulators for multi-hash blocks.
     pub and: &'a mut AndAccumulators,
-    /// The shared page cache, if any.
-    pub cache: Option<&'a PageCache>,
-    /// Checksums every read is checked against before its rows count.
-    pub integrity: &'a Integrity,
-    /// A scratch buffer for reads assembled from cached pages.
-    pub scratch: &'a mut Vec<u8>,
     /// Per query of the chunk: its share of the reads.
     pub shares: &'a mut [QueryShare],
     /// Per query: the last read charged to it (`u32::MAX`: none), so a read is charged once.
@@ -109,53 +105,6 @@ impl Executor<'_> {
                 .iter()
                 .any(|l| !self.counters.unit(self.unit_index(l.query, l.block)).dead)
         })
-    }
-
-    /// Scores read `read` from the row cache if all its pages are there: a one-page read in
-    /// place, a longer one assembled into the scratch buffer.
-    fn serve_from_cache(&mut self, read: usize) -> bool {
-        let Some(cache) = self.cache else {
-            return false;
-        };
-        let request = self.plan.reads[read];
-        if request.len as usize <= cache.page_size() {
-            return cache
-                .with_page(request.file, request.offset, |page| {
-                    self.process(read, &page[..request.len as usize])
-                })
-                .is_some();
-        }
-        if !self.assemble_cached(read) {
-            return false;
-        }
-        let scratch = std::mem::take(self.scratch);
-        self.process(read, &scratch);
-        *self.scratch = scratch;
-        true
-    }
-
-    /// Assembles read `read` from cached pages into the scratch buffer, if all are cached.
-    fn assemble_cached(&mut self, read: usize) -> bool {
-        let Some(cache) = self.cache else {
-            return false;
-        };
-        let request = self.plan.reads[read];
-        let page = cache.page_size() as u64;
-        debug_assert_eq!(request.offset % page, 0);
-        let pages = (request.len as u64).div_ceil(page) as usize;
-        // Check first without touching the recency of pages we may not use.
-        if !(0..pages as u64).all(|p| cache.contains(request.file, request.offset + p * page)) {
-            cache.record_misses(pages as u64);
-            return false;
-        }
-        self.scratch.resize(pages * page as usize, 0);
-        for p in 0..pages {
-            let chunk = &mut self.scratch[p * page as usize..(p + 1) * page as usize];
-            if !cache.get(request.file, request.offset + p as u64 * page, chunk) {
-                return false;
-            }
-        }
-        true
     }
 
     /// Charges read `read` (of `bytes` bytes) to the queries whose rows it holds.
@@ -268,30 +217,12 @@ impl ReadConsumer for Executor<'_> {
             self.counters_out.reads_pruned += 1;
             return false;
         }
-        if self.serve_from_cache(read) {
-            self.counters_out.reads_cached += 1;
-            return false;
-        }
         true
     }
 
+    /// The read path below has checked the bytes (and served them from the row cache when
+    /// it held them): a read that did not match its checksums arrives in `failed`.
     fn complete(&mut self, read: usize, bytes: &[u8]) {
-        let request = self.plan.reads[read];
-        if let Err(error) = self
-            .integrity
-            .verify_read(request.file, request.offset, bytes)
-        {
-            // Damaged bytes are never counted nor cached: the queries needing them fail.
-            self.fail(read, error.into());
-            return;
-        }
-        if let Some(cache) = self.cache {
-            let request = self.plan.reads[read];
-            let page = cache.page_size();
-            for (p, chunk) in bytes.chunks(page).enumerate() {
-                cache.insert(request.file, request.offset + (p * page) as u64, chunk);
-            }
-        }
         self.process(read, bytes);
     }
 

@@ -3,9 +3,11 @@
 //! For every query of a chunk and every index, [`KmerArena::add_query`] hashes the query's
 //! k-mers with that index's parameters, sorts them, and keeps each distinct k-mer once with
 //! its weight (how many positions of the query it occupies). The hashes and weights of all
-//! queries lie back to back in one arena per index, reused from chunk to chunk.
+//! queries lie back to back in one arena per index, reused from chunk to chunk. For an index
+//! whose block summaries place k-mers by minimizer, each distinct k-mer's minimizer hash is
+//! kept beside its hashes.
 
-use crate::kmer::{BaseRule, KmerHasher};
+use crate::kmer::{BaseRule, KmerHasher, Minimizers};
 
 /// One query's distinct k-mers in one index: entries `start..start + count` of the index's
 /// arena, `positions` k-mer positions in all.
@@ -31,8 +33,12 @@ impl QueryKmers {
 /// The hashed k-mers of the queries of a chunk; see the module documentation.
 pub struct KmerArena {
     hashers: Vec<KmerHasher>,
+    /// Per index: the minimizers its summaries place k-mers by, if any.
+    minimizers: Vec<Option<Minimizers>>,
     /// Per index: `H` hashes of every distinct k-mer, back to back.
     hashes: Vec<Vec<u64>>,
+    /// Per index with minimizers: the minimizer hash of every distinct k-mer.
+    minimizer_hashes: Vec<Vec<u64>>,
     /// Per index: the weight of every distinct k-mer.
     weights: Vec<Vec<u32>>,
     /// Per index: for every k-mer position of every query, back to back, the number of its
@@ -41,23 +47,30 @@ pub struct KmerArena {
     /// Per (query, index), query-major.
     queries: Vec<QueryKmers>,
     scratch: Vec<u64>,
+    scratch_minimizers: Vec<u64>,
     order: Vec<u32>,
 }
 
 impl KmerArena {
-    /// An arena for indexes with these (k, canonical, hash count) parameters.
-    pub fn new(parameters: impl Iterator<Item = (u32, bool, u32)>) -> KmerArena {
-        let hashers: Vec<KmerHasher> = parameters
-            .map(|(k, canonical, hashes)| KmerHasher::new(k, canonical, hashes, BaseRule::Cobs))
-            .collect();
+    /// An arena for indexes with these (k, canonical, hash count, minimizer length)
+    /// parameters (minimizer length 0: no minimizers).
+    pub fn new(parameters: impl Iterator<Item = (u32, bool, u32, u32)>) -> KmerArena {
+        let (mut hashers, mut minimizers) = (Vec::new(), Vec::new());
+        for (k, canonical, hashes, m) in parameters {
+            hashers.push(KmerHasher::new(k, canonical, hashes, BaseRule::Cobs));
+            minimizers.push((m > 0).then(|| Minimizers::new(k, m, canonical, BaseRule::Cobs)));
+        }
         let indexes = hashers.len();
         KmerArena {
             hashers,
+            minimizers,
             hashes: vec![Vec::new(); indexes],
+            minimizer_hashes: vec![Vec::new(); indexes],
             weights: vec![Vec::new(); indexes],
             kmer_of_position: vec![Vec::new(); indexes],
             queries: Vec::new(),
             scratch: Vec::new(),
+            scratch_minimizers: Vec::new(),
             order: Vec::new(),
         }
     }
@@ -65,6 +78,7 @@ impl KmerArena {
     /// Forgets the queries of the previous chunk, keeping the allocations.
     pub fn clear(&mut self) {
         self.hashes.iter_mut().for_each(Vec::clear);
+        self.minimizer_hashes.iter_mut().for_each(Vec::clear);
         self.weights.iter_mut().for_each(Vec::clear);
         self.kmer_of_position.iter_mut().for_each(Vec::clear);
         self.queries.clear();
@@ -88,6 +102,12 @@ impl KmerArena {
     /// Index `index`'s hashes (`H` per distinct k-mer).
     pub fn hashes(&self, index: usize) -> &[u64] {
         &self.hashes[index]
+    }
+
+    /// Index `index`'s minimizer hashes (one per distinct k-mer; empty when its summaries do
+    /// not place k-mers by minimizer).
+    pub fn minimizers(&self, index: usize) -> &[u64] {
+        &self.minimizer_hashes[index]
     }
 
     /// Index `index`'s weights (one per distinct k-mer).
@@ -116,6 +136,10 @@ impl KmerArena {
             let h = self.hashers[index].num_hashes() as usize;
             self.scratch.clear();
             self.hashers[index].hashes_into(sequence, &mut self.scratch);
+            self.scratch_minimizers.clear();
+            if let Some(minimizers) = self.minimizers[index].as_mut() {
+                minimizers.minimizers_into(sequence, &mut self.scratch_minimizers);
+            }
             let positions = self.scratch.len() / h;
             let start = self.weights[index].len();
             let first_position = self.kmer_of_position[index].len();
@@ -158,6 +182,9 @@ impl KmerArena {
                 }
             }
             arena.extend_from_slice(current);
+            if let Some(&minimizer) = self.scratch_minimizers.get(position as usize) {
+                self.minimizer_hashes[index].push(minimizer);
+            }
             weights.push(1);
             of_position[first + position as usize] = (weights.len() - 1 - start) as u32;
             previous = Some(at);

@@ -6,15 +6,16 @@
 //! each [`super::Session`] adds its own engine and buffers.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use strength_reduce::StrengthReducedU64;
 
-use super::integrity::Integrity;
 use super::plan::PlanBlock;
 use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
-use crate::io::WarmRange;
+use crate::io::{PageCache, WarmRange};
+use crate::read::Integrity;
+use crate::read::SIDE_PAGE_BYTES;
 
 /// Why indexes could not be opened for searching.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +29,14 @@ pub enum OpenError {
     /// Nothing to search.
     #[error("no index given")]
     NoIndex,
+    /// An engine given for an index was opened on other files (a caller's mistake).
+    #[error("the engine was opened on {found} files, but the index reads {expected} (its files and their side files, Index::read_paths)")]
+    EngineFiles {
+        /// Files the index reads.
+        expected: usize,
+        /// Files the engine has.
+        found: usize,
+    },
     /// A document to hide does not exist in its file (a collection manifest that disagrees
     /// with its sub-index).
     #[error("{path}: cannot hide document {document}: the index has {document_count} documents", path = path.display())]
@@ -41,17 +50,29 @@ pub enum OpenError {
     },
 }
 
+/// Default budget of the side cache ([`Index::side_cache`]): the checksum and summary pages
+/// kept between queries. A one-gene query of any index needs a few hundred of them (~1 MiB);
+/// the rest keeps what repeated queries share.
+pub const SIDE_MEMORY_DEFAULT: u64 = 64 << 20;
+
 /// Parsed index files; see the module documentation.
 #[derive(Debug)]
 pub struct Index {
     headers: Vec<IndexHeader>,
     blocks: Vec<PlanBlock>,
     integrity: Integrity,
+    /// Every file an engine over this index opens: the index files, then their side files
+    /// (checksum sidecars, block summaries).
+    read_paths: Vec<PathBuf>,
+    /// Pages of side files kept between queries, within the side memory budget.
+    side_cache: Option<Arc<PageCache>>,
     hidden: Vec<Option<HiddenDocuments>>,
     /// Per file: the number of its first block in `blocks`.
     first_block: Vec<u32>,
-    /// Loaded by the first search that uses them.
-    summaries: OnceLock<Summaries>,
+    /// Block summaries: their headers, read at open.
+    summaries: Summaries,
+    /// The side memory budget.
+    side_memory: u64,
 }
 
 /// Documents of one index file that searches never report: a collection's removed documents
@@ -102,13 +123,34 @@ impl Index {
         hidden: &[Vec<u64>],
         options: &HeaderOptions,
     ) -> Result<Arc<Index>, OpenError> {
+        Index::open_with(paths, hidden, options, SIDE_MEMORY_DEFAULT)
+    }
+
+    /// As [`Index::open_hiding`], keeping at most `side_memory` bytes of side-file pages
+    /// (checksums, summaries) between queries (0: none; every query reads what it needs).
+    pub fn open_with(
+        paths: &[PathBuf],
+        hidden: &[Vec<u64>],
+        options: &HeaderOptions,
+        side_memory: u64,
+    ) -> Result<Arc<Index>, OpenError> {
         let headers = paths
             .iter()
             .map(|path| IndexHeader::open_with(path, options))
             .collect::<Result<Vec<_>, _>>()?;
-        let integrity = Integrity::load(&headers)?;
+        let (integrity, sidecars) = Integrity::open(&headers, headers.len() as u32)?;
+        let first_summary = (headers.len() + sidecars.len()) as u32;
+        let (summaries, summary_files) = Summaries::open(&headers, first_summary, side_memory);
         let mut index = Index::from_headers(headers)?;
         index.integrity = integrity;
+        index.read_paths.extend(sidecars);
+        index.read_paths.extend(summary_files);
+        // Format-1 summaries read whole take their share of the budget; pages take the rest.
+        let pages_budget = side_memory.saturating_sub(summaries.whole_bytes());
+        index.side_cache = (pages_budget > 0)
+            .then(|| Arc::new(PageCache::new(pages_budget, SIDE_PAGE_BYTES as usize)));
+        index.summaries = summaries;
+        index.side_memory = side_memory;
         for (file, documents) in hidden.iter().enumerate().take(paths.len()) {
             index.hide(file, documents)?;
         }
@@ -141,13 +183,17 @@ impl Index {
             }
         }
         let hidden = vec![None; headers.len()];
+        let read_paths = headers.iter().map(|h| h.path.clone()).collect();
         Ok(Index {
             headers,
             blocks,
             hidden,
             integrity: Integrity::default(),
+            read_paths,
+            side_cache: None,
             first_block,
-            summaries: OnceLock::new(),
+            summaries: Summaries::default(),
+            side_memory: 0,
         })
     }
 
@@ -193,10 +239,21 @@ impl Index {
         &self.first_block
     }
 
-    /// The files' block summaries, loaded (once, for every session) at the first call.
+    /// The files' block summaries (their headers; pages are read by each search).
     pub fn summaries(&self) -> &Summaries {
-        self.summaries
-            .get_or_init(|| Summaries::load(&self.headers))
+        &self.summaries
+    }
+
+    /// The side memory budget: side-file pages kept between queries (see
+    /// [`Index::open_with`]).
+    pub fn side_memory(&self) -> u64 {
+        self.side_memory
+    }
+
+    /// Memory held now for side data, outside the budget's cache: block summary headers and
+    /// format-1 summaries, checksum bitmaps of in-memory scoring.
+    pub fn side_resident_bytes(&self) -> u64 {
+        self.summaries.resident_bytes() + self.integrity.resident_bytes()
     }
 
     /// The hidden documents of every file, in file order (`None`: nothing hidden).
@@ -209,17 +266,49 @@ impl Index {
         &self.headers
     }
 
+    /// Every file an engine over this index must open, in engine order: the index files (as
+    /// [`Index::paths`]), then their side files.
+    pub fn read_paths(&self) -> &[PathBuf] {
+        &self.read_paths
+    }
+
+    /// Path and size of every file an engine opens, in engine order (what an image of the
+    /// whole index holds).
+    pub fn read_files(&self) -> Vec<(PathBuf, u64)> {
+        self.read_paths
+            .iter()
+            .enumerate()
+            .map(|(file, path)| (path.clone(), self.expected_size(file as u32)))
+            .collect()
+    }
+
+    /// The size engine file `file` must have.
+    fn expected_size(&self, file: u32) -> u64 {
+        if let Some(header) = self.headers.get(file as usize) {
+            return header.file_size;
+        }
+        let sidecar = self
+            .integrity
+            .sidecars()
+            .find(|&(_, _, sidecar)| sidecar == file)
+            .map(|(_, table, _)| table.sidecar_bytes());
+        let summaries = || {
+            (0..self.headers.len())
+                .filter_map(|f| self.summaries.file_of(f))
+                .find(|&(engine_file, _)| engine_file == file)
+                .map(|(_, bytes)| bytes)
+        };
+        sidecar.or_else(summaries).unwrap_or(0)
+    }
+
+    /// The shared cache of side-file pages, if the side memory budget allows one.
+    pub fn side_cache(&self) -> Option<&Arc<PageCache>> {
+        self.side_cache.as_ref()
+    }
+
     /// The paths, in the order given.
     pub fn paths(&self) -> Vec<PathBuf> {
         self.headers.iter().map(|h| h.path.clone()).collect()
-    }
-
-    /// Path and size of every index file, in order.
-    pub fn file_sizes(&self) -> Vec<(PathBuf, u64)> {
-        self.headers
-            .iter()
-            .map(|h| (h.path.clone(), h.file_size))
-            .collect()
     }
 
     /// Every block of every file, in (file, block) order.
@@ -256,14 +345,16 @@ impl Index {
             .collect()
     }
 
-    /// Checks that an engine sees every file at the size its header promises.
+    /// Checks that an engine sees every file at the size its header (or, for a side file,
+    /// its preamble) promises.
     pub fn check_sizes(&self, size_of: impl Fn(u32) -> u64) -> Result<(), OpenError> {
-        for (file, header) in self.headers.iter().enumerate() {
+        for (file, path) in self.read_paths.iter().enumerate() {
+            let expected = self.expected_size(file as u32);
             let found = size_of(file as u32);
-            if found != header.file_size {
+            if found != expected {
                 return Err(OpenError::Format(FormatError::SizeMismatch {
-                    path: header.path.clone(),
-                    expected: header.file_size,
+                    path: path.clone(),
+                    expected,
                     found,
                 }));
             }

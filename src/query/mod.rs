@@ -26,7 +26,6 @@ pub mod coverage;
 pub mod execute;
 pub mod hashing;
 mod index;
-pub mod integrity;
 pub mod output;
 pub mod plan;
 pub mod rank;
@@ -36,9 +35,9 @@ mod session;
 pub mod sliced;
 mod stats;
 
+pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
-pub use index::{HiddenDocuments, Index, OpenError};
-pub use integrity::{Integrity, ReadError};
+pub use index::{HiddenDocuments, Index, OpenError, SIDE_MEMORY_DEFAULT};
 pub use rank::{count_threshold, Hit};
 pub use screen::Summaries;
 pub use session::{

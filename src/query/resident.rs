@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use super::counters::{Counters, CountersSlice, Unit};
 use super::hashing::KmerArena;
-use super::integrity::{Integrity, ReadError};
 use super::plan::PlanBlock;
 use super::sliced::TREE_ROWS;
 use crate::io::{IoError, ResidentFiles};
+use crate::read::{Integrity, ReadError};
 
 /// What scoring from memory did.
 #[derive(Debug, Default)]
@@ -74,6 +74,10 @@ impl<'a> ResidentInput<'a> {
             block,
             file: self.files[block.file as usize],
             integrity: self.integrity,
+            sidecar: self
+                .integrity
+                .sidecar(block.file)
+                .map_or(&[][..], |(_, sidecar)| self.files[sidecar as usize]),
             path: &self.paths[block.file as usize],
             hashes: self.arena.hashes(block.index as usize),
             weights: self.arena.weights(block.index as usize),
@@ -318,6 +322,8 @@ struct UnitJob<'a> {
     block: &'a PlanBlock,
     file: &'a [u8],
     integrity: &'a Integrity,
+    /// The whole checksum sidecar of the block's file, in the same memory (empty without).
+    sidecar: &'a [u8],
     path: &'a std::path::Path,
     hashes: &'a [u64],
     weights: &'a [u32],
@@ -345,8 +351,13 @@ impl UnitJob<'_> {
                 offset: offset as u64,
                 size: self.file.len() as u64,
             })?;
-        self.integrity
-            .verify_resident(self.block.file, self.file, offset as u64, used as u64)?;
+        self.integrity.verify_resident(
+            self.block.file,
+            self.file,
+            offset as u64,
+            used as u64,
+            self.sidecar,
+        )?;
         Ok(row)
     }
 

@@ -27,11 +27,10 @@ use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
 use super::hashing::KmerArena;
 use super::index::{Index, OpenError};
-use super::integrity::ReadError;
 use super::plan::{Plan, ReadShape};
 use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
-use super::screen::{Screen, ScreenInput};
+use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
 use crate::format::{HeaderOptions, IndexHeader};
 use crate::io::usage::Usage;
@@ -39,6 +38,7 @@ use crate::io::{
     open_engine, storage_kind, EngineOptions, IoCounters, IoError, MemoryImage, PageCache,
     ReadEngine, ResidentFiles, RowMemory, StorageKind, WarmRange,
 };
+use crate::read::{with_layers, LayerScratch, Layers, ReadError};
 
 /// Upper bound on lookups planned at once (24 bytes each).
 pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
@@ -161,8 +161,8 @@ struct Scratch {
     plan: Plan,
     counters: Counters,
     and: AndAccumulators,
-    /// Reads assembled from several cached pages.
-    bytes: Vec<u8>,
+    /// The read path's buffers: pinned side pages, reads assembled from cached pages.
+    layers: LayerScratch,
     resident: Vec<ResidentScratch>,
     /// Per query: its share of the reads, and its distinct 4 KiB pages.
     shares: Vec<QueryShare>,
@@ -198,7 +198,7 @@ impl Session {
 
     /// A session over `index` with an engine opened as `options` asks.
     pub fn with_options(index: Arc<Index>, options: &EngineOptions) -> Result<Session, OpenError> {
-        let opened = open_engine(&index.paths(), options)?;
+        let opened = open_engine(index.read_paths(), options)?;
         let mut session = Session::new(index, opened.engine)?;
         session.notice = opened.notice;
         session.resident_fraction = opened.resident_fraction;
@@ -206,16 +206,21 @@ impl Session {
     }
 
     /// A session over `index` reading through `engine`, opened on the same files in the same
-    /// order.
+    /// order ([`Index::read_paths`]: the index files and their side files).
     pub fn new(index: Arc<Index>, engine: Box<dyn ReadEngine>) -> Result<Session, OpenError> {
+        if engine.file_count() != index.read_paths().len() {
+            return Err(OpenError::EngineFiles {
+                expected: index.read_paths().len(),
+                found: engine.file_count(),
+            });
+        }
         index.check_sizes(|file| engine.file_size(file))?;
         let shape = read_shape(&index, read_alignment(&index, engine.alignment()));
-        let arena = KmerArena::new(
-            index
-                .headers()
-                .iter()
-                .map(|h| (h.k, h.canonical, h.num_hashes)),
-        );
+        let summaries = index.summaries();
+        let arena = KmerArena::new(index.headers().iter().enumerate().map(|(file, h)| {
+            let minimizer = summaries.minimizer(file).unwrap_or(0);
+            (h.k, h.canonical, h.num_hashes, minimizer)
+        }));
         Ok(Session {
             index,
             engine,
@@ -453,7 +458,7 @@ impl Session {
         let chunk_len = hashing.len();
         let started = Instant::now();
         let usage_before = Usage::now();
-        let summary_bytes = self.screen(chunk_len, options);
+        let screened = self.screen(chunk_len, options)?;
         self.reset_counters(chunk_len, options);
         self.work.shares.clear();
         self.work.shares.resize(chunk_len, QueryShare::default());
@@ -465,7 +470,17 @@ impl Session {
         } else {
             self.read_and_score(chunk_len, options)?
         };
-        outcome.batch.summary_bytes = summary_bytes;
+        outcome.batch.summary_bytes = self.work.screen.used_bytes();
+        outcome.batch.read_requests += screened.read_requests;
+        outcome.batch.bytes_read += screened.bytes_read;
+        outcome.batch.side_read_requests += screened.side_read_requests;
+        outcome.batch.side_bytes_read += screened.side_bytes_read;
+        for (q, share) in self.work.shares.iter_mut().enumerate() {
+            let (reads, bytes) = self.work.screen.side_reads(q);
+            share.reads += reads;
+            share.bytes += bytes;
+            share.side_bytes += bytes;
+        }
         outcome.batch.units_ruled_out = (0..chunk_len)
             .map(|q| self.work.screen.blocks_ruled_out(q))
             .sum();
@@ -498,7 +513,21 @@ impl Session {
             shape: &self.shape,
         };
         self.work.plan.clear();
-        if let Err(error) = cover(&input, self.engine.as_mut(), &mut self.work.plan, answers) {
+        let layers = Layers {
+            integrity: self.index.integrity(),
+            side_cache: self.index.side_cache().map(|c| &**c),
+            row_cache: self.cache.as_deref(),
+            index_files: self.index.file_count() as u32,
+            paths: self.index.read_paths(),
+        };
+        let plan = &mut self.work.plan;
+        let covered = with_layers(
+            self.engine.as_mut(),
+            &layers,
+            &mut self.work.layers,
+            |engine| cover(&input, engine, plan, answers),
+        );
+        if let Err(error) = covered {
             // Where the hits match could not be read: no query of the chunk is answered
             // without what it asked for.
             let error = Arc::new(error);
@@ -517,24 +546,37 @@ impl Session {
     }
 
     /// Stage 1½: rules out the (query, block) pairs whose block summary cannot reach the
-    /// threshold; returns the memory of the summaries used (0: none).
-    fn screen(&mut self, chunk_len: usize, options: &SearchOptions) -> u64 {
+    /// threshold, reading the summary pages the chunk's k-mers need; returns what those reads
+    /// cost.
+    fn screen(
+        &mut self,
+        chunk_len: usize,
+        options: &SearchOptions,
+    ) -> Result<IoCounters, SearchError> {
         let blocks = self.index.blocks();
-        if !options.summaries {
+        let mut side = IoCounters::default();
+        if !options.summaries || !self.index.summaries().any() {
             self.work.screen.clear(blocks.len(), chunk_len);
-            return 0;
+            return Ok(side);
         }
-        let summaries = self.index.summaries();
-        self.work.screen.run(&ScreenInput {
+        let input = ScreenInput {
+            headers: self.index.headers(),
             blocks,
             first_block: self.index.first_blocks(),
-            summaries,
+            summaries: self.index.summaries(),
             arena: &self.arena,
             selected: &self.work.selected,
             queries: chunk_len,
             threshold: options.threshold,
-        });
-        summaries.ram_bytes()
+        };
+        let mut reads = ScreenReads {
+            engine: self.engine.as_mut(),
+            side_cache: self.index.side_cache().map(|c| &**c),
+            paths: self.index.read_paths(),
+            counters: &mut side,
+        };
+        self.work.screen.run(&input, &mut reads)?;
+        Ok(side)
     }
 
     /// Sizes and zeroes the counters and pruning states of the chunk's units; units not
@@ -558,14 +600,14 @@ impl Session {
     fn score_resident(&mut self, chunk_len: usize) -> Result<ChunkOutcome, SearchError> {
         let (files, source) =
             in_memory(self.engine.as_ref(), self.image.as_deref()).expect("rows in memory");
-        let paths = self.index.paths();
+        let paths = self.index.read_paths();
         let bytes: Vec<&[u8]> = (0..paths.len() as u32).map(|f| files.bytes(f)).collect();
         let input = ResidentInput {
             blocks: self.index.blocks(),
             files: &bytes,
             source: files,
             integrity: self.index.integrity(),
-            paths: &paths,
+            paths,
             arena: &self.arena,
             queries: chunk_len,
         };
@@ -663,7 +705,6 @@ impl Session {
                 batch.unique_pages_4k += self.work.plan.pages_4k;
                 let done = self.execute_part(chunk_len, &mut io)?;
                 executed.reads_pruned += done.reads_pruned;
-                executed.reads_cached += done.reads_cached;
                 executed.units_pruned += done.units_pruned;
                 executed.accumulate += done.accumulate;
                 batch.parts += 1;
@@ -677,10 +718,13 @@ impl Session {
         }
         batch.read_requests = io.read_requests;
         batch.bytes_read = io.bytes_read;
+        batch.side_read_requests = io.side_read_requests;
+        batch.side_bytes_read = io.side_bytes_read;
+        share_side_reads(&mut self.work.shares, &io);
         batch.retries = io.retries;
         batch.io_wait = io.io_wait;
         batch.reads_pruned = executed.reads_pruned;
-        batch.reads_from_cache = executed.reads_cached;
+        batch.reads_from_cache = io.cached;
         batch.units_pruned = executed.units_pruned;
         batch.accumulate = executed.accumulate;
         let mut failed = vec![None; chunk_len];
@@ -755,6 +799,13 @@ impl Session {
         }
         self.work.last_read.clear();
         self.work.last_read.resize(chunk_len, u32::MAX);
+        let layers = Layers {
+            integrity: self.index.integrity(),
+            side_cache: self.index.side_cache().map(|c| &**c),
+            row_cache: self.cache.as_deref(),
+            index_files: self.index.file_count() as u32,
+            paths: self.index.read_paths(),
+        };
         let mut executor = Executor {
             plan: &self.work.plan,
             blocks: self.index.blocks(),
@@ -762,17 +813,19 @@ impl Session {
             counters: self.work.counters.slice_mut(),
             queries: chunk_len,
             and: &mut self.work.and,
-            cache: self.cache.as_deref(),
-            integrity: self.index.integrity(),
-            scratch: &mut self.work.bytes,
             shares: &mut self.work.shares,
             last_read: &mut self.work.last_read,
             charged: &mut self.work.charged,
             failures: &mut self.work.failures,
             counters_out: ExecuteCounters::default(),
         };
-        self.engine
-            .read_batch(&self.work.plan.reads, &mut executor, io)?;
+        let reads = &self.work.plan.reads;
+        with_layers(
+            self.engine.as_mut(),
+            &layers,
+            &mut self.work.layers,
+            |engine| engine.read_batch(reads, &mut executor, io),
+        )?;
         Ok(executor.counters_out)
     }
 
@@ -819,6 +872,7 @@ impl Session {
         stats.rows_added = share.rows;
         stats.read_requests = share.reads;
         stats.bytes_read = share.bytes;
+        stats.side_bytes_read = share.side_bytes;
         stats.unique_pages_4k = self.work.pages[q];
         stats.blocks_ruled_out = self.work.screen.blocks_ruled_out(q);
         stats.blocks_pruned = (0..self.index.blocks().len())
@@ -837,6 +891,23 @@ impl Session {
             batch: batch.clone(),
             coverage: Vec::new(),
         }
+    }
+}
+
+/// Charges the side reads of a chunk (the checksum pages its row reads needed) to its
+/// queries in equal shares, so that the queries' shares still add up to the batch's reads.
+fn share_side_reads(shares: &mut [QueryShare], io: &IoCounters) {
+    let queries = shares.len() as u64;
+    if queries == 0 {
+        return;
+    }
+    let (reads, bytes) = (io.side_read_requests, io.side_bytes_read);
+    for (i, share) in shares.iter_mut().enumerate() {
+        let i = i as u64;
+        let side = bytes / queries + u64::from(i < bytes % queries);
+        share.reads += reads / queries + u64::from(i < reads % queries);
+        share.bytes += side;
+        share.side_bytes += side;
     }
 }
 

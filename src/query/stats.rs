@@ -62,8 +62,11 @@ pub struct QueryStats {
     pub unique_pages_4k: u64,
     /// Reads that held at least one of the query's rows.
     pub read_requests: u64,
-    /// The query's share of the bytes of those reads.
+    /// The query's share of the bytes of those reads, and of the batch's side reads.
     pub bytes_read: u64,
+    /// Of `bytes_read`: the query's share of the bytes of side files (checksums and block
+    /// summaries its reads needed).
+    pub side_bytes_read: u64,
     /// Blocks the query stopped reading early (no document could reach the threshold).
     pub blocks_pruned: u64,
     /// Blocks never read for the query: their summary holds too few of its k-mers.
@@ -107,10 +110,15 @@ pub struct BatchStats {
     pub unique_rows: u64,
     /// Distinct 4 KiB pages holding those rows (planned reads only).
     pub unique_pages_4k: u64,
-    /// Read operations issued (after merging neighbours; including retries).
+    /// Read operations issued (after merging neighbours; including retries), side files
+    /// included.
     pub read_requests: u64,
-    /// Bytes delivered by the engine.
+    /// Bytes delivered by the engine, side files included.
     pub bytes_read: u64,
+    /// Of `read_requests`: reads of side files (checksum sidecars, block summaries).
+    pub side_read_requests: u64,
+    /// Of `bytes_read`: bytes of side files.
+    pub side_bytes_read: u64,
     /// Reads resubmitted after short reads or interruptions.
     pub retries: u64,
     /// Reads never issued because every query needing them had stopped reading that block.
@@ -121,7 +129,8 @@ pub struct BatchStats {
     pub units_pruned: u64,
     /// (block, query) pairs never read: ruled out by the block's summary.
     pub units_ruled_out: u64,
-    /// Memory of the block summaries the batch used (0: none used).
+    /// Bytes of block summary pages the batch used, read or from the side cache (0: none
+    /// used).
     pub summary_bytes: u64,
     /// Row-cache lookups that hit.
     pub cache_hits: u64,
@@ -162,6 +171,7 @@ impl QueryStats {
             unique_pages_4k: 0,
             read_requests: 0,
             bytes_read: 0,
+            side_bytes_read: 0,
             blocks_pruned: 0,
             blocks_ruled_out: 0,
             hashing: Duration::ZERO,
@@ -193,6 +203,8 @@ impl BatchStats {
             unique_pages_4k: 0,
             read_requests: 0,
             bytes_read: 0,
+            side_read_requests: 0,
+            side_bytes_read: 0,
             retries: 0,
             reads_pruned: 0,
             reads_from_cache: 0,

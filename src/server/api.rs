@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 
 use super::body::{self, BodyError};
 use super::dispatch::{JobOutcome, SearchJob};
-use super::metrics::Rejection;
+use super::metrics::{Rejection, SideMemory};
 use super::{AppState, SelectError};
 use crate::alphabet::{normalize, BaseReading};
 use crate::query::output::fraction;
@@ -708,9 +708,15 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
 
 /// `GET /metrics`.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let index = &state.index;
+    let side = SideMemory {
+        budget_bytes: index.side_memory(),
+        cache: index.side_cache().map(|c| c.stats()),
+        resident_bytes: index.side_resident_bytes(),
+    };
     let text = state
         .metrics
-        .render(state.cache.as_ref().map(|c| c.stats()));
+        .render(state.cache.as_ref().map(|c| c.stats()), &side);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 

@@ -208,7 +208,7 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition.
-    pub fn render(&self, cache: Option<CacheStats>) -> String {
+    pub fn render(&self, cache: Option<CacheStats>, side: &SideMemory) -> String {
         let mut out = String::with_capacity(4096);
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut counter = |name: &str, help: &str, value: u64| {
@@ -300,10 +300,53 @@ impl Metrics {
             let _ = writeln!(out, "# HELP bitsift_cache_pages Pages held by the cache.\n# TYPE bitsift_cache_pages gauge\nbitsift_cache_pages {}", cache.pages);
             let _ = writeln!(out, "# HELP bitsift_cache_capacity_bytes Cache budget.\n# TYPE bitsift_cache_capacity_bytes gauge\nbitsift_cache_capacity_bytes {}", cache.capacity_bytes);
         }
+        side.render(&mut out);
         if let Some(rss) = crate::io::usage::resident_bytes() {
             let _ = writeln!(out, "# HELP bitsift_resident_bytes Resident memory of the process.\n# TYPE bitsift_resident_bytes gauge\nbitsift_resident_bytes {rss}");
         }
         out
+    }
+}
+
+/// The side memory of the served index: checksum and summary pages kept between requests.
+#[derive(Clone, Debug, Default)]
+pub struct SideMemory {
+    /// The budget (`--side-memory`).
+    pub budget_bytes: u64,
+    /// The side cache, if the budget allows one.
+    pub cache: Option<CacheStats>,
+    /// Held outside the cache: summary headers, format-1 summaries, in-memory checksum maps.
+    pub resident_bytes: u64,
+}
+
+impl SideMemory {
+    fn render(&self, out: &mut String) {
+        let mut gauge = |name: &str, help: &str, value: u64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+            );
+        };
+        gauge(
+            "bitsift_side_memory_budget_bytes",
+            "Side memory budget: checksum and block summary pages kept between requests.",
+            self.budget_bytes,
+        );
+        gauge("bitsift_side_resident_bytes", "Side data held outside the side cache (summary headers, format-1 summaries, checksum maps of in-memory scoring).", self.resident_bytes);
+        if let Some(cache) = &self.cache {
+            gauge(
+                "bitsift_side_cache_pages",
+                "Side-file pages in the side cache.",
+                cache.pages,
+            );
+            gauge(
+                "bitsift_side_cache_bytes",
+                "Bytes of the side cache's pages.",
+                cache.pages * crate::read::SIDE_PAGE_BYTES,
+            );
+            let _ = writeln!(out, "# HELP bitsift_side_cache_hits_total Side-file pages found in the side cache.\n# TYPE bitsift_side_cache_hits_total counter\nbitsift_side_cache_hits_total {}", cache.hits);
+            let _ = writeln!(out, "# HELP bitsift_side_cache_misses_total Side-file pages read.\n# TYPE bitsift_side_cache_misses_total counter\nbitsift_side_cache_misses_total {}", cache.misses);
+        }
     }
 }
 
@@ -354,7 +397,7 @@ mod tests {
         metrics.connection_opened();
         metrics.connection_ended(Some(ConnectionClose::HeaderTimeout));
         metrics.connection_refused(ConnectionRefusal::Limit);
-        let text = metrics.render(None);
+        let text = metrics.render(None, &SideMemory::default());
         assert!(text.contains("bitsift_rejections_total{reason=\"client_aborted\"} 1"));
         assert!(text.contains("bitsift_rejections_total{reason=\"too_large\"} 0"));
         assert!(text.contains("bitsift_connections_accepted_total 2"));

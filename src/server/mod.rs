@@ -62,6 +62,8 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Page cache budget in bytes (0: no cache).
     pub cache_bytes: u64,
+    /// Side memory budget: checksum and summary pages kept between requests.
+    pub side_memory: u64,
     /// Stream the indexes into the cache after start-up.
     pub warm: bool,
     /// Searches running at once.
@@ -230,6 +232,8 @@ pub struct AppState {
     pub cache: Option<Arc<PageCache>>,
     /// The image of the whole index, when the cache budget holds it.
     pub image: Option<Arc<MemoryImage>>,
+    /// The index the workers share: its side memory is reported by `/metrics`.
+    pub index: Arc<Index>,
     /// The search workers.
     pub dispatcher: Dispatcher,
     /// Permits for running searches.
@@ -375,23 +379,24 @@ fn open_searchers(
 ) -> Result<(Vec<Searcher>, Option<RowMemory>), ServerError> {
     let workers = config.workers.max(1);
     // Headers, geometry and names are parsed once and shared; each worker adds its engine.
-    let index = Index::open_hiding(paths, hidden, &HeaderOptions::default())?;
+    let index = Index::open_with(paths, hidden, &HeaderOptions::default(), config.side_memory)?;
     if config.summaries {
-        // Loaded now, not by the first request; a summaries file that cannot be used leaves
-        // its index searched in full.
+        // Their headers were read at open; a summaries file that cannot be used leaves its
+        // index searched in full.
         let summaries = index.summaries();
         for problem in summaries.problems() {
             tracing::warn!("{problem}");
         }
         if summaries.any() {
             tracing::info!(
-                "block summaries in memory: {}",
-                crate::units::format_bytes(summaries.ram_bytes())
+                "block summaries: {} on disk, read page by page; side memory budget {}",
+                crate::units::format_bytes(summaries.file_bytes()),
+                crate::units::format_bytes(index.side_memory())
             );
         }
     }
     let memory = (config.cache_bytes > 0)
-        .then(|| RowMemory::for_budget(config.cache_bytes, index.file_sizes()));
+        .then(|| RowMemory::for_budget(config.cache_bytes, index.read_files()));
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
         let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
@@ -429,6 +434,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         _ => None,
     };
     let indexes = index_entries(&searchers[0], names);
+    let shared_index = searchers[0].index().clone();
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
         Some(path) => Metadata::load(path).map_err(|e| ServerError::Metadata(e.to_string()))?,
@@ -459,6 +465,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         metrics,
         cache,
         image,
+        index: shared_index,
         dispatcher,
     });
     Ok((router(state.clone()), state, warmup))

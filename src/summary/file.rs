@@ -1,6 +1,8 @@
 //! The `INDEX.bitsift-summaries` file: encoding, decoding and the index fingerprint.
 //!
-//! Layout, little endian:
+//! bitsift writes format 2 ([`super::layout`]), read page by page. It reads format 1 too,
+//! written by earlier versions: one flat filter per block, read whole (its one checksum covers
+//! the whole file). Format 1 layout, little endian:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -23,10 +25,11 @@
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
 use super::filter::{Filter, HASHES_MAX, WORDS_LOG2_MAX};
+use super::layout::{self, Layout};
 
 /// First and last eight bytes of a summaries file.
 pub const MAGIC: &[u8; 8] = b"BSSUMMRY";
-/// The format version this code writes and reads.
+/// The format-1 version.
 pub const VERSION: u32 = 1;
 /// The key scheme of [`super::filter`].
 pub const SCHEME: u32 = 1;
@@ -70,6 +73,8 @@ pub struct SummaryFile {
     pub identity: IndexIdentity,
     /// Bits each k-mer sets.
     pub hashes: u32,
+    /// Minimizer length of the filters' buckets (0: format 1, one bucket per filter).
+    pub minimizer: u32,
     /// Per block.
     pub blocks: Vec<BlockSummary>,
 }
@@ -102,15 +107,76 @@ pub fn fingerprint<'a>(
 }
 
 impl SummaryFile {
-    /// Bytes of the encoded file.
-    pub fn encoded_len(&self) -> usize {
+    /// The format-2 layout of this file.
+    pub fn layout(&self) -> Layout {
+        assert!(self.minimizer > 0, "format 2 places k-mers by minimizer");
+        Layout::plan(
+            self.identity.clone(),
+            self.hashes,
+            self.minimizer,
+            &self.blocks,
+        )
+    }
+
+    /// Writes the file in format 2.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let layout = self.layout();
+        out.write_all(&layout.encode_header())?;
+        let filters: Vec<&Filter> = self.blocks.iter().map(|b| &b.filter).collect();
+        layout.write_data(&filters, out)
+    }
+
+    /// The file's bytes in format 2.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_to(&mut out).expect("writing to memory");
+        out
+    }
+
+    /// Decodes a file of either format, checking its framing, checksums and fields. The error
+    /// text says what is wrong (the caller adds the path).
+    pub fn decode(bytes: &[u8]) -> Result<SummaryFile, String> {
+        if bytes.len() >= 8 && &bytes[..8] == layout::MAGIC {
+            return SummaryFile::decode_v2(bytes);
+        }
+        SummaryFile::decode_v1(bytes)
+    }
+
+    fn decode_v2(bytes: &[u8]) -> Result<SummaryFile, String> {
+        let layout = Layout::decode_header(bytes, bytes.len() as u64)?;
+        let data = &bytes[(layout.header_pages * layout::PAGE_BYTES) as usize..];
+        let filters = layout.read_filters(data)?;
+        let blocks = layout
+            .blocks
+            .iter()
+            .zip(filters)
+            .map(|(g, filter)| BlockSummary {
+                first_document: g.first_document,
+                document_count: g.document_count,
+                kmers_estimate: g.kmers_estimate,
+                filter,
+            })
+            .collect();
+        Ok(SummaryFile {
+            identity: layout.identity,
+            hashes: layout.hashes,
+            minimizer: layout.minimizer,
+            blocks,
+        })
+    }
+
+    /// Bytes of the file encoded in format 1.
+    #[cfg(test)]
+    pub fn encoded_len_v1(&self) -> usize {
         let words: usize = self.blocks.iter().map(|b| b.filter.words().len()).sum();
         HEADER_BYTES + BLOCK_BYTES * self.blocks.len() + 8 * words + FOOTER_BYTES
     }
 
-    /// The file's bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
+    /// The file's bytes in format 1 (as earlier versions wrote it; format-1 filters have one
+    /// bucket).
+    #[cfg(test)]
+    pub fn encode_v1(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.encoded_len_v1());
         let id = &self.identity;
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -139,20 +205,20 @@ impl SummaryFile {
         out.extend_from_slice(&checksum.to_le_bytes());
         out.extend_from_slice(&((out.len() + 16) as u64).to_le_bytes());
         out.extend_from_slice(MAGIC);
-        debug_assert_eq!(out.len(), self.encoded_len());
+        debug_assert_eq!(out.len(), self.encoded_len_v1());
         out
     }
 
-    /// Decodes a file, checking its framing, checksum and fields. The error text says what is
-    /// wrong (the caller adds the path).
-    pub fn decode(bytes: &[u8]) -> Result<SummaryFile, String> {
+    /// Decodes a format-1 file.
+    fn decode_v1(bytes: &[u8]) -> Result<SummaryFile, String> {
         if bytes.len() < HEADER_BYTES + FOOTER_BYTES || &bytes[..8] != MAGIC {
             return Err("not a bitsift summaries file (bad magic or too short)".into());
         }
         let version = u32_at(bytes, 8);
         if version != VERSION {
             return Err(format!(
-                "format version {version} is not supported (this bitsift reads version {VERSION})"
+                "format version {version} is not supported (this bitsift reads versions {VERSION} and {})",
+                layout::VERSION
             ));
         }
         let footer = bytes.len() - FOOTER_BYTES;
@@ -186,6 +252,7 @@ impl SummaryFile {
         Ok(SummaryFile {
             identity,
             hashes,
+            minimizer: 0,
             blocks,
         })
     }
@@ -222,7 +289,7 @@ fn decode_blocks(
             first_document: u64_at(bytes, at),
             document_count: u64_at(bytes, at + 8),
             kmers_estimate: u64_at(bytes, at + 24),
-            filter: Filter::from_words(words, hashes),
+            filter: Filter::from_words(words, WORDS_LOG2_MAX, hashes),
         });
     }
     if data != footer {
@@ -242,40 +309,53 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::filter::{Probe, KEY_BITS};
 
-    fn sample() -> SummaryFile {
+    fn sample(blocks: &[(u32, u32)]) -> SummaryFile {
+        let mut first = 0;
+        let blocks = blocks
+            .iter()
+            .enumerate()
+            .map(|(number, &(words_log2, key_bits))| {
+                let words = (0..1u64 << words_log2)
+                    .map(|w| xxh64(&w.to_le_bytes(), number as u64) & 0x0f0f_0f0f_f0f0_f0f0)
+                    .collect();
+                let block = BlockSummary {
+                    first_document: first,
+                    document_count: 8 + number as u64,
+                    kmers_estimate: 1000 * number as u64,
+                    filter: Filter::from_words(words, key_bits, 3),
+                };
+                first += block.document_count;
+                block
+            })
+            .collect();
         SummaryFile {
             identity: IndexIdentity {
                 k: 31,
                 canonical: true,
                 num_hashes: 1,
-                documents: 20,
+                documents: first,
                 fingerprint: 0x1234,
             },
             hashes: 3,
-            blocks: vec![
-                BlockSummary {
-                    first_document: 0,
-                    document_count: 16,
-                    kmers_estimate: 1000,
-                    filter: Filter::from_words(vec![1, 2, 3, 4], 3),
-                },
-                BlockSummary {
-                    first_document: 16,
-                    document_count: 4,
-                    kmers_estimate: 10,
-                    filter: Filter::from_words(vec![u64::MAX], 3),
-                },
-            ],
+            minimizer: 13,
+            blocks,
         }
     }
 
     #[test]
-    fn round_trip_and_every_damage_is_caught() {
-        let file = sample();
-        let bytes = file.encode();
-        assert_eq!(bytes.len(), file.encoded_len());
-        assert_eq!(SummaryFile::decode(&bytes).unwrap(), file);
+    fn format_1_round_trips_and_every_damage_is_caught() {
+        let mut file = sample(&[(2, 2), (0, 0)]);
+        file.minimizer = 0;
+        let bytes = file.encode_v1();
+        assert_eq!(bytes.len(), file.encoded_len_v1());
+        let decoded = SummaryFile::decode(&bytes).unwrap();
+        assert_eq!(decoded.blocks.len(), 2);
+        for (a, b) in decoded.blocks.iter().zip(&file.blocks) {
+            assert_eq!(a.filter.words(), b.filter.words());
+            assert_eq!(a.first_document, b.first_document);
+        }
         // Any flipped bit is caught: by the magic, the footer or the checksum.
         for at in 0..bytes.len() {
             let mut damaged = bytes.clone();
@@ -288,6 +368,91 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(SummaryFile::decode(&longer).is_err());
+    }
+
+    #[test]
+    fn format_2_round_trips_every_geometry() {
+        // Large and small blocks, one-bucket blocks, blocks smaller than the file's buckets.
+        for blocks in [
+            vec![
+                (12, KEY_BITS),
+                (9, KEY_BITS),
+                (2, 2),
+                (0, 0),
+                (14, KEY_BITS),
+            ],
+            vec![(0, 0)],
+            vec![(KEY_BITS, KEY_BITS); 70],
+            vec![(16, KEY_BITS), (16, KEY_BITS), (16, KEY_BITS)],
+        ] {
+            let file = sample(&blocks);
+            let bytes = file.encode();
+            let layout = file.layout();
+            assert_eq!(bytes.len() as u64, layout.file_bytes());
+            assert_eq!(bytes.len() % 4096, 0);
+            assert_eq!(SummaryFile::decode(&bytes).unwrap(), file);
+            // Every data page is checked on its own, and the header as a whole.
+            for at in [
+                0,
+                20,
+                100,
+                4095,
+                4096 * layout.header_pages as usize + 17,
+                bytes.len() - 1,
+            ] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= 0x10;
+                assert!(SummaryFile::decode(&damaged).is_err(), "flip at {at}");
+            }
+            assert!(SummaryFile::decode(&bytes[..bytes.len() - 4096]).is_err());
+        }
+    }
+
+    #[test]
+    fn a_probe_finds_its_word_in_its_bucket_pages() {
+        let file = sample(&[(12, KEY_BITS), (7, KEY_BITS), (1, 1), (15, KEY_BITS)]);
+        let bytes = file.encode();
+        let layout = file.layout();
+        for i in 0..2000u64 {
+            let probe = Probe::new(i * 0x9e37, xxh64(&i.to_le_bytes(), 7), 3);
+            let bucket = layout.bucket(&probe);
+            let first = layout.bucket_page(bucket);
+            for (number, block) in file.blocks.iter().enumerate() {
+                let (page, at) = layout.word_at(bucket, number, &probe);
+                assert!(page < layout.pages_per_bucket());
+                let offset = ((first + page) * 4096) as usize + at;
+                let word = u64::from_le_bytes(bytes[offset..offset + 8].try_into().unwrap());
+                let position = probe.position(block.filter.words_log2(), block.filter.key_bits());
+                assert_eq!(word, block.filter.words()[position as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn buckets_fit_pages_without_growing_the_file_much() {
+        // 21 blocks of 4-32 MiB filters, as a 661k-genome collection has: one page per bucket.
+        let blocks: Vec<(u32, u32)> = (0..21).map(|b| (19 + b % 4, KEY_BITS)).collect();
+        let file = sample(&[]);
+        let summaries: Vec<BlockSummary> = blocks
+            .iter()
+            .map(|&(w, e)| BlockSummary {
+                first_document: 0,
+                document_count: 1,
+                kmers_estimate: 0,
+                filter: Filter::from_words(vec![0; 1 << w], e, 3),
+            })
+            .collect();
+        let layout = Layout::plan(file.identity.clone(), 3, 13, &summaries);
+        let raw: u64 = summaries
+            .iter()
+            .map(|b| 8u64 << b.filter.words_log2())
+            .sum();
+        assert_eq!(layout.pages_per_bucket(), 1);
+        assert!(
+            layout.file_bytes() as f64 <= 2.0 * raw as f64,
+            "{} vs {raw}",
+            layout.file_bytes()
+        );
     }
 
     #[test]

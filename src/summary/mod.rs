@@ -11,20 +11,28 @@
 //! moves from COBS's scores towards the exact ones.
 //!
 //! The summaries live beside the index in `INDEX.bitsift-summaries` ([`summary_path`]), with
-//! a magic, a version, a checksum, and a fingerprint of the index header that ties them to
-//! one build ([`header_fingerprint`]). They are written by the builder ([`crate::builder`]) and loaded whole.
+//! a magic, a version, checksums, and a fingerprint of the index header that ties them to
+//! one build ([`header_fingerprint`]). They are written by the builder ([`crate::builder`]) in
+//! format 2, laid out by minimizer bucket ([`Layout`]) so that a search opens only their
+//! header ([`open`]) and reads, per query, the few pages its k-mers' buckets lie in (see
+//! [`crate::query`]'s screen). [`BlockSummaries`] holds a whole file in memory, of either
+//! format: for format-1 files of earlier versions, and for tools and tests.
 //!
 //! ```no_run
 //! use bitsift::format::IndexHeader;
-//! use bitsift::kmer::{BaseRule, KmerHasher};
+//! use bitsift::kmer::{BaseRule, KmerHasher, Minimizers};
 //! use bitsift::summary::BlockSummaries;
 //! let path = std::path::Path::new("genomes.cobs_compact");
 //! let header = IndexHeader::open(path)?;
 //! if let Some(summaries) = BlockSummaries::load(path, &header)? {
+//!     let query = b"ACGTACGTACGTACGTACGTACGTACGTACGTTT";
 //!     let mut hasher = KmerHasher::new(header.k, header.canonical, header.num_hashes, BaseRule::Cobs);
 //!     let mut hashes = Vec::new();
-//!     hasher.hashes_into(b"ACGTACGTACGTACGTACGTACGTACGTACGTTT", &mut hashes);
-//!     let probes = summaries.prepare(&hashes, header.num_hashes as usize);
+//!     hasher.hashes_into(query, &mut hashes);
+//!     let mut minimizers = Vec::new();
+//!     Minimizers::new(header.k, summaries.minimizer().max(1), header.canonical, BaseRule::Cobs)
+//!         .minimizers_into(query, &mut minimizers);
+//!     let probes = summaries.prepare(&hashes, header.num_hashes as usize, &minimizers);
 //!     let weights = vec![1; probes.len()];
 //!     let bound = summaries.count(0, &probes, &weights);
 //!     println!("block 0: at most {bound} positions, {} bytes of summaries", summaries.ram_bytes());
@@ -34,12 +42,14 @@
 
 pub(crate) mod file;
 pub(crate) mod filter;
+pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
 
 use crate::format::IndexHeader;
-use file::{fingerprint, SummaryFile};
+use file::{fingerprint, IndexIdentity, SummaryFile};
 pub use filter::Probe;
+pub use layout::{Layout, PAGE_BYTES};
 
 /// Appended to the index file name to name its summaries.
 pub const SUMMARY_SUFFIX: &str = ".bitsift-summaries";
@@ -70,6 +80,16 @@ pub enum SummaryError {
         path: PathBuf,
         /// What is wrong.
         detail: String,
+    },
+    /// Format-1 summaries (read whole) larger than the memory a search may give them.
+    #[error("{path}: block summaries in format 1 ({size}) do not fit the side memory budget ({budget}); searches read every block of the index. Raise --side-memory, or rebuild the index: summaries in format 2 are read page by page", path = path.display())]
+    TooLarge {
+        /// The summaries file.
+        path: PathBuf,
+        /// Its size, in words.
+        size: String,
+        /// The budget, in words.
+        budget: String,
     },
     /// The file is sound but belongs to another index or build.
     #[error("{path}: block summaries do not match the index {index}: {detail}; they come from another build; delete the file or rebuild the index", path = path.display(), index = index.display())]
@@ -104,16 +124,36 @@ impl BlockSummaries {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SummaryError::Io { path, source }),
         };
-        let file = SummaryFile::decode(&bytes).map_err(|detail| SummaryError::Damaged {
+        BlockSummaries::from_bytes(index_path, header, &bytes).map(Some)
+    }
+
+    /// The summaries of `index_path` from the bytes of its summaries file, checked against
+    /// `header`.
+    pub fn from_bytes(
+        index_path: &Path,
+        header: &IndexHeader,
+        bytes: &[u8],
+    ) -> Result<BlockSummaries, SummaryError> {
+        let path = summary_path(index_path);
+        let file = SummaryFile::decode(bytes).map_err(|detail| SummaryError::Damaged {
             path: path.clone(),
             detail,
         })?;
-        check_matches(&file, header).map_err(|detail| SummaryError::Mismatch {
+        let blocks = file
+            .blocks
+            .iter()
+            .map(|b| (b.first_document, b.document_count));
+        check_matches(&file.identity, blocks, header).map_err(|detail| SummaryError::Mismatch {
             path: path.clone(),
             index: index_path.to_path_buf(),
             detail,
         })?;
-        Ok(Some(BlockSummaries { path, file }))
+        Ok(BlockSummaries { path, file })
+    }
+
+    /// Minimizer length of the filters' buckets (0: format 1, whose filters have none).
+    pub fn minimizer(&self) -> u32 {
+        self.file.minimizer
     }
 
     /// The summaries file.
@@ -154,25 +194,24 @@ impl BlockSummaries {
     /// Prepares a query's distinct k-mers for [`count`](Self::count): `hashes` holds
     /// `hashes_per_kmer` row hashes per k-mer, k-mer major, as
     /// [`crate::kmer::KmerHasher::hashes_into`] writes them; only the first (seed 0, i.e.
-    /// `xxh64(term, 0)`) of each is used. One probe per k-mer, valid for every block.
-    pub fn prepare(&self, hashes: &[u64], hashes_per_kmer: usize) -> Vec<Probe> {
+    /// `xxh64(term, 0)`) of each is used. `minimizers` holds each k-mer's minimizer hash
+    /// ([`crate::kmer::Minimizers`] of [`minimizer`](Self::minimizer) bases; ignored by
+    /// format-1 summaries). One probe per k-mer, valid for every block.
+    pub fn prepare(
+        &self,
+        hashes: &[u64],
+        hashes_per_kmer: usize,
+        minimizers: &[u64],
+    ) -> Vec<Probe> {
         let mut probes = Vec::with_capacity(hashes.len() / hashes_per_kmer.max(1));
-        self.prepare_into(hashes, hashes_per_kmer, &mut probes);
-        probes
-    }
-
-    /// As [`prepare`](Self::prepare), into `probes` (cleared first), so that a search reuses
-    /// one buffer for every query.
-    pub fn prepare_into(&self, hashes: &[u64], hashes_per_kmer: usize, probes: &mut Vec<Probe>) {
-        assert!(hashes_per_kmer > 0, "at least one hash per k-mer");
-        assert_eq!(hashes.len() % hashes_per_kmer, 0, "whole k-mers");
-        probes.clear();
-        probes.extend(
-            hashes
-                .iter()
-                .step_by(hashes_per_kmer)
-                .map(|&h| Probe::new(h, self.file.hashes)),
+        prepare_probes(
+            hashes,
+            hashes_per_kmer,
+            minimizers,
+            self.file.hashes,
+            &mut probes,
         );
+        probes
     }
 
     /// The number of query positions whose k-mer may be in some document of block `block`:
@@ -219,10 +258,109 @@ impl BlockSummaries {
         block: usize,
         hashes: &[u64],
         hashes_per_kmer: usize,
+        minimizers: &[u64],
         weights: &[u32],
     ) -> u64 {
-        self.count(block, &self.prepare(hashes, hashes_per_kmer), weights)
+        let probes = self.prepare(hashes, hashes_per_kmer, minimizers);
+        self.count(block, &probes, weights)
     }
+}
+
+/// Probes of k-mers for summaries of `bits` bits per k-mer, into `probes` (cleared first):
+/// one per k-mer of `hashes` (`hashes_per_kmer` each, the first used), with its minimizer
+/// hash from `minimizers` (0 where `minimizers` is empty: format-1 filters ignore it).
+pub fn prepare_probes(
+    hashes: &[u64],
+    hashes_per_kmer: usize,
+    minimizers: &[u64],
+    bits: u32,
+    probes: &mut Vec<Probe>,
+) {
+    assert!(hashes_per_kmer > 0, "at least one hash per k-mer");
+    assert_eq!(hashes.len() % hashes_per_kmer, 0, "whole k-mers");
+    let kmers = hashes.len() / hashes_per_kmer;
+    assert!(
+        minimizers.is_empty() || minimizers.len() == kmers,
+        "one minimizer per k-mer"
+    );
+    probes.clear();
+    probes.extend((0..kmers).map(|i| {
+        let minimizer = minimizers.get(i).copied().unwrap_or(0);
+        Probe::new(hashes[i * hashes_per_kmer], minimizer, bits)
+    }));
+}
+
+/// What a search finds beside an index: format-2 summaries, read page by page, or a
+/// format-1 file, which only a whole read can check.
+#[derive(Clone, Debug)]
+pub enum SummarySource {
+    /// Format 2: the header, checked against the index.
+    Paged(Layout),
+    /// Format 1: a file of this many bytes, checked when it is read.
+    Whole {
+        /// Bytes of the file.
+        bytes: u64,
+    },
+}
+
+/// Opens the summaries beside `index_path` for a search: reads and checks the header of a
+/// format-2 file (its first pages only), or notes the size of a format-1 file. `None` when
+/// there is no summaries file.
+pub fn open(
+    index_path: &Path,
+    header: &IndexHeader,
+) -> Result<Option<SummarySource>, SummaryError> {
+    use std::io::Read;
+    let path = summary_path(index_path);
+    let io = |source| SummaryError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(source)),
+    };
+    let length = file.metadata().map_err(io)?.len();
+    let mut first = vec![0u8; PAGE_BYTES as usize];
+    let read = read_up_to(&mut file, &mut first).map_err(io)?;
+    if read < 8 || &first[..8] != layout::MAGIC {
+        return Ok(Some(SummarySource::Whole { bytes: length }));
+    }
+    let damaged = |detail: String| SummaryError::Damaged {
+        path: path.clone(),
+        detail,
+    };
+    let pages = Layout::header_pages_of(&first[..read]).map_err(damaged)?;
+    let mut bytes = first;
+    bytes.resize((pages * PAGE_BYTES) as usize, 0);
+    file.read_exact(&mut bytes[read..]).map_err(io)?;
+    let layout = Layout::decode_header(&bytes, length).map_err(damaged)?;
+    let blocks = layout
+        .blocks
+        .iter()
+        .map(|b| (b.first_document, b.document_count));
+    check_matches(&layout.identity, blocks, header).map_err(|detail| SummaryError::Mismatch {
+        path: path.clone(),
+        index: index_path.to_path_buf(),
+        detail,
+    })?;
+    Ok(Some(SummarySource::Paged(layout)))
+}
+
+/// Reads into `buffer` until it is full or the file ends; returns the bytes read.
+fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut total = 0;
+    while total < buffer.len() {
+        match file.read(&mut buffer[total..]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
 }
 
 /// The header fingerprint of an opened index: xxh64 over k, the canonical flag, the hash
@@ -242,17 +380,20 @@ pub fn header_fingerprint(header: &IndexHeader) -> u64 {
     )
 }
 
-fn check_matches(file: &SummaryFile, header: &IndexHeader) -> Result<(), String> {
-    let id = &file.identity;
+fn check_matches(
+    id: &IndexIdentity,
+    blocks: impl ExactSizeIterator<Item = (u64, u64)>,
+    header: &IndexHeader,
+) -> Result<(), String> {
     let differs = |what: &str, ours: String, theirs: String| {
         Err(format!(
             "{what} is {ours} in the summaries but {theirs} in the index"
         ))
     };
-    if file.blocks.len() != header.blocks.len() {
+    if blocks.len() != header.blocks.len() {
         return differs(
             "the number of blocks",
-            file.blocks.len().to_string(),
+            blocks.len().to_string(),
             header.blocks.len().to_string(),
         );
     }
@@ -280,13 +421,11 @@ fn check_matches(file: &SummaryFile, header: &IndexHeader) -> Result<(), String>
             header.document_count().to_string(),
         );
     }
-    for (number, (ours, theirs)) in file.blocks.iter().zip(&header.blocks).enumerate() {
-        if (ours.first_document, ours.document_count)
-            != (theirs.first_document, theirs.document_count)
-        {
+    for (number, (ours, theirs)) in blocks.zip(&header.blocks).enumerate() {
+        if ours != (theirs.first_document, theirs.document_count) {
             return differs(
                 &format!("block {number}'s documents"),
-                format!("{}..+{}", ours.first_document, ours.document_count),
+                format!("{}..+{}", ours.0, ours.1),
                 format!("{}..+{}", theirs.first_document, theirs.document_count),
             );
         }

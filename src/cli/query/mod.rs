@@ -142,6 +142,10 @@ pub struct QueryArgs {
     /// that holds the whole index loads it into memory in the background and scores it there
     #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", help_heading = "I/O")]
     cache_size: Option<u64>,
+    /// Memory for pages of the checksums and block summaries, kept between the queries of
+    /// this run (they are read page by page as queries need them, never whole)
+    #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", default_value = "64M", help_heading = "I/O")]
+    side_memory: u64,
     /// Stream the index into the cache in the background (needs --cache-size)
     #[arg(long, requires = "cache_size", help_heading = "I/O")]
     warm: bool,
@@ -234,6 +238,7 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         &args.index_list,
         &args.subindexes,
         &header_options,
+        args.side_memory,
     )?;
     let mut searcher = Searcher::with_options(index, &engine)?;
     if let Some(notice) = searcher.notice() {
@@ -253,7 +258,7 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         }
     }
     if let Some(bytes) = args.cache_size {
-        let files = searcher.index().file_sizes();
+        let files = searcher.index().read_files();
         searcher.set_row_memory(Some(RowMemory::for_budget(bytes, files)));
     }
     let warmup = match (args.warm, searcher.cache()) {

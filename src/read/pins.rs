@@ -1,0 +1,339 @@
+//! [`PinnedPages`]: the pages of side files one batch needs, held for the batch.
+//!
+//! A batch first says which pages it needs ([`PinnedPages::want`]), then fetches them all at
+//! once ([`PinnedPages::fetch`]): pages the shared side cache holds are copied from it, the
+//! others are read in one batch through the engine (neighbouring pages merged into one read),
+//! checked, kept for the batch and offered to the cache. Holding them here, not only in the
+//! cache, keeps a batch correct whatever the cache evicts meanwhile; callers bound a batch's
+//! pages ([`PINNED_PAGES_MAX`]) so its memory is bounded too.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
+
+/// Bytes of a side-file page: the unit side files are read, checked and cached in.
+pub const SIDE_PAGE_BYTES: u64 = 4096;
+/// Most pages pinned by one batch (16 MiB): callers cut larger needs into windows.
+pub const PINNED_PAGES_MAX: usize = 4096;
+/// Most pages merged into one read.
+const PAGES_PER_READ_MAX: u64 = 64;
+
+const PAGE: usize = SIDE_PAGE_BYTES as usize;
+
+/// Checks a side page as it arrives: `(file, page number, bytes)`; an error says what is
+/// wrong with it.
+pub type PageCheck<'a> = &'a dyn Fn(u32, u64, &[u8]) -> Result<(), String>;
+
+/// The key of page `page` of engine file `file`.
+#[inline]
+fn key(file: u32, page: u64) -> u64 {
+    debug_assert!(page < 1 << 40);
+    (file as u64) << 40 | page
+}
+
+#[inline]
+fn split(key: u64) -> (u32, u64) {
+    ((key >> 40) as u32, key & ((1 << 40) - 1))
+}
+
+/// Side pages held for one batch; see the module documentation.
+#[derive(Default)]
+pub struct PinnedPages {
+    /// Sorted, distinct after [`PinnedPages::fetch`].
+    keys: Vec<u64>,
+    /// `PAGE` bytes per key.
+    data: Vec<u8>,
+    /// Per key: the failure that left it missing, if any.
+    failures: Vec<Option<Arc<IoError>>>,
+    /// Reads of the pages not found in the cache, and the key of each one's first page.
+    reads: Vec<ReadRequest>,
+    read_first: Vec<usize>,
+}
+
+impl PinnedPages {
+    /// Forgets the previous batch's pages, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.failures.clear();
+        self.reads.clear();
+        self.read_first.clear();
+    }
+
+    /// Asks for page `page` (of [`SIDE_PAGE_BYTES`]) of engine file `file`.
+    #[inline]
+    pub fn want(&mut self, file: u32, page: u64) {
+        let key = key(file, page);
+        if self.keys.last() != Some(&key) {
+            self.keys.push(key);
+        }
+    }
+
+    /// Pages asked for so far (a page asked for again right away counts once; other repeats
+    /// count until a fetch).
+    pub fn wanted(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Distinct pages asked for so far (sorts and deduplicates them).
+    pub fn distinct(&mut self) -> usize {
+        self.keys.sort_unstable();
+        self.keys.dedup();
+        self.keys.len()
+    }
+
+    /// Fetches every page asked for since the last [`clear`](Self::clear): from `cache` when
+    /// it holds them, else through `engine` in one batch (counted in `counters` as side
+    /// reads), each checked by `check` before it is kept or cached. A page whose read fails
+    /// or fails its check is left missing, with its error ([`PinnedPages::page`]); only a
+    /// failure of the whole batch is returned.
+    pub fn fetch(
+        &mut self,
+        engine: &mut dyn ReadEngine,
+        cache: Option<&PageCache>,
+        check: PageCheck<'_>,
+        paths: &[PathBuf],
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        self.distinct();
+        self.data.resize(self.keys.len() * PAGE, 0);
+        self.failures.clear();
+        self.failures.resize(self.keys.len(), None);
+        self.reads.clear();
+        self.read_first.clear();
+        for (slot, &key) in self.keys.iter().enumerate() {
+            let (file, page) = split(key);
+            let out = &mut self.data[slot * PAGE..(slot + 1) * PAGE];
+            if cache.is_some_and(|c| c.get(file, page * SIDE_PAGE_BYTES, out)) {
+                continue;
+            }
+            // Merge with the previous read when this page directly follows its last one.
+            let extends = match (self.reads.last(), self.read_first.last()) {
+                (Some(last), Some(&first)) => {
+                    let pages = last.len as u64 / SIDE_PAGE_BYTES;
+                    self.keys[first] + pages == key && pages < PAGES_PER_READ_MAX
+                }
+                _ => false,
+            };
+            match self.reads.last_mut() {
+                Some(last) if extends => last.len += PAGE as u32,
+                _ => {
+                    self.reads.push(ReadRequest {
+                        file,
+                        offset: page * SIDE_PAGE_BYTES,
+                        len: PAGE as u32,
+                    });
+                    self.read_first.push(slot);
+                }
+            }
+        }
+        if self.reads.is_empty() {
+            return Ok(());
+        }
+        if let Some(files) = engine.resident() {
+            // The engine holds the files in memory: copy, as rows are scored there, with no
+            // read to count.
+            self.copy_resident(files, cache, check, paths);
+            return Ok(());
+        }
+        let reads = std::mem::take(&mut self.reads);
+        let mut side = IoCounters::default();
+        let mut sink = Sink {
+            pins: self,
+            reads: &reads,
+            cache,
+            check,
+            paths,
+        };
+        let outcome = engine.read_batch(&reads, &mut sink, &mut side);
+        counters.add_side(&side);
+        self.reads = reads;
+        outcome
+    }
+
+    /// Fills the pages of the planned reads from files held in memory; a fault while they
+    /// were touched (a mapped page the kernel could not supply) fails them all.
+    fn copy_resident(
+        &mut self,
+        files: &dyn crate::io::ResidentFiles,
+        cache: Option<&PageCache>,
+        check: PageCheck<'_>,
+        paths: &[PathBuf],
+    ) {
+        let reads = std::mem::take(&mut self.reads);
+        let mut sink = Sink {
+            pins: self,
+            reads: &reads,
+            cache,
+            check,
+            paths,
+        };
+        for (number, read) in reads.iter().enumerate() {
+            let bytes = files.bytes(read.file);
+            let start = (read.offset as usize).min(bytes.len());
+            let end = (read.offset as usize + read.len as usize).min(bytes.len());
+            sink.complete(number, &bytes[start..end]);
+        }
+        if let Err(error) = files.take_fault() {
+            let error = Arc::new(error);
+            for (number, read) in reads.iter().enumerate() {
+                let first = self.read_first[number];
+                for p in 0..read.len as usize / PAGE {
+                    self.failures[first + p] = Some(error.clone());
+                }
+            }
+        }
+        self.reads = reads;
+    }
+
+    /// The bytes of page `page` of file `file` ([`SIDE_PAGE_BYTES`], zero past the end of the
+    /// file), or why it is missing. `None` when it was never asked for.
+    pub fn page(&self, file: u32, page: u64) -> Option<Result<&[u8], &Arc<IoError>>> {
+        let slot = self.keys.binary_search(&key(file, page)).ok()?;
+        Some(match &self.failures[slot] {
+            Some(error) => Err(error),
+            None => Ok(&self.data[slot * PAGE..(slot + 1) * PAGE]),
+        })
+    }
+
+    /// Bytes held (the batch's side memory).
+    pub fn bytes(&self) -> u64 {
+        self.data.capacity() as u64
+    }
+}
+
+/// Receives the pages of a fetch.
+struct Sink<'a, 'b> {
+    pins: &'a mut PinnedPages,
+    reads: &'a [ReadRequest],
+    cache: Option<&'a PageCache>,
+    check: PageCheck<'b>,
+    paths: &'a [PathBuf],
+}
+
+impl ReadConsumer for Sink<'_, '_> {
+    fn complete(&mut self, read: usize, bytes: &[u8]) {
+        let request = self.reads[read];
+        let first_slot = self.pins.read_first[read];
+        let pages = request.len as usize / PAGE;
+        for p in 0..pages {
+            let slot = first_slot + p;
+            let page = request.offset / SIDE_PAGE_BYTES + p as u64;
+            let got = &bytes[(p * PAGE).min(bytes.len())..((p + 1) * PAGE).min(bytes.len())];
+            let out = &mut self.pins.data[slot * PAGE..(slot + 1) * PAGE];
+            out[..got.len()].copy_from_slice(got);
+            out[got.len()..].fill(0);
+            if let Err(detail) = (self.check)(request.file, page, out) {
+                self.pins.failures[slot] = Some(Arc::new(IoError::Invalid {
+                    path: self.paths[request.file as usize].clone(),
+                    offset: page * SIDE_PAGE_BYTES,
+                    detail,
+                }));
+                continue;
+            }
+            if let Some(cache) = self.cache {
+                cache.insert(request.file, page * SIDE_PAGE_BYTES, out);
+            }
+        }
+    }
+
+    fn failed(&mut self, read: usize, error: IoError) -> Result<(), IoError> {
+        let request = self.reads[read];
+        let first_slot = self.pins.read_first[read];
+        let error = Arc::new(error);
+        for p in 0..request.len as usize / PAGE {
+            self.pins.failures[first_slot + p] = Some(error.clone());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{DirectIo, PreadEngine, RamEngine};
+
+    fn file(dir: &std::path::Path, name: &str, pages: u64) -> PathBuf {
+        let path = dir.join(name);
+        let bytes: Vec<u8> = (0..pages * SIDE_PAGE_BYTES)
+            .map(|i| (i / SIDE_PAGE_BYTES) as u8 ^ name.len() as u8)
+            .collect();
+        std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+        path
+    }
+
+    #[test]
+    fn pages_come_from_the_cache_or_one_merged_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = vec![file(dir.path(), "a", 10), file(dir.path(), "bb", 3)];
+        let mut engine = PreadEngine::open(&paths, 4, DirectIo::Off).unwrap();
+        let cache = PageCache::new(1 << 20, PAGE);
+        let mut pins = PinnedPages::default();
+        let check: PageCheck = &|_, page, _| {
+            if page == 7 {
+                Err("page seven is bad".into())
+            } else {
+                Ok(())
+            }
+        };
+        for (file, page) in [(0, 3), (0, 1), (0, 2), (1, 2), (0, 3), (0, 7), (0, 9)] {
+            pins.want(file, page);
+        }
+        let mut counters = IoCounters::default();
+        pins.fetch(&mut engine, Some(&cache), check, &paths, &mut counters)
+            .unwrap();
+        // Pages 1-3 in one read, 7, 9 and file 1's page 2: four reads, all counted as side.
+        assert_eq!(counters.read_requests, 4);
+        assert_eq!(counters.side_read_requests, 4);
+        assert_eq!(counters.side_bytes_read, counters.bytes_read);
+        assert_eq!(pins.page(0, 2).unwrap().unwrap()[0], 2 ^ 1);
+        assert_eq!(pins.page(1, 2).unwrap().unwrap()[0], 2 ^ 2);
+        // The last page of a file is zero past its end.
+        assert_eq!(pins.page(1, 2).unwrap().unwrap()[PAGE - 1], 0);
+        assert!(pins.page(0, 7).unwrap().is_err());
+        assert!(pins.page(0, 5).is_none());
+        // A second batch finds the good pages in the cache and reads only the bad one.
+        pins.clear();
+        for page in [1, 2, 3, 7] {
+            pins.want(0, page);
+        }
+        let mut again = IoCounters::default();
+        pins.fetch(&mut engine, Some(&cache), check, &paths, &mut again)
+            .unwrap();
+        assert_eq!(again.read_requests, 1);
+        assert_eq!(pins.page(0, 3).unwrap().unwrap()[0], 3 ^ 1);
+        // An engine that holds the files in memory gives the same pages, with no read.
+        let mut resident = RamEngine::open(&paths).unwrap();
+        pins.clear();
+        for page in [1, 7, 9] {
+            pins.want(0, page);
+        }
+        let mut none = IoCounters::default();
+        pins.fetch(&mut resident, None, check, &paths, &mut none)
+            .unwrap();
+        assert_eq!(none, IoCounters::default());
+        assert_eq!(pins.page(0, 9).unwrap().unwrap()[0], 9 ^ 1);
+        assert!(pins.page(0, 7).unwrap().is_err());
+    }
+
+    #[test]
+    fn a_failed_read_leaves_its_pages_missing_with_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = vec![file(dir.path(), "a", 2)];
+        let mut engine = PreadEngine::open(&paths, 2, DirectIo::Off).unwrap();
+        let mut pins = PinnedPages::default();
+        pins.want(0, 5);
+        pins.want(0, 0);
+        pins.fetch(
+            &mut engine,
+            None,
+            &|_, _, _| Ok(()),
+            &paths,
+            &mut IoCounters::default(),
+        )
+        .unwrap();
+        assert!(pins.page(0, 0).unwrap().is_ok());
+        let error = pins.page(0, 5).unwrap().unwrap_err();
+        assert!(matches!(**error, IoError::UnexpectedEnd { .. }), "{error}");
+    }
+}
