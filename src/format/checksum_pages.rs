@@ -84,6 +84,31 @@ impl ChecksumTable {
         Ok(Some(table))
     }
 
+    /// The sidecar of a plain data file of `file_size` bytes (no COBS header, nothing
+    /// checksummed on its own): for tests of the read path on arbitrary files.
+    #[cfg(test)]
+    pub(crate) fn open_data(path: &Path, file_size: u64) -> Result<ChecksumTable, FormatError> {
+        let sidecar = sidecar_path(path);
+        let bytes = std::fs::read(&sidecar).map_err(|source| FormatError::Io {
+            path: sidecar.clone(),
+            action: "cannot read checksums",
+            source,
+        })?;
+        let fields = decode_preamble(&sidecar, &bytes, bytes.len() as u64)?;
+        assert_eq!(
+            fields.file_size, file_size,
+            "the sidecar describes the file"
+        );
+        Ok(ChecksumTable {
+            index_path: path.to_path_buf(),
+            file_size,
+            header_bytes: fields.header_bytes,
+            page_count: fields.page_count,
+            blocks: Vec::new(),
+            sidecar_damage: OnceLock::new(),
+        })
+    }
+
     /// Checks the recorded sizes and header checksum against the index as opened.
     fn check_against(
         &self,

@@ -68,11 +68,13 @@ impl ReadEngine for CachedReads<'_> {
         consumer: &mut dyn ReadConsumer,
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
+        let sizes: Vec<u64> = (0..self.files).map(|f| self.inner.file_size(f)).collect();
         let mut layer = CacheConsumer {
             outer: consumer,
             requests,
             cache: self.cache,
             files: self.files,
+            sizes: &sizes,
             scratch: self.scratch,
             served: 0,
         };
@@ -96,6 +98,9 @@ struct CacheConsumer<'a> {
     requests: &'a [ReadRequest],
     cache: &'a PageCache,
     files: u32,
+    /// Sizes of the cached files: a read served from the cache stops at the file's end, as
+    /// the engine's would.
+    sizes: &'a [u64],
     scratch: &'a mut Vec<u8>,
     served: u64,
 }
@@ -111,12 +116,18 @@ impl CacheConsumer<'_> {
             0,
             "cached reads are page-aligned"
         );
+        let size = self.sizes[read.file as usize];
+        if read.offset >= size {
+            // Past the end: the engine reports it.
+            return false;
+        }
+        let available = (size - read.offset).min(read.len as u64) as usize;
         if read.len as usize <= page {
             let outer = &mut *self.outer;
             return self
                 .cache
                 .with_page(read.file, read.offset, |bytes| {
-                    outer.complete(request, &bytes[..read.len as usize])
+                    outer.complete(request, &bytes[..available])
                 })
                 .is_some();
         }
@@ -138,8 +149,7 @@ impl CacheConsumer<'_> {
                 return false;
             }
         }
-        self.outer
-            .complete(request, &self.scratch[..read.len as usize]);
+        self.outer.complete(request, &self.scratch[..available]);
         true
     }
 }

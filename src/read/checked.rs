@@ -97,7 +97,12 @@ impl ReadEngine for CheckedReads<'_> {
     }
 
     fn alignment(&self) -> u64 {
-        self.inner.alignment()
+        if self.integrity.any() {
+            // A checked read covers whole checksummed pages.
+            self.inner.alignment().max(CHECKSUM_PAGE_BYTES)
+        } else {
+            self.inner.alignment()
+        }
     }
 
     fn direct(&self) -> bool {

@@ -89,6 +89,23 @@ impl Integrity {
         Ok((Integrity { files }, sidecars))
     }
 
+    /// Checksums of files described by `tables` (`None`: a file without), each with its
+    /// sidecar's engine file number: for tests of the read path on plain data files.
+    #[cfg(test)]
+    pub(crate) fn from_tables(tables: Vec<Option<(ChecksumTable, u32)>>) -> Integrity {
+        let files = tables
+            .into_iter()
+            .map(|t| {
+                t.map(|(table, sidecar_file)| FileChecks {
+                    table,
+                    sidecar_file,
+                    verified: OnceLock::new(),
+                })
+            })
+            .collect();
+        Integrity { files }
+    }
+
     /// Whether any file has checksums (reads must then be aligned to 4 KiB).
     pub fn any(&self) -> bool {
         self.files.iter().any(Option::is_some)

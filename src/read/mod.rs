@@ -89,3 +89,8 @@ pub fn with_layers<R>(
         None => f(&mut checked),
     }
 }
+
+#[cfg(test)]
+pub(crate) mod conformance;
+#[cfg(test)]
+pub(crate) mod testing;
