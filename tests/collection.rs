@@ -206,12 +206,19 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
         std::fs::read(&fresh).unwrap(),
         "two full blocks copied verbatim under a rewritten header are the fresh build"
     );
+    // Its summaries are the members', which are the fresh build's blocks' own.
+    assert_eq!(
+        std::fs::read(collection.join("sub-000003.cobs_compact.bitsift-summaries")).unwrap(),
+        std::fs::read(bitsift::summary::summary_path(&fresh)).unwrap(),
+        "the summaries of the copied blocks are the fresh build's"
+    );
     assert_eq!(
         directory_listing(&collection),
         vec![
             "collection.json",
             "sub-000003.cobs_compact",
-            "sub-000003.cobs_compact.bitsift-checksums"
+            "sub-000003.cobs_compact.bitsift-checksums",
+            "sub-000003.cobs_compact.bitsift-summaries"
         ],
         "merged sub-indexes and their sidecars are deleted after the commit"
     );
@@ -344,6 +351,18 @@ fn removed_documents_are_hidden_before_limits_and_merge_keeps_every_score() {
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
     assert_eq!(info["documents"], 11);
     assert_eq!(info["documents_hidden"], 0, "the merge dropped them");
+    // The merged sub-index has block summaries made from its members' (copied blocks keep
+    // theirs, re-packed ones get the union): a query holding all its k-mers finds the same
+    // documents with and without them.
+    let sub_info = ok(run(&["info", "--json", text(&collection.join(&merged[0]))]));
+    let sub_info: serde_json::Value = serde_json::from_slice(&sub_info.stdout).unwrap();
+    assert_eq!(sub_info["summaries"]["format"], 2, "{sub_info}");
+    let whole = hits(&[&collection], &queries, &["-t", "1"]);
+    assert!(!whole.is_empty());
+    assert_eq!(
+        whole,
+        hits(&[&collection], &queries, &["-t", "1", "--no-summaries"])
+    );
     // COBS reads the merged file: the same scores for every real document (placeholders,
     // zero columns, score 0 and are hidden by bitsift).
     let sub = collection.join(&merged[0]);
@@ -830,4 +849,36 @@ fn a_collection_whose_every_document_was_removed_and_merged_says_so() {
         "{}",
         stderr(&empty)
     );
+}
+
+/// A merge reads its members through the read path: a page that no longer matches its
+/// checksums fails the merge with the page named, and the collection is left as it was.
+#[test]
+fn a_merge_refuses_a_damaged_member_and_changes_nothing() {
+    let dir = temp_dir();
+    let (genomes, _) = write_genomes(&dir.path().join("genomes"), 12, 77);
+    let collection = dir.path().join("collection");
+    ok(add(&collection, &genomes[..6], &[]));
+    ok(add(&collection, &genomes[6..], &[]));
+    let files = subindex_files(&collection);
+    let victim = collection.join(&files[1]);
+    let header = bitsift::format::IndexHeader::open(&victim).unwrap();
+    let offset = header.blocks[0].data_offset + header.blocks[0].data_bytes() / 2;
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[offset as usize] ^= 0x10;
+    std::fs::write(&victim, &bytes).unwrap();
+    let before = directory_listing(&collection);
+    let manifest_before = manifest(&collection);
+    let output = run(&["merge", text(&collection)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let page = offset / 4096 * 4096;
+    assert!(
+        stderr(&output).contains("checksum mismatch")
+            && stderr(&output).contains(&format!("page at offset {page}"))
+            && stderr(&output).contains("the collection was not changed"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(directory_listing(&collection), before);
+    assert_eq!(manifest(&collection), manifest_before);
 }

@@ -21,6 +21,7 @@ use super::bits::or_bits;
 use super::clean::{clean, remove_sidecars};
 use super::lock::WriterLock;
 use super::manifest::{subindex_path, Manifest, Provenance, SubIndex, SubIndexKind, PADDING_NAME};
+use super::merge_summaries::{self, Source};
 use super::{crash, time, CollectionError};
 use crate::builder::output::PendingFile;
 use crate::format::{
@@ -500,11 +501,37 @@ fn write_merged(
         expected,
         "merged file size follows its layout"
     );
-    // HOOK(issue 14, block summaries): summaries cannot be copied from the members (their
-    // blocks are renumbered), so a merged file has none and queries read all its blocks.
     pending.commit()?;
     let written = IndexHeader::open(&path)?;
     assert_eq!(written.document_count(), names.len() as u64);
+    // Summaries from the members' (a crash before the manifest names the file leaves both
+    // to the next clean).
+    let packed: Vec<Vec<(usize, usize)>> = blocks
+        .iter()
+        .map(|out| match out {
+            OutBlock::Pack { columns, .. } => {
+                let mut parts: Vec<(usize, usize)> =
+                    columns.iter().map(|c| (c.member, c.block)).collect();
+                parts.sort_unstable();
+                parts.dedup();
+                parts
+            }
+            OutBlock::Copy { .. } => Vec::new(),
+        })
+        .collect();
+    let sources: Vec<Source> = blocks
+        .iter()
+        .zip(&packed)
+        .map(|(out, parts)| match out {
+            OutBlock::Copy { member, block } => Source::Copy {
+                member: *member,
+                block: *block,
+            },
+            OutBlock::Pack { .. } => Source::Pack(parts),
+        })
+        .collect();
+    let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
+    merge_summaries::write(&headers, &sources, &written)?;
     Ok(SubIndex {
         file: file.to_string(),
         kind: SubIndexKind::Compact,

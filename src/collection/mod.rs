@@ -32,6 +32,7 @@ mod crash;
 mod lock;
 mod manifest;
 mod merge;
+mod merge_summaries;
 mod remove;
 mod sources;
 mod time;

@@ -186,6 +186,11 @@ impl BlockSummaries {
         b.filter.bits() as f64 / b.kmers_estimate.max(1) as f64
     }
 
+    /// The filter of block `block`.
+    pub fn filter(&self, block: usize) -> &filter::Filter {
+        &self.file.blocks[block].filter
+    }
+
     /// Estimated distinct k-mers of block `block`'s documents.
     pub fn kmers_estimate(&self, block: usize) -> u64 {
         self.file.blocks[block].kmers_estimate
