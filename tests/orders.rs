@@ -580,3 +580,54 @@ fn queries_skip_the_blocks_their_summaries_rule_out() {
     let (in_collection, ruled_out) = query_json(&collection, &genes, &[]);
     assert_eq!((in_collection, ruled_out), (with, 6));
 }
+
+/// Indexes written by earlier versions keep working: their format-1 summaries are read whole
+/// (within the side memory budget) and rule blocks out as before; a budget too small for
+/// them says so, and the index is searched in full.
+#[test]
+fn summaries_of_an_earlier_version_are_still_used() {
+    let dir = temp_dir();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/format1");
+    for name in [
+        "species.cobs_compact",
+        "species.cobs_compact.bitsift-checksums",
+        "species.cobs_compact.bitsift-summaries",
+        "genes.fa",
+    ] {
+        std::fs::copy(fixture.join(name), dir.path().join(name)).unwrap();
+    }
+    let index = dir.path().join("species.cobs_compact");
+    let genes = dir.path().join("genes.fa");
+    let (with, ruled_out) = query_json(&index, &genes, &[]);
+    let (without, none) = query_json(&index, &genes, &["--no-summaries"]);
+    assert_eq!(
+        (ruled_out, none),
+        (6, 0),
+        "each gene rules out the two other species"
+    );
+    for (hits, all) in with.iter().zip(&without) {
+        assert!(hits.len() >= 7, "{hits:?}");
+        for hit in hits {
+            assert!(all.contains(hit), "{hit:?}");
+        }
+    }
+    let info = run(&["info", "--json", index.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(json["summaries"]["format"], 1);
+    let small = run(&[
+        "query",
+        "-i",
+        index.to_str().unwrap(),
+        "-f",
+        genes.to_str().unwrap(),
+        "--side-memory",
+        "1K",
+    ]);
+    assert!(
+        stderr(&small).contains("do not fit the side memory budget"),
+        "{}",
+        stderr(&small)
+    );
+    let (full, none) = query_json(&index, &genes, &["--side-memory", "1K"]);
+    assert_eq!((&full, none), (&without, 0));
+}

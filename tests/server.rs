@@ -1421,9 +1421,18 @@ fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
+    // The image holds every file a search reads: the indexes and their side files.
     let total: u64 = [&plasmids, &phage]
         .iter()
-        .map(|p| std::fs::metadata(p).unwrap().len())
+        .flat_map(|p| {
+            [
+                p.to_path_buf(),
+                bitsift::format::sidecar_path(p),
+                bitsift::summary::summary_path(p),
+            ]
+        })
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
         .sum();
     assert_eq!(image["bytes"], total);
     let found = post(a, &body).json();
