@@ -521,6 +521,7 @@ impl PyIndex {
             "file_size": self.index.bytes(),
             "engine": self.engine,
             "cache_size": self.setup.memory.as_ref().map(RowMemory::bytes),
+            "side_memory": self.index.side_memory(),
             "max_sessions": self.pool.max(),
             "sessions": self.pool.count(),
         });

@@ -208,22 +208,9 @@ impl Manifest {
             path: path.to_path_buf(),
             detail,
         };
-        let value: serde_json::Value = serde_json::from_slice(text)
-            .map_err(|e| invalid(format!("not valid JSON: {e}; the manifest is damaged")))?;
-        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
-            return Err(invalid(format!("not a {FORMAT_NAME} manifest")));
-        }
-        match value.get("version").and_then(|v| v.as_u64()) {
-            Some(v) if v == FORMAT_VERSION as u64 => {}
-            Some(v) => {
-                return Err(invalid(format!(
-                    "manifest version {v} is not supported (this bitsift reads version {FORMAT_VERSION}); use a newer bitsift"
-                )))
-            }
-            None => return Err(invalid("the manifest has no version".into())),
-        }
+        check_head(text).map_err(invalid)?;
         let manifest: Manifest =
-            serde_json::from_value(value).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+            serde_json::from_slice(text).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
         manifest.validate().map_err(invalid)?;
         Ok(manifest)
     }
@@ -424,5 +411,232 @@ mod tests {
         manifest.subindexes.push(s);
         let text = serde_json::to_string(&manifest).unwrap();
         assert!(error(&text).contains("1 names for 2 documents"));
+    }
+}
+
+/// A manifest's format and version, every other field ignored and nothing held (a DOM of a
+/// 661k-genome collection's names would take several times their size).
+#[derive(Deserialize)]
+struct Head {
+    format: Option<serde_json::Value>,
+    version: Option<serde_json::Value>,
+}
+
+impl Head {
+    fn check(&self) -> Result<(), String> {
+        if self.format.as_ref().and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
+            return Err(format!("not a {FORMAT_NAME} manifest"));
+        }
+        match self.version.as_ref().and_then(|v| v.as_u64()) {
+            Some(v) if v == FORMAT_VERSION as u64 => Ok(()),
+            Some(v) => Err(format!(
+                "manifest version {v} is not supported (this bitsift reads version {FORMAT_VERSION}); use a newer bitsift"
+            )),
+            None => Err("the manifest has no version".into()),
+        }
+    }
+}
+
+/// Checks a manifest's format and version.
+fn check_head(text: &[u8]) -> Result<(), String> {
+    let head: Head = serde_json::from_slice(text)
+        .map_err(|e| format!("not valid JSON: {e}; the manifest is damaged"))?;
+    head.check()
+}
+
+/// What a search needs of a manifest: each sub-index's file, document count and hidden
+/// documents. Read without keeping every document name as a string of its own: the names of
+/// a 661k-genome collection are ~10 MB of text, and ~45 MB as strings.
+#[derive(Debug)]
+pub(crate) struct SearchView {
+    /// The manifest's generation.
+    pub generation: u64,
+    /// Sub-indexes in search order.
+    pub subindexes: Vec<SearchEntry>,
+}
+
+/// One sub-index as a search sees it.
+#[derive(Debug)]
+pub(crate) struct SearchEntry {
+    /// File name inside the collection directory.
+    pub file: String,
+    /// Documents in the file.
+    pub document_count: u64,
+    /// Numbers of the documents never reported (tombstones and placeholders), sorted.
+    pub hidden: Vec<u64>,
+}
+
+impl SearchView {
+    /// Reads and checks the manifest of `directory` for a search.
+    pub(crate) fn load(directory: &Path) -> Result<SearchView, CollectionError> {
+        let path = directory.join(MANIFEST_NAME);
+        let io = || CollectionError::io(&path, "cannot read the collection manifest");
+        let invalid = |detail: String| CollectionError::Manifest {
+            path: path.clone(),
+            detail,
+        };
+        // Streamed twice (head, then the view), never held whole.
+        let open = || std::fs::File::open(&path).map(std::io::BufReader::new);
+        let head: Head = serde_json::from_reader(open().map_err(io())?)
+            .map_err(|e| invalid(format!("not valid JSON: {e}; the manifest is damaged")))?;
+        head.check().map_err(invalid)?;
+        let raw: RawView = serde_json::from_reader(open().map_err(io())?)
+            .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+        let mut files = HashSet::new();
+        let mut subindexes = Vec::with_capacity(raw.subindexes.len());
+        for sub in raw.subindexes {
+            if !is_plain_file_name(&sub.file) || !files.insert(sub.file.clone()) {
+                return Err(invalid(format!(
+                    "sub-index file name {:?} is not a plain file name inside the collection, or is listed twice",
+                    sub.file
+                )));
+            }
+            if sub.documents.count != sub.document_count {
+                return Err(invalid(format!(
+                    "sub-index {:?} lists {} names for {} documents",
+                    sub.file, sub.documents.count, sub.document_count
+                )));
+            }
+            if let Some(&bad) = sub.padding.iter().find(|&&p| p >= sub.document_count) {
+                return Err(invalid(format!(
+                    "sub-index {:?} has a placeholder at {bad}, past its {} documents",
+                    sub.file, sub.document_count
+                )));
+            }
+            let mut hidden = sub.documents.positions_of(&sub.hidden);
+            hidden.extend_from_slice(&sub.padding);
+            hidden.sort_unstable();
+            hidden.dedup();
+            subindexes.push(SearchEntry {
+                file: sub.file,
+                document_count: sub.document_count,
+                hidden,
+            });
+        }
+        Ok(SearchView {
+            generation: raw.generation,
+            subindexes,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct RawView {
+    generation: u64,
+    subindexes: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+struct RawEntry {
+    file: String,
+    document_count: u64,
+    documents: PackedNames,
+    #[serde(default)]
+    hidden: Vec<String>,
+    #[serde(default)]
+    padding: Vec<u64>,
+}
+
+/// Document names read into one buffer, each followed by a newline (names never hold one).
+#[derive(Default)]
+struct PackedNames {
+    text: String,
+    count: u64,
+}
+
+impl PackedNames {
+    /// The positions of `names` among these, sorted (names not found are left out).
+    fn positions_of(&self, names: &[String]) -> Vec<u64> {
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+        self.text
+            .split_terminator('\n')
+            .enumerate()
+            .filter(|(_, name)| wanted.contains(name))
+            .map(|(number, _)| number as u64)
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for PackedNames {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = PackedNames;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of document names")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PackedNames, A::Error> {
+                let mut names = PackedNames::default();
+                while let Some(name) = seq.next_element::<String>()? {
+                    if name.contains('\n') {
+                        return Err(serde::de::Error::custom(
+                            "a document name holds a line break",
+                        ));
+                    }
+                    names.text.push_str(&name);
+                    names.text.push('\n');
+                    names.count += 1;
+                }
+                Ok(names)
+            }
+        }
+        deserializer.deserialize_seq(Visit)
+    }
+}
+
+#[cfg(test)]
+mod search_view_tests {
+    use super::*;
+
+    #[test]
+    fn a_search_reads_what_the_full_manifest_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut manifest = Manifest::new(Parameters {
+            k: 31,
+            canonical: true,
+            hashes: 1,
+            fpr: Some(0.3),
+            page_size: None,
+        });
+        for (n, hidden) in [(5u64, vec!["d2", "d4"]), (3, vec![])] {
+            manifest.subindexes.push(SubIndex {
+                file: format!("sub-{n}.cobs_compact"),
+                kind: SubIndexKind::Compact,
+                page_size: 1,
+                blocks: 1,
+                bytes: 100,
+                document_count: n,
+                documents: (0..n).map(|d| format!("d{d}")).collect(),
+                hidden: hidden.into_iter().map(String::from).collect(),
+                padding: if n == 3 { vec![1] } else { vec![] },
+                created: "2026-01-01T00:00:00Z".into(),
+                provenance: Provenance {
+                    bitsift_version: "0".into(),
+                    command: "add".into(),
+                    options: serde_json::json!({}),
+                    inputs: vec![],
+                },
+            });
+        }
+        std::fs::write(
+            dir.path().join(MANIFEST_NAME),
+            serde_json::to_vec(&manifest).unwrap(),
+        )
+        .unwrap();
+        let view = SearchView::load(dir.path()).unwrap();
+        assert_eq!(view.generation, manifest.generation);
+        for (entry, sub) in view.subindexes.iter().zip(&manifest.subindexes) {
+            assert_eq!(entry.file, sub.file);
+            assert_eq!(entry.document_count, sub.document_count);
+            assert_eq!(entry.hidden, sub.hidden_documents());
+        }
+        assert_eq!(view.subindexes[0].hidden, vec![2, 4]);
+        assert_eq!(view.subindexes[1].hidden, vec![1]);
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{is_collection, subindex_path, Manifest};
+use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
 use super::CollectionError;
 use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
 use crate::query::{Index, OpenError};
@@ -140,7 +140,7 @@ impl SearchSet {
         subindexes: &[String],
         matched: &mut [bool],
     ) -> Result<(), CollectionError> {
-        let manifest = Manifest::load(directory)?;
+        let manifest = SearchView::load(directory)?;
         if manifest.subindexes.is_empty() {
             return Err(CollectionError::Invalid(format!(
                 "{}: the collection holds no sub-index (every document was removed and merged away)",
@@ -156,7 +156,7 @@ impl SearchSet {
             }
             self.push(
                 subindex_path(directory, &sub.file),
-                sub.hidden_documents(),
+                sub.hidden.clone(),
                 Some(sub.document_count),
             );
         }
@@ -228,7 +228,7 @@ impl SearchSet {
     /// Whether a collection's manifest has a new generation since this set was expanded.
     fn changed_since(&self) -> bool {
         self.collections.iter().any(|(directory, generation)| {
-            Manifest::load(directory).map_or(true, |m| m.generation != *generation)
+            SearchView::load(directory).map_or(true, |m| m.generation != *generation)
         })
     }
 }
