@@ -690,3 +690,50 @@ fn auto_engine_falls_back_to_pread_with_a_notice() {
         &["uring engine unavailable: turned off by BITSIFT_IO_URING=off"],
     );
 }
+
+/// A reader that stops early (`bitsift info … | head`) ends the command quietly: no panic,
+/// no message.
+#[test]
+fn a_closed_output_pipe_ends_info_quietly() {
+    use std::io::Read;
+    let dir = temp_dir();
+    // 6,000 documents: far more names than a pipe's buffer holds.
+    let fasta = dir.path().join("many.fa");
+    let records: String = (0..6000)
+        .map(|i| {
+            format!(">a_rather_long_document_name_{i:05}\nACGTACGTTGCAACGTACGTTGCAACGTACGTTGCA\n")
+        })
+        .collect();
+    std::fs::write(&fasta, records).unwrap();
+    let index = dir.path().join("many.cobs_compact");
+    let built = bitsift()
+        .args([
+            "build",
+            "-q",
+            "--per-record",
+            "-o",
+            index.to_str().unwrap(),
+            fasta.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let mut child = bitsift()
+        .args(["info", "--documents", index.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 5];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}

@@ -134,6 +134,19 @@ pub fn main() -> ExitCode {
         progress: !cli.quiet && std::io::stderr().is_terminal(),
         quiet: cli.quiet,
     };
+    if matches!(
+        cli.command,
+        Command::Info(_) | Command::Demo(_) | Command::Verify(_) | Command::Checksum(_)
+    ) {
+        // These print line by line: a reader that stops (`bitsift info … | head`) ends the
+        // process quietly, as it ends `cat`, instead of a panic on the closed pipe. (The
+        // commands that write through their own writers stop on the error and exit 0; the
+        // server keeps Rust's default, which ignores the signal.)
+        // SAFETY: restoring a signal's default disposition before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let result = match cli.command {
         Command::Build(args) => build::run(args, ui),
         Command::Query(args) => query::run(args, ui),

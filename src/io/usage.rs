@@ -64,13 +64,59 @@ fn proc_read_bytes() -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
-/// `MemAvailable` of `/proc/meminfo` in bytes.
+/// Memory this process may still use, in bytes: `MemAvailable` of `/proc/meminfo`, or less
+/// when the process's memory cgroup (v1 or v2), or one of its ancestors, leaves less room
+/// below its limit (the page cache counts against a cgroup's limit: files that fit the machine
+/// may not fit the cgroup).
 pub fn memory_available_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    text.lines()
+    let machine = text
+        .lines()
         .find_map(|line| line.strip_prefix("MemAvailable:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map(|kib| kib * 1024)
+        .map(|kib| kib * 1024)?;
+    Some(match cgroup_room_bytes() {
+        Some(room) => machine.min(room),
+        None => machine,
+    })
+}
+
+/// The least room below its limit of the process's memory cgroup and its ancestors.
+fn cgroup_room_bytes() -> Option<u64> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let mut room: Option<u64> = None;
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let (root, limit_file, usage_file) = if controllers.split(',').any(|c| c == "memory") {
+            (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        } else if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        } else {
+            continue;
+        };
+        let mut directory = std::path::PathBuf::from(root).join(path.trim_start_matches('/'));
+        loop {
+            let read = |name: &str| std::fs::read_to_string(directory.join(name)).ok();
+            let limit = read(limit_file).and_then(|t| t.trim().parse::<u64>().ok());
+            let usage = read(usage_file).and_then(|t| t.trim().parse::<u64>().ok());
+            if let (Some(limit), Some(usage)) = (limit, usage) {
+                let left = limit.saturating_sub(usage);
+                room = Some(room.map_or(left, |r| r.min(left)));
+            }
+            if !directory.pop()
+                || !directory.starts_with(root)
+                || directory == std::path::Path::new(root)
+            {
+                break;
+            }
+        }
+    }
+    room
 }
 
 /// Current resident set size in bytes (`/proc/self/statm`).
