@@ -9,7 +9,9 @@
 # Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
 # python (the Python package: python/run-tests.sh), workflow (workflow/test.sh: the Snakemake
 # workflow on the bundled genomes), web (the web page in headless Chromium), bench
-# (bench/run.py --quick).
+# (bench/run.py --quick), mission (bench/mission_scale.sh, small: 2,048 simulated genomes
+# through the workflow, add, remove, merge, then every measurement, checked against the
+# simulator's truth and COBS).
 #
 # Setup: a virtual environment (default .venv/ in the checkout, gitignored) holding the COBS
 # peer, PyPI cobs-reloaded (module cobs_index), which the interoperability tests drive through
@@ -25,6 +27,7 @@
 #   BITSIFT_SKIP_WEB=1        skip the web-page suite (no Chromium needed)
 #   BITSIFT_SKIP_WORKFLOW=1   skip the Snakemake workflow suite (no Snakemake installed)
 #   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
+#   BITSIFT_SKIP_MISSION=1    skip the small mission-scale rehearsal
 #   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)
 #   CARGO_TARGET_DIR          honoured by every cargo command and by the web suite
 #
@@ -36,7 +39,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-SUITES=(cargo python workflow web bench)
+SUITES=(cargo python workflow web bench mission)
 # Installed into the virtual environment by setup_python_env.
 PYTHON_REQUIREMENTS=("cobs-reloaded==0.1.1")
 COBS_VERSION="0.1.1"
@@ -111,7 +114,7 @@ setup_web() {
 # and Node.js for web.
 setup() {
     step "setup"
-    if wanted cargo || wanted python || wanted bench; then
+    if wanted cargo || wanted python || wanted bench || wanted mission; then
         setup_python_env
     fi
     if wanted web; then
@@ -177,6 +180,23 @@ suite_bench() {
     fi
     cargo build --release --workspace --locked
     "${BITSIFT_PYTHON:-python3}" bench/run.py --quick --no-cargo-build
+}
+
+# The mission-scale rehearsal, small (bench/mission_scale.sh; its full run is in
+# BENCHMARKS.md): keeps the pipeline from rotting. It fails on a false negative against the
+# simulator's truth, a hit count that differs from COBS, or a command that fails.
+suite_mission() {
+    step "mission-scale rehearsal, small (bench/mission_scale.sh --genomes 2048)"
+    if skipping "${BITSIFT_SKIP_MISSION:-}"; then
+        say "skipped (BITSIFT_SKIP_MISSION=1)"
+        return
+    fi
+    local out
+    out="$(mktemp -d "${TMPDIR:-/tmp}/bitsift-mission.XXXXXX")"
+    BITSIFT_WORKFLOW_VENV="$target_dir/workflow-venv" \
+        bench/mission_scale.sh --genomes 2048 --genome-size 5000 --cap 1G --out "$out" \
+        --server-seconds 3
+    rm -rf "$out"
 }
 
 # ------------------------------------------------------------------------------------------
