@@ -279,7 +279,11 @@ fn open_all(
         tracing::warn!("{problem}");
     }
     let warmup = match (setup.memory.as_ref().and_then(RowMemory::pages), warm) {
-        (Some(cache), true) => Some(Warmup::start(index.warm_ranges(), cache.clone())),
+        (Some(cache), true) => Some(Warmup::start_checked(
+            index.warm_ranges(),
+            cache.clone(),
+            Some(index.warm_check()),
+        )),
         _ => None,
     };
     Ok((index, session, warmup))

@@ -174,6 +174,11 @@ impl ChecksumTable {
         entry_offset(page) / CHECKSUM_PAGE_BYTES
     }
 
+    /// Offset in the sidecar of the checksum of index page `page` (entries are contiguous).
+    pub fn entry_offset(&self, page: u64) -> u64 {
+        entry_offset(page)
+    }
+
     /// The checksum of index page `page`, read from `sidecar_page` (the bytes of sidecar
     /// page [`sidecar_page`](Self::sidecar_page)`(page)`, or the whole sidecar when
     /// `whole` is true).

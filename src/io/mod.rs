@@ -76,7 +76,7 @@ pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use resident::{residency, Residency, ResidentFiles};
 pub use uring::UringEngine;
-pub use warm::{WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
+pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
 /// One read: `len` bytes at `offset` of file number `file` (its position in the list the
 /// engine was opened with).

@@ -41,7 +41,13 @@ pub struct WarmupReport {
     pub elapsed: Duration,
     /// It stopped because the cache was nearly full.
     pub cache_full: bool,
+    /// Chunks kept out of the cache because they failed their check.
+    pub chunks_refused: u64,
 }
+
+/// Checks a chunk a warm-up read before it enters the cache: `(file, offset, bytes)`; false
+/// keeps it out (bytes that do not match the index's checksums must never be served).
+pub type WarmCheck = Arc<dyn Fn(u32, u64, &[u8]) -> bool + Send + Sync>;
 
 /// A running warm-up; stop it with [`Warmup::stop`] (dropping it stops it too).
 pub struct Warmup {
@@ -58,12 +64,21 @@ const FILL_LIMIT: f64 = 0.95;
 impl Warmup {
     /// Starts warming `ranges` into `cache` on a background thread.
     pub fn start(ranges: Vec<WarmRange>, cache: Arc<PageCache>) -> Warmup {
+        Warmup::start_checked(ranges, cache, None)
+    }
+
+    /// As [`Warmup::start`], each chunk checked by `check` before its pages are stored.
+    pub fn start_checked(
+        ranges: Vec<WarmRange>,
+        cache: Arc<PageCache>,
+        check: Option<WarmCheck>,
+    ) -> Warmup {
         let stop = Arc::new(AtomicBool::new(false));
         let bytes_read = Arc::new(AtomicU64::new(0));
         let (thread_stop, thread_bytes) = (stop.clone(), bytes_read.clone());
         let handle = std::thread::Builder::new()
             .name("bitsift-warmup".into())
-            .spawn(move || run(&ranges, &cache, &thread_stop, &thread_bytes))
+            .spawn(move || run(&ranges, &cache, check.as_ref(), &thread_stop, &thread_bytes))
             .ok();
         Warmup {
             handle,
@@ -133,6 +148,7 @@ fn set_io_priority(class: libc::c_long, level: libc::c_long) {
 fn run(
     ranges: &[WarmRange],
     cache: &PageCache,
+    check: Option<&WarmCheck>,
     stop: &AtomicBool,
     bytes_read: &AtomicU64,
 ) -> WarmupReport {
@@ -170,6 +186,11 @@ fn run(
             }
             bytes_read.fetch_add(got as u64, Ordering::Relaxed);
             report.bytes_read += got as u64;
+            if check.is_some_and(|check| !check(range.file, offset, &buffer.as_slice()[..got])) {
+                report.chunks_refused += 1;
+                offset += got as u64;
+                continue;
+            }
             for (p, chunk) in buffer.as_slice()[..got].chunks(page).enumerate() {
                 let at = offset + (p * page) as u64;
                 if !cache.contains(range.file, at) {
@@ -213,6 +234,28 @@ mod tests {
         let report = Warmup::start(vec![range], small.clone()).stop_when_finished();
         assert!(report.cache_full);
         assert!(report.bytes_read < bytes.len() as u64);
+    }
+
+    #[test]
+    fn chunks_that_fail_their_check_stay_out_of_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data");
+        std::fs::write(&path, vec![7u8; 3 << 20]).unwrap();
+        let range = WarmRange {
+            path,
+            file: 0,
+            start: 0,
+            end: 3 << 20,
+        };
+        let cache = Arc::new(PageCache::new(64 << 20, 4096));
+        // The second MiB is "damaged".
+        let check: WarmCheck = Arc::new(|_, offset, _| offset != 1 << 20);
+        let report =
+            Warmup::start_checked(vec![range], cache.clone(), Some(check)).stop_when_finished();
+        assert_eq!(report.chunks_refused, 1);
+        assert_eq!(report.pages_inserted, 512);
+        assert!(cache.contains(0, 0) && cache.contains(0, 2 << 20));
+        assert!(!cache.contains(0, 1 << 20) && !cache.contains(0, (1 << 20) + 4096));
     }
 
     impl Warmup {

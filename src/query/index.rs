@@ -13,7 +13,7 @@ use strength_reduce::StrengthReducedU64;
 use super::plan::PlanBlock;
 use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
-use crate::io::{PageCache, WarmRange};
+use crate::io::{PageCache, WarmCheck, WarmRange};
 use crate::read::Integrity;
 use crate::read::SIDE_PAGE_BYTES;
 
@@ -343,6 +343,25 @@ impl Index {
                 end: header.file_size,
             })
             .collect()
+    }
+
+    /// The check a warm-up of the row cache runs on every chunk it reads: the chunk's pages
+    /// against the file's checksums (damaged chunks never enter the cache; the first is
+    /// reported).
+    pub fn warm_check(self: &Arc<Index>) -> WarmCheck {
+        let index = self.clone();
+        let reported = std::sync::atomic::AtomicBool::new(false);
+        Arc::new(move |file, offset, bytes| {
+            match index.integrity.verify_direct(file, offset, bytes) {
+                Ok(()) => true,
+                Err(error) => {
+                    if !reported.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        tracing::warn!("warm-up: {error}; that part of the index is not cached");
+                    }
+                    false
+                }
+            }
+        })
     }
 
     /// Checks that an engine sees every file at the size its header (or, for a side file,

@@ -206,3 +206,31 @@ fn the_row_cache_serves_a_repeated_batch_without_a_read() {
         assert!(stats.hits >= requests.len() as u64, "{name}");
     }
 }
+
+#[test]
+fn a_direct_check_reads_the_checksums_it_needs_from_the_sidecar() {
+    use crate::format::ChecksumTable;
+    let dir = tempfile::tempdir().unwrap();
+    let data = two_files(dir.path());
+    files_with_sidecars(&data);
+    let size = std::fs::metadata(&data[0]).unwrap().len();
+    let table = ChecksumTable::open_data(&data[0], size).unwrap();
+    let integrity = super::Integrity::from_tables(vec![Some((table, 2)), None]);
+    let mut bytes = std::fs::read(&data[0]).unwrap();
+    // Whole runs of pages, and the last partial page, check out.
+    for (offset, len) in [
+        (0usize, 1 << 20),
+        (4096 * 100, 4096 * 3),
+        (size as usize / 4096 * 4096, 4096),
+    ] {
+        let end = (offset + len).min(bytes.len());
+        integrity
+            .verify_direct(0, offset as u64, &bytes[offset..end])
+            .unwrap();
+    }
+    // A file without checksums is not checked.
+    integrity.verify_direct(1, 0, &[1, 2, 3]).unwrap();
+    bytes[5000] ^= 1;
+    let error = integrity.verify_direct(0, 0, &bytes).unwrap_err();
+    assert!(error.to_string().contains("page at offset 4096"), "{error}");
+}

@@ -143,6 +143,39 @@ impl Integrity {
             .collect()
     }
 
+    /// Checks `bytes`, read at `offset` of file `file`, reading the checksums they need from
+    /// the sidecar file itself: for readers outside a query's batches (a background warm-up
+    /// of the row cache), which read long runs of pages and need one small read of the
+    /// sidecar per run.
+    pub fn verify_direct(&self, file: u32, offset: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
+        use std::os::unix::fs::FileExt;
+        let Some(checks) = self.checks(file) else {
+            return Ok(());
+        };
+        let table = &checks.table;
+        if bytes.is_empty() || offset >= table.file_size() {
+            return table.verify(offset, bytes, |_| None);
+        }
+        let first = offset / CHECKSUM_PAGE_BYTES;
+        let end = (offset + bytes.len() as u64).min(table.file_size());
+        let pages = (end - 1) / CHECKSUM_PAGE_BYTES + 1 - first;
+        let sidecar = sidecar_path(table.index_path());
+        let mut entries = vec![0u8; 4 * pages as usize];
+        std::fs::File::open(&sidecar)
+            .and_then(|f| f.read_exact_at(&mut entries, table.entry_offset(first)))
+            .map_err(|source| ChecksumError::Io {
+                path: sidecar.clone(),
+                action: "cannot read checksums",
+                source,
+            })?;
+        table.verify(offset, bytes, |page| {
+            let at = 4 * (page - first) as usize;
+            entries
+                .get(at..at + 4)
+                .map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]]))
+        })
+    }
+
     /// Memory held for in-place checks (the bitmaps of verified pages).
     pub fn resident_bytes(&self) -> u64 {
         self.files

@@ -447,7 +447,11 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         watch.clone(),
     );
     let warmup = match (&cache, config.warm) {
-        (Some(cache), true) => Some(Warmup::start(warm_ranges, cache.clone())),
+        (Some(cache), true) => Some(Warmup::start_checked(
+            warm_ranges,
+            cache.clone(),
+            Some(shared_index.warm_check()),
+        )),
         _ => None,
     };
     let body_budget =

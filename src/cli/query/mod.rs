@@ -262,7 +262,11 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         searcher.set_row_memory(Some(RowMemory::for_budget(bytes, files)));
     }
     let warmup = match (args.warm, searcher.cache()) {
-        (true, Some(cache)) => Some(Warmup::start(searcher.warm_ranges(), cache.clone())),
+        (true, Some(cache)) => Some(Warmup::start_checked(
+            searcher.warm_ranges(),
+            cache.clone(),
+            Some(searcher.index().warm_check()),
+        )),
         _ => None,
     };
     searcher.set_threads(super::threads_or_cores(args.threads));
