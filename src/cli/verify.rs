@@ -13,7 +13,7 @@ use bitsift::io::{
     open_engine, EngineOptions, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest,
 };
 use bitsift::query::Index;
-use bitsift::read::{with_layers, LayerScratch, Layers};
+use bitsift::read::{with_layers, LayerScratch};
 use bitsift::units::format_bytes;
 use clap::Args;
 
@@ -134,13 +134,7 @@ fn read_checked(index: &Index) -> Result<Vec<String>> {
     let align = engine.alignment().max(CHECKSUM_PAGE_BYTES);
     let chunks = requests_over(0, size, CHECK_READ_BYTES, align);
     let mut scratch = LayerScratch::default();
-    let layers = Layers {
-        integrity: index.integrity(),
-        side_cache: index.side_cache().map(|c| &**c),
-        row_cache: None,
-        index_files: 1,
-        paths: index.read_paths(),
-    };
+    let layers = index.layers(None);
     let failed = with_layers(engine.as_mut(), &layers, &mut scratch, |engine| {
         failures(engine, &chunks)
     })?;

@@ -29,7 +29,7 @@ use crate::format::{
 };
 use crate::io::{open_engine, EngineOptions, ReadEngine};
 use crate::query::Index;
-use crate::read::{read_range, with_layers, LayerScratch, Layers};
+use crate::read::{read_range, with_layers, LayerScratch};
 
 /// What to merge.
 #[derive(Clone, Debug)]
@@ -583,13 +583,7 @@ impl Sources {
         len: u64,
         sink: &mut dyn FnMut(&[u8]) -> Result<(), CollectionError>,
     ) -> Result<(), CollectionError> {
-        let layers = Layers {
-            integrity: self.index.integrity(),
-            side_cache: self.index.side_cache().map(|c| &**c),
-            row_cache: None,
-            index_files: self.index.file_count() as u32,
-            paths: self.index.read_paths(),
-        };
+        let layers = self.index.layers(None);
         let alignment = self.engine.alignment().max(CHECKSUM_PAGE_BYTES);
         let buffer = &mut self.buffer;
         with_layers(self.engine.as_mut(), &layers, &mut self.layers, |engine| {

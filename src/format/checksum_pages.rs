@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::checksums::{
-    block_spans, header_checksum, le_u32, page_location, stream_file, Preamble, MAGIC,
+    block_spans, check_recorded, le_u32, page_location, stream_file, Preamble, MAGIC,
     PREAMBLE_BYTES, SIDECAR_VERSION, TRAILER_BYTES,
 };
 use super::{sidecar_path, ChecksumError, FormatError, IndexHeader, CHECKSUM_PAGE_BYTES};
@@ -80,7 +80,13 @@ impl ChecksumTable {
             blocks: block_spans(header),
             sidecar_damage: OnceLock::new(),
         };
-        table.check_against(header, fields.header_checksum)?;
+        check_recorded(
+            index_path,
+            header,
+            table.file_size,
+            table.header_bytes,
+            fields.header_checksum,
+        )?;
         Ok(Some(table))
     }
 
@@ -107,43 +113,6 @@ impl ChecksumTable {
             blocks: Vec::new(),
             sidecar_damage: OnceLock::new(),
         })
-    }
-
-    /// Checks the recorded sizes and header checksum against the index as opened.
-    fn check_against(
-        &self,
-        header: &IndexHeader,
-        recorded_checksum: u32,
-    ) -> Result<(), FormatError> {
-        let mismatch = |what: String| FormatError::ChecksumMismatch {
-            path: self.index_path.clone(),
-            what,
-        };
-        if self.file_size != header.file_size {
-            return Err(mismatch(format!(
-                "the index has {} bytes but had {} when its checksums were made",
-                header.file_size, self.file_size
-            )));
-        }
-        if self.header_bytes != header.data_offset {
-            return Err(mismatch(format!(
-                "its header is {} bytes long but was {} when its checksums were made",
-                header.data_offset, self.header_bytes
-            )));
-        }
-        let found = header_checksum(&self.index_path, self.header_bytes).map_err(|source| {
-            FormatError::Io {
-                path: self.index_path.clone(),
-                action: "cannot read header",
-                source,
-            }
-        })?;
-        if found != recorded_checksum {
-            return Err(mismatch(
-                "its header bytes differ from the ones checksummed".into(),
-            ));
-        }
-        Ok(())
     }
 
     /// The index these checksums describe.

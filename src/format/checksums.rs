@@ -171,34 +171,13 @@ impl Checksums {
         let Some(mut checksums) = Checksums::read(index_path)? else {
             return Ok(None);
         };
-        let mismatch = |what: String| FormatError::ChecksumMismatch {
-            path: index_path.to_path_buf(),
-            what,
-        };
-        if checksums.file_size != header.file_size {
-            return Err(mismatch(format!(
-                "the index has {} bytes but had {} when its checksums were made",
-                header.file_size, checksums.file_size
-            )));
-        }
-        if checksums.header_bytes != header.data_offset {
-            return Err(mismatch(format!(
-                "its header is {} bytes long but was {} when its checksums were made",
-                header.data_offset, checksums.header_bytes
-            )));
-        }
-        let found = header_checksum(index_path, checksums.header_bytes).map_err(|source| {
-            FormatError::Io {
-                path: index_path.to_path_buf(),
-                action: "cannot read header",
-                source,
-            }
-        })?;
-        if found != checksums.header_checksum {
-            return Err(mismatch(
-                "its header bytes differ from the ones checksummed".into(),
-            ));
-        }
+        check_recorded(
+            index_path,
+            header,
+            checksums.file_size,
+            checksums.header_bytes,
+            checksums.header_checksum,
+        )?;
         checksums.blocks = block_spans(header);
         Ok(Some(checksums))
     }
@@ -471,6 +450,44 @@ impl Checksums {
     fn location(&self, page: u64) -> String {
         page_location(&self.blocks, self.header_bytes, self.file_size, page)
     }
+}
+
+/// Checks what a sidecar recorded (the index's size, header length and header checksum)
+/// against the index `header` as opened at `index_path`.
+pub(super) fn check_recorded(
+    index_path: &Path,
+    header: &IndexHeader,
+    file_size: u64,
+    header_bytes: u64,
+    recorded_checksum: u32,
+) -> Result<(), FormatError> {
+    let mismatch = |what: String| FormatError::ChecksumMismatch {
+        path: index_path.to_path_buf(),
+        what,
+    };
+    if file_size != header.file_size {
+        return Err(mismatch(format!(
+            "the index has {} bytes but had {file_size} when its checksums were made",
+            header.file_size
+        )));
+    }
+    if header_bytes != header.data_offset {
+        return Err(mismatch(format!(
+            "its header is {} bytes long but was {header_bytes} when its checksums were made",
+            header.data_offset
+        )));
+    }
+    let found = header_checksum(index_path, header_bytes).map_err(|source| FormatError::Io {
+        path: index_path.to_path_buf(),
+        action: "cannot read header",
+        source,
+    })?;
+    if found != recorded_checksum {
+        return Err(mismatch(
+            "its header bytes differ from the ones checksummed".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// What page `page` of an index holds, in words ("the header", "block 3", "blocks 3-4"), from

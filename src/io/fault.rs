@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
+use super::{EngineLayer, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
 
 /// What one attempt at a read returned: bytes landed, or an errno.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -444,28 +444,12 @@ impl FaultEngine {
     }
 }
 
-impl ReadEngine for FaultEngine {
-    fn kind(&self) -> EngineKind {
-        self.inner.kind()
+impl EngineLayer for FaultEngine {
+    fn inner(&self) -> &dyn ReadEngine {
+        self.inner.as_ref()
     }
 
-    fn alignment(&self) -> u64 {
-        self.inner.alignment()
-    }
-
-    fn direct(&self) -> bool {
-        self.inner.direct()
-    }
-
-    fn file_count(&self) -> usize {
-        self.inner.file_count()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.inner.file_size(file)
-    }
-
-    fn read_batch(
+    fn read_layered(
         &mut self,
         requests: &[ReadRequest],
         consumer: &mut dyn ReadConsumer,

@@ -367,6 +367,79 @@ pub trait ReadEngine: Send {
     }
 }
 
+/// An engine that wraps another and changes only how batches are read: the fault engine,
+/// and the read path's layers ([`crate::read`]). Every [`EngineLayer`] is a [`ReadEngine`]
+/// whose kind, direct flag and files are those of the engine it wraps.
+pub trait EngineLayer: Send {
+    /// The wrapped engine.
+    fn inner(&self) -> &dyn ReadEngine;
+
+    /// [`ReadEngine::read_batch`] of the layer.
+    fn read_layered(
+        &mut self,
+        requests: &[ReadRequest],
+        consumer: &mut dyn ReadConsumer,
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError>;
+
+    /// Offsets and lengths must be multiples of this: the wrapped engine's, unless the layer
+    /// needs more.
+    fn layer_alignment(&self) -> u64 {
+        self.inner().alignment()
+    }
+
+    /// The files in memory, when the layer lets callers read them in place (by default it
+    /// does not: every read must go through it).
+    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
+        None
+    }
+
+    /// Passes a fault hook to the wrapped engine, when the layer allows it (by default not).
+    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+        let _ = hook;
+        false
+    }
+}
+
+impl<T: EngineLayer> ReadEngine for T {
+    fn kind(&self) -> EngineKind {
+        self.inner().kind()
+    }
+
+    fn alignment(&self) -> u64 {
+        self.layer_alignment()
+    }
+
+    fn direct(&self) -> bool {
+        self.inner().direct()
+    }
+
+    fn file_count(&self) -> usize {
+        self.inner().file_count()
+    }
+
+    fn file_size(&self, file: u32) -> u64 {
+        self.inner().file_size(file)
+    }
+
+    fn read_batch(
+        &mut self,
+        requests: &[ReadRequest],
+        consumer: &mut dyn ReadConsumer,
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
+        self.read_layered(requests, consumer, counters)
+    }
+
+    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+        self.layer_fault_hook(hook)
+    }
+
+    fn resident(&self) -> Option<&dyn ResidentFiles> {
+        self.layer_resident()
+    }
+}
+
 /// An engine as [`open_engine`] chose it.
 pub struct OpenedEngine {
     /// The engine.

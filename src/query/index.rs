@@ -15,7 +15,7 @@ use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
 use crate::io::{PageCache, WarmCheck, WarmRange};
 use crate::read::Integrity;
-use crate::read::SIDE_PAGE_BYTES;
+use crate::read::{Layers, SIDE_PAGE_BYTES};
 
 /// Why indexes could not be opened for searching.
 #[derive(Debug, thiserror::Error)]
@@ -299,6 +299,18 @@ impl Index {
                 .map(|(_, bytes)| bytes)
         };
         sidecar.or_else(summaries).unwrap_or(0)
+    }
+
+    /// The read path's layers over this index's files ([`crate::read::with_layers`]): its
+    /// checksums and side cache, and the row cache `rows` if any.
+    pub fn layers<'a>(&'a self, rows: Option<&'a PageCache>) -> Layers<'a> {
+        Layers {
+            integrity: &self.integrity,
+            side_cache: self.side_cache.as_deref(),
+            row_cache: rows,
+            index_files: self.headers.len() as u32,
+            paths: &self.read_paths,
+        }
     }
 
     /// The shared cache of side-file pages, if the side memory budget allows one.

@@ -38,7 +38,7 @@ use crate::io::{
     open_engine, storage_kind, EngineOptions, IoCounters, IoError, MemoryImage, PageCache,
     ReadEngine, ResidentFiles, RowMemory, StorageKind, WarmRange,
 };
-use crate::read::{with_layers, LayerScratch, Layers, ReadError};
+use crate::read::{with_layers, LayerScratch, ReadError};
 
 /// Upper bound on lookups planned at once (24 bytes each).
 pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
@@ -513,13 +513,7 @@ impl Session {
             shape: &self.shape,
         };
         self.work.plan.clear();
-        let layers = Layers {
-            integrity: self.index.integrity(),
-            side_cache: self.index.side_cache().map(|c| &**c),
-            row_cache: self.cache.as_deref(),
-            index_files: self.index.file_count() as u32,
-            paths: self.index.read_paths(),
-        };
+        let layers = self.index.layers(self.cache.as_deref());
         let plan = &mut self.work.plan;
         let covered = with_layers(
             self.engine.as_mut(),
@@ -799,13 +793,7 @@ impl Session {
         }
         self.work.last_read.clear();
         self.work.last_read.resize(chunk_len, u32::MAX);
-        let layers = Layers {
-            integrity: self.index.integrity(),
-            side_cache: self.index.side_cache().map(|c| &**c),
-            row_cache: self.cache.as_deref(),
-            index_files: self.index.file_count() as u32,
-            paths: self.index.read_paths(),
-        };
+        let layers = self.index.layers(self.cache.as_deref());
         let mut executor = Executor {
             plan: &self.work.plan,
             blocks: self.index.blocks(),

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::io::{
-    EngineKind, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
+    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
     ResidentFiles,
 };
 
@@ -41,28 +41,16 @@ impl<'a> CachedReads<'a> {
     }
 }
 
-impl ReadEngine for CachedReads<'_> {
-    fn kind(&self) -> EngineKind {
-        self.inner.kind()
+impl EngineLayer for CachedReads<'_> {
+    fn inner(&self) -> &dyn ReadEngine {
+        &*self.inner
     }
 
-    fn alignment(&self) -> u64 {
+    fn layer_alignment(&self) -> u64 {
         self.inner.alignment().max(self.cache.page_size() as u64)
     }
 
-    fn direct(&self) -> bool {
-        self.inner.direct()
-    }
-
-    fn file_count(&self) -> usize {
-        self.inner.file_count()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.inner.file_size(file)
-    }
-
-    fn read_batch(
+    fn read_layered(
         &mut self,
         requests: &[ReadRequest],
         consumer: &mut dyn ReadConsumer,
@@ -83,11 +71,11 @@ impl ReadEngine for CachedReads<'_> {
         outcome
     }
 
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
         self.inner.set_fault_hook(hook)
     }
 
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
+    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
         self.inner.resident()
     }
 }

@@ -18,7 +18,7 @@ use super::integrity::Integrity;
 use super::pins::{PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
 use crate::format::CHECKSUM_PAGE_BYTES;
 use crate::io::{
-    EngineKind, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
+    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
     ResidentFiles,
 };
 
@@ -91,12 +91,12 @@ impl<'a> CheckedReads<'a> {
     }
 }
 
-impl ReadEngine for CheckedReads<'_> {
-    fn kind(&self) -> EngineKind {
-        self.inner.kind()
+impl EngineLayer for CheckedReads<'_> {
+    fn inner(&self) -> &dyn ReadEngine {
+        &*self.inner
     }
 
-    fn alignment(&self) -> u64 {
+    fn layer_alignment(&self) -> u64 {
         if self.integrity.any() {
             // A checked read covers whole checksummed pages.
             self.inner.alignment().max(CHECKSUM_PAGE_BYTES)
@@ -105,19 +105,7 @@ impl ReadEngine for CheckedReads<'_> {
         }
     }
 
-    fn direct(&self) -> bool {
-        self.inner.direct()
-    }
-
-    fn file_count(&self) -> usize {
-        self.inner.file_count()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.inner.file_size(file)
-    }
-
-    fn read_batch(
+    fn read_layered(
         &mut self,
         requests: &[ReadRequest],
         consumer: &mut dyn ReadConsumer,
@@ -154,11 +142,11 @@ impl ReadEngine for CheckedReads<'_> {
         Ok(())
     }
 
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
+    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
         self.inner.set_fault_hook(hook)
     }
 
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
+    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
         self.inner.resident()
     }
 }

@@ -176,14 +176,19 @@ impl PinnedPages {
         }
         if let Err(error) = files.take_fault() {
             let error = Arc::new(error);
-            for (number, read) in reads.iter().enumerate() {
-                let first = self.read_first[number];
-                for p in 0..read.len as usize / PAGE {
-                    self.failures[first + p] = Some(error.clone());
-                }
+            for number in 0..reads.len() {
+                self.fail_read(&reads, number, &error);
             }
         }
         self.reads = reads;
+    }
+
+    /// Leaves the pages of read `number` of `reads` missing, with `error`.
+    fn fail_read(&mut self, reads: &[ReadRequest], number: usize, error: &Arc<IoError>) {
+        let first = self.read_first[number];
+        for p in 0..reads[number].len as usize / PAGE {
+            self.failures[first + p] = Some(error.clone());
+        }
     }
 
     /// The bytes of page `page` of file `file` ([`SIDE_PAGE_BYTES`], zero past the end of the
@@ -238,12 +243,7 @@ impl ReadConsumer for Sink<'_, '_> {
     }
 
     fn failed(&mut self, read: usize, error: IoError) -> Result<(), IoError> {
-        let request = self.reads[read];
-        let first_slot = self.pins.read_first[read];
-        let error = Arc::new(error);
-        for p in 0..request.len as usize / PAGE {
-            self.pins.failures[first_slot + p] = Some(error.clone());
-        }
+        self.pins.fail_read(self.reads, read, &Arc::new(error));
         Ok(())
     }
 }

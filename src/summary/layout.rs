@@ -161,6 +161,17 @@ impl Layout {
                 segment_offset: 0,
             })
             .collect();
+        Layout::assemble(identity, hashes, minimizer, bucket_bits, geometry)
+    }
+
+    /// The layout of these fields and blocks, its geometry derived ([`Layout::place`]).
+    fn assemble(
+        identity: IndexIdentity,
+        hashes: u32,
+        minimizer: u32,
+        bucket_bits: u32,
+        blocks: Vec<BlockGeometry>,
+    ) -> Layout {
         let mut layout = Layout {
             identity,
             hashes,
@@ -171,7 +182,7 @@ impl Layout {
             pages_per_bucket: 0,
             data_pages: 0,
             header_pages: 0,
-            blocks: geometry,
+            blocks,
         };
         layout.place();
         layout
@@ -382,25 +393,14 @@ impl Layout {
                 segment_offset: 0,
             });
         }
-        let mut layout = Layout {
-            identity: IndexIdentity {
-                k: u32_at(bytes, 16),
-                canonical: canonical == 1,
-                num_hashes: u32_at(bytes, 24),
-                documents: u64_at(bytes, 48),
-                fingerprint: u64_at(bytes, 56),
-            },
-            hashes,
-            minimizer,
-            bucket_bits,
-            bucket_words: 0,
-            buckets_per_page: 0,
-            pages_per_bucket: 0,
-            data_pages: 0,
-            header_pages: 0,
-            blocks,
+        let identity = IndexIdentity {
+            k: u32_at(bytes, 16),
+            canonical: canonical == 1,
+            num_hashes: u32_at(bytes, 24),
+            documents: u64_at(bytes, 48),
+            fingerprint: u64_at(bytes, 56),
         };
-        layout.place();
+        let layout = Layout::assemble(identity, hashes, minimizer, bucket_bits, blocks);
         let recorded = [64, 72, 80, 88, 96].map(|at| u64_at(bytes, at));
         let derived = [
             8 * layout.bucket_words,
@@ -449,15 +449,20 @@ impl Layout {
 
     /// Block `geometry`'s words (`words`, its whole filter) in bucket `bucket`.
     fn segment<'w>(&self, geometry: &BlockGeometry, words: &'w [u64], bucket: u64) -> &'w [u64] {
+        let first = self.segment_start(geometry, bucket);
+        &words[first as usize..(first + (1u64 << geometry.segment_log2)) as usize]
+    }
+
+    /// The first word of block `geometry`'s filter that bucket `bucket` holds: a block with
+    /// fewer bucket bits than the file repeats its fine bucket in every bucket it covers.
+    fn segment_start(&self, geometry: &BlockGeometry, bucket: u64) -> u64 {
         let len = 1u64 << geometry.segment_log2;
         let bucket_bits = geometry.words_log2 - geometry.key_bits;
-        let first = if bucket_bits >= self.bucket_bits {
+        if bucket_bits >= self.bucket_bits {
             bucket * len
         } else {
-            // A block with fewer bucket bits repeats its fine bucket in every bucket it covers.
             (bucket >> (self.bucket_bits - bucket_bits)) * len
-        };
-        &words[first as usize..(first + len) as usize]
+        }
     }
 
     /// Every block's filter, from the data pages (`data`, all of them, checked).
@@ -477,14 +482,8 @@ impl Layout {
         for bucket in 0..1u64 << self.bucket_bits {
             let first_page = (self.bucket_page(bucket) - self.header_pages) * PAGE_BYTES;
             for (number, geometry) in self.blocks.iter().enumerate() {
-                let bucket_bits = geometry.words_log2 - geometry.key_bits;
-                let len = 1u64 << geometry.segment_log2;
-                let first = if bucket_bits >= self.bucket_bits {
-                    bucket * len
-                } else {
-                    (bucket >> (self.bucket_bits - bucket_bits)) * len
-                };
-                for x in 0..len {
+                let first = self.segment_start(geometry, bucket);
+                for x in 0..1u64 << geometry.segment_log2 {
                     let byte = self.word_byte(bucket, geometry, x);
                     let at = (first_page
                         + (byte / PAYLOAD_BYTES) * PAGE_BYTES
