@@ -389,14 +389,14 @@ fn outputs_tsv_json_and_stats() {
     let text = stdout(&tsv);
     assert_eq!(
         text.lines().next(),
-        Some("query\tdocument\tkmers_found\tkmers_total\tfraction")
+        Some("query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity")
     );
     assert!(
-        text.contains("mcr-1.1_1_KP347127\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000"),
+        text.contains("mcr-1.1_1_KP347127\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000"),
         "{text}"
     );
     assert!(
-        stderr(&tsv).contains("# mcr-1.1_1_KP347127\tengine="),
+        stderr(&tsv).contains("# mcr-1.1_1_KP347127\ttotal_hits=1 documents_searched="),
         "{}",
         stderr(&tsv)
     );

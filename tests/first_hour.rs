@@ -482,26 +482,26 @@ fn report_misses_tells_not_found_from_not_searched() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "query\tdocument\tkmers_found\tkmers_total\tfraction\tstatus"
+        "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus"
     );
     assert_eq!(
         lines[1],
-        "found\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\thit"
+        "found\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000\thit"
     );
     assert_eq!(
         &lines[2..],
         [
-            "absent\tNA\tNA\t270\tNA\tno_hit",
-            "tiny\tNA\tNA\t0\tNA\tskipped_too_short",
-            "protein\tNA\tNA\tNA\tNA\tskipped_not_dna",
+            "absent\tNA\tNA\t270\tNA\tNA\tno_hit",
+            "tiny\tNA\tNA\t0\tNA\tNA\tskipped_too_short",
+            "protein\tNA\tNA\tNA\tNA\tNA\tskipped_not_dna",
         ]
     );
     let plain = query(&index, &["-f", queries.to_str().unwrap()]);
     assert_eq!(
         stdout(&plain).lines().collect::<Vec<_>>(),
         [
-            "query\tdocument\tkmers_found\tkmers_total\tfraction",
-            "found\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000"
+            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity",
+            "found\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000"
         ]
     );
 }
@@ -522,7 +522,8 @@ fn json_records_provenance() {
     assert_eq!(provenance["search"]["limit"], 5);
     assert_eq!(provenance["search"]["bases"], "standard");
     let described = &value["indexes"][0];
-    assert_eq!(described["path"], index.to_str().unwrap());
+    assert_eq!(described["name"], index.to_str().unwrap());
+    assert_eq!(described["files"][0], index.to_str().unwrap());
     assert_eq!(described["format"], "compact");
     assert_eq!(described["k"], 31);
     assert_eq!(described["canonical"], true);
@@ -557,11 +558,11 @@ fn metadata_joins_sample_columns_into_tsv_and_json() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "query\tdocument\tkmers_found\tkmers_total\tfraction\tspecies\tcountry"
+        "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tspecies\tcountry"
     );
     assert_eq!(
         lines[1],
-        "query\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\tK. pneumoniae\tChina"
+        "query\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000\tK. pneumoniae\tChina"
     );
     assert!(lines[2..].iter().all(|l| l.ends_with("\t\t")), "{text}");
 

@@ -458,7 +458,7 @@ fn check_summaries(
             };
             let exact = SearchOptions {
                 summaries: false,
-                ..summarised
+                ..summarised.clone()
             };
             for (q, query) in queries.iter().enumerate() {
                 let (Ok(got), Ok(want)) = (

@@ -247,7 +247,7 @@ fn coverage_shows_whole_genes_substitutions_and_truncations_and_misses_no_true_k
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "query\tdocument\tkmers_found\tkmers_total\tfraction\tcovered\tlongest_gap"
+            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcovered\tlongest_gap"
         );
         let row = |name: &str| -> Vec<&str> {
             lines
@@ -259,20 +259,20 @@ fn coverage_shows_whole_genes_substitutions_and_truncations_and_misses_no_true_k
         };
         let length = mcr.len();
         assert_eq!(
-            row("whole")[5..],
+            row("whole")[6..],
             [format!("1-{length}").as_str(), "0"],
             "{engine}"
         );
         // A substitution at base 501 (1-based): every other base covered, a gap of k k-mers.
         assert_eq!(
-            row("snp")[5..],
+            row("snp")[6..],
             [format!("1-500,502-{length}").as_str(), "31"]
         );
         // A truncated copy: covered up to where the gene stops, a long gap after.
         let cut = row("truncated");
-        let gap: u64 = cut[6].parse().unwrap();
+        let gap: u64 = cut[7].parse().unwrap();
         assert!(gap > 250, "{cut:?}");
-        assert!(cut[5].starts_with("1-120"), "{cut:?}");
+        assert!(cut[6].starts_with("1-120"), "{cut:?}");
     }
     // No true k-mer of a real hit is ever outside the covered intervals: check every gene
     // against every plasmid it hits, with brute force.

@@ -5,6 +5,7 @@
 //! shared page cache: the server's arrangement. Every search borrows a session for its
 //! duration and runs without the GIL, so searches from several threads run at once.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -12,7 +13,9 @@ use bitsift::alphabet::BaseReading;
 use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
-use bitsift::query::{Index, OpenError, SearchError, SearchOptions, Session};
+use bitsift::metadata::Metadata;
+use bitsift::query::present::threshold_for_identity;
+use bitsift::query::{Grouping, Index, OpenError, SearchError, SearchOptions, Session};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -82,12 +85,18 @@ struct Request {
 /// warm: stream the index into the cache in the background (needs cache_size).
 /// max_sessions: searches that run at once (default: one per core, at least 4); more wait.
 /// legacy_k, legacy_canonical: k and canonical flag of a pre-2019 COBS index.
+/// metadata: a sample table (TSV, first column the document name) whose columns
+///     `search(..., group_by=COLUMN)` counts hits by, as `bitsift query --metadata`.
 ///
 /// Raises FileNotFoundError, bitsift.IndexError (not a valid or a damaged index) or
 /// ValueError (a bad option).
 #[pyclass(module = "bitsift", name = "Index", frozen)]
 pub struct PyIndex {
     index: Arc<Index>,
+    /// The sample table given as `metadata=`, for `group_by=`.
+    metadata: Option<Metadata>,
+    /// Groupings made so far, by column (each made once, shared by later searches).
+    groupings: Mutex<HashMap<String, Arc<Grouping>>>,
     pool: Pool<Session>,
     setup: SessionSetup,
     warmup: Mutex<Option<Warmup>>,
@@ -207,7 +216,14 @@ impl PyIndex {
                 Ok(_) => match answers.next() {
                     Some(Ok(answer)) => {
                         let coverage = request.options.coverage;
-                        QueryResult::answered(query.name, self.index.clone(), answer, coverage)
+                        let grouped = request.options.group_by.is_some();
+                        QueryResult::answered(
+                            query.name,
+                            self.index.clone(),
+                            answer,
+                            coverage,
+                            grouped,
+                        )
                     }
                     Some(Err(error @ SearchError::TooShort { .. })) => {
                         if request.on_invalid == OnInvalid::Raise {
@@ -222,6 +238,25 @@ impl PyIndex {
             results.push(result);
         }
         Ok(())
+    }
+
+    /// The grouping of the documents by `column` of the metadata, made on first use.
+    fn grouping(&self, py: Python<'_>, column: &str) -> PyResult<Arc<Grouping>> {
+        let Some(metadata) = &self.metadata else {
+            return Err(PyValueError::new_err(
+                "group_by needs a sample table: open the index with metadata=PATH",
+            ));
+        };
+        let mut groupings = self.groupings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(grouping) = groupings.get(column) {
+            return Ok(grouping.clone());
+        }
+        let grouping = py
+            .detach(|| Grouping::new(&self.index, metadata, column))
+            .map(Arc::new)
+            .map_err(|e| PyValueError::new_err(format!("group_by: {e}")))?;
+        groupings.insert(column.to_string(), grouping.clone());
+        Ok(grouping)
     }
 
     fn search_options(
@@ -315,7 +350,7 @@ impl PyIndex {
         path, engine = "auto", cache_size = None, threads = None,
         queue_depth = 64, direct_io = "auto", *, merge_gap = None,
         read_max = None, warm = false, max_sessions = None, legacy_k = None,
-        legacy_canonical = None, side_memory = None
+        legacy_canonical = None, side_memory = None, metadata = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -333,6 +368,7 @@ impl PyIndex {
         legacy_k: Option<u32>,
         legacy_canonical: Option<bool>,
         side_memory: Option<&Bound<'_, PyAny>>,
+        metadata: Option<PathBuf>,
     ) -> PyResult<PyIndex> {
         let paths = paths_of(path)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -368,9 +404,18 @@ impl PyIndex {
         let opened = py.detach(|| open_all(&paths, &header_options, side_memory, &mut setup, warm));
         logs::flush(py)?;
         let (index, session, warmup) = opened?;
+        let metadata = match metadata {
+            Some(path) => Some(
+                py.detach(|| Metadata::load(&path))
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
+            None => None,
+        };
         Ok(PyIndex {
             engine: session.engine_kind().as_str(),
             index,
+            metadata,
+            groupings: Mutex::new(HashMap::new()),
             pool: Pool::new(session, max_sessions),
             setup,
             warmup: Mutex::new(warmup),
@@ -397,12 +442,19 @@ impl PyIndex {
     /// on_invalid: "raise" (ValueError) or "skip" (an empty result whose `skipped` says
     ///     why) for a query that is not DNA or is shorter than k.
     /// batch: queries planned and read together (0: as many as memory bounds allow).
+    /// min_identity: instead of threshold, report documents whose identity estimate
+    ///     (`Hit.identity`: fraction ** (1/k), the identity of a copy with random point
+    ///     substitutions that keeps that fraction of k-mers) is at least this.
+    /// group_by: a column of the `metadata=` table: each result's `groups` then counts the
+    ///     hits per value of that column (carriers, documents searched, scores), over every
+    ///     hit whatever the limit.
     ///
     /// Bases follow the command line's rule: case does not matter, whitespace is dropped,
     /// U reads as T.
     #[pyo3(signature = (
         query, threshold = 0.8, limit = 0, prune = true, *, coverage = false,
-        on_invalid = "raise", batch = 0, summaries = true
+        on_invalid = "raise", batch = 0, summaries = true, min_identity = None,
+        group_by = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
@@ -416,10 +468,19 @@ impl PyIndex {
         on_invalid: &str,
         batch: i64,
         summaries: bool,
+        min_identity: Option<f64>,
+        group_by: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let threshold = match min_identity {
+            Some(identity) => {
+                threshold_for_identity(options::threshold(identity)?, self.index.k_max())
+            }
+            None => threshold,
+        };
         let request = Request {
             options: SearchOptions {
                 summaries,
+                group_by: group_by.map(|c| self.grouping(py, c)).transpose()?,
                 ..PyIndex::search_options(threshold, limit, prune, coverage)?
             },
             reading: BaseReading::Standard,
@@ -459,6 +520,7 @@ impl PyIndex {
             // COBS's exact scores: every block is read.
             summaries: false,
             waves: false,
+            ..SearchOptions::default()
         };
         let k_max = self.index.k_max();
         let answer = py.detach(|| -> PyResult<_> {
@@ -532,14 +594,23 @@ impl PyIndex {
         json_to_py(py, &info)
     }
 
-    /// The names of the documents, index file by index file, in index order.
+    /// The names of the documents a search may report, index file by index file, in index
+    /// order (removed documents and merge placeholders left out).
     #[getter]
     fn documents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let hidden = self.index.hidden();
         let names: Vec<&str> = self
             .index
             .headers()
             .iter()
-            .flat_map(|h| h.names.iter())
+            .zip(hidden)
+            .flat_map(|(h, hidden)| {
+                h.names
+                    .iter()
+                    .enumerate()
+                    .filter(move |(d, _)| !hidden.as_ref().is_some_and(|x| x.contains(*d as u64)))
+                    .map(|(_, name)| name)
+            })
             .collect();
         PyList::new(py, names)
     }

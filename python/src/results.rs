@@ -8,7 +8,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use bitsift::query::{BatchStats, Coverage, Hit, Index, QueryStats};
+use bitsift::query::present::identity;
+use bitsift::query::{BatchStats, Coverage, GroupTally, Hit, Index, QueryStats};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -28,6 +29,12 @@ pub struct QueryResult {
     /// k-mer positions per index file.
     kmers_total: Vec<u64>,
     hits: Vec<Hit>,
+    /// Documents that reached the threshold, whatever the limit.
+    total_hits: u64,
+    /// Documents searched.
+    documents_searched: u64,
+    /// The hits counted by group, with `group_by`.
+    groups: Option<Vec<GroupTally>>,
     /// Where each hit matches, in the order of `hits` (empty unless asked for).
     coverage: Vec<Coverage>,
     coverage_asked: bool,
@@ -44,12 +51,16 @@ impl QueryResult {
         index: Arc<Index>,
         answer: bitsift::query::QueryResult,
         coverage_asked: bool,
+        grouped: bool,
     ) -> Self {
         QueryResult {
             name,
             index,
             kmers_total: answer.kmers_total,
             hits: answer.hits,
+            total_hits: answer.total_hits,
+            documents_searched: answer.documents_searched,
+            groups: grouped.then_some(answer.groups),
             coverage: answer.coverage,
             coverage_asked,
             stats: Some(answer.stats),
@@ -66,6 +77,9 @@ impl QueryResult {
             index,
             kmers_total: Vec::new(),
             hits: Vec::new(),
+            total_hits: 0,
+            documents_searched: 0,
+            groups: None,
             coverage: Vec::new(),
             coverage_asked: false,
             stats: None,
@@ -81,15 +95,18 @@ impl QueryResult {
             .get(hit.document as usize)
     }
 
-    fn label(&self, hit: &Hit) -> String {
-        self.index.headers()[hit.index as usize]
-            .path
-            .display()
-            .to_string()
+    /// The name of the hit's index: a collection's directory, or the file's path.
+    fn label(&self, hit: &Hit) -> &str {
+        self.index.source_name(hit.index)
     }
 
     fn total(&self, hit: &Hit) -> u64 {
         self.kmers_total[hit.index as usize]
+    }
+
+    fn identity(&self, hit: &Hit) -> f64 {
+        let fraction = fraction(hit.kmers_found, self.total(hit));
+        identity(fraction, self.index.headers()[hit.index as usize].k)
     }
 }
 
@@ -170,8 +187,29 @@ impl QueryResult {
         self.kmers_total.iter().copied().max().unwrap_or(0)
     }
 
+    /// Documents that reached the threshold, whatever the limit (`len(hits)` is at most
+    /// the limit).
+    #[getter]
+    fn total_hits(&self) -> u64 {
+        self.total_hits
+    }
+
+    /// Documents the query searched (removed documents and placeholders not counted).
+    #[getter]
+    fn documents_searched(&self) -> u64 {
+        self.documents_searched
+    }
+
+    /// With `search(..., group_by=COLUMN)`: one dict per value of the column (`value`,
+    /// `carriers`, `searched`, `fraction`, `score_min`, `score_median`, `score_max`, as the
+    /// `groups` of `bitsift query --group-by --format json`), most carriers first; else None.
+    #[getter]
+    fn groups<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.groups.as_ref().map(|g| serialized(py, g)).transpose()
+    }
+
     /// The reported documents, best first: a list of `bitsift.Hit(document, index,
-    /// kmers_found, kmers_total, fraction, coverage)`, built on first access.
+    /// kmers_found, kmers_total, fraction, identity, coverage)`, built on first access.
     #[getter]
     fn hits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         if let Some(list) = self.hit_list.get() {
@@ -191,6 +229,7 @@ impl QueryResult {
                 hit.kmers_found,
                 total,
                 fraction(hit.kmers_found, total),
+                self.identity(hit),
                 coverage,
             ))?)?;
         }
@@ -222,12 +261,12 @@ impl QueryResult {
     }
 
     /// The hits as columns: `query`, `index`, `document`, `kmers_found`, `kmers_total`,
-    /// `fraction`, and with coverage `intervals` (`1-850,870-1200`, `-` for none) and
+    /// `fraction`, `identity`, and with coverage `intervals` (`1-850,870-1200`, `-` for none) and
     /// `longest_gap`, as the command line's TSV (lists of equal length).
     fn _columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let columns = PyDict::new(py);
         columns.set_item("query", vec![self.name.as_str(); self.hits.len()])?;
-        let labels: Vec<String> = self.hits.iter().map(|h| self.label(h)).collect();
+        let labels: Vec<&str> = self.hits.iter().map(|h| self.label(h)).collect();
         columns.set_item("index", labels)?;
         let documents: Vec<&str> = self.hits.iter().map(|h| self.document(h)).collect();
         columns.set_item("document", documents)?;
@@ -241,6 +280,8 @@ impl QueryResult {
             .map(|(&f, &t)| fraction(f, t))
             .collect();
         columns.set_item("fraction", fractions)?;
+        let identities: Vec<f64> = self.hits.iter().map(|h| self.identity(h)).collect();
+        columns.set_item("identity", identities)?;
         if self.coverage_asked {
             let intervals: Vec<String> = self.coverage.iter().map(|c| c.intervals_text()).collect();
             columns.set_item("intervals", intervals)?;
@@ -248,6 +289,22 @@ impl QueryResult {
             columns.set_item("longest_gap", gaps)?;
         }
         Ok(columns)
+    }
+
+    /// The hits as matrix cells: (file, document number, document name) keys, which sort in
+    /// index order, and the hits' fractions.
+    fn _matrix_column(&self) -> (Vec<(u32, u64, &str)>, Vec<f64>) {
+        let keys = self
+            .hits
+            .iter()
+            .map(|h| (h.index, h.document, self.document(h)))
+            .collect();
+        let values = self
+            .hits
+            .iter()
+            .map(|h| fraction(h.kmers_found, self.total(h)))
+            .collect();
+        (keys, values)
     }
 
     /// The hits as a pandas DataFrame, one row per hit (pandas must be installed).
@@ -263,10 +320,10 @@ impl QueryResult {
                 format!("QueryResult(name={name}, skipped={reason})")
             }
             None => format!(
-                "QueryResult(name={name}, kmers_total={}, hits=<{} hit{}>)",
+                "QueryResult(name={name}, kmers_total={}, total_hits={}, hits=<{} shown>)",
                 self.kmers_total(),
-                self.hits.len(),
-                if self.hits.len() == 1 { "" } else { "s" }
+                self.total_hits,
+                self.hits.len()
             ),
         })
     }

@@ -19,12 +19,15 @@ def as_cli(results):
             {
                 "query": result.name,
                 "kmers_total": result.kmers_total,
+                "total_hits": result.total_hits,
+                "documents_searched": result.documents_searched,
                 "hits": [
                     {
                         "document": hit.document,
                         "kmers_found": hit.kmers_found,
                         "kmers_total": hit.kmers_total,
                         "fraction": round(hit.fraction, 4),
+                        "identity": round(hit.identity, 4),
                     }
                     for hit in result.hits
                 ],
@@ -33,17 +36,24 @@ def as_cli(results):
     return shaped
 
 
-def cli_queries(output, several=False):
+def cli_queries(output):
+    """The queries of `bitsift query --format json`, without stats and hit labels."""
     queries = []
     for query in output["queries"]:
         hits = []
         for hit in query["hits"]:
             hit = dict(hit)
-            if several:
-                hit.pop("index")
+            hit.pop("index", None)
+            hit.pop("file", None)
             hits.append(hit)
         queries.append(
-            {"query": query["query"], "kmers_total": query["kmers_total"], "hits": hits}
+            {
+                "query": query["query"],
+                "kmers_total": query["kmers_total"],
+                "total_hits": query["total_hits"],
+                "documents_searched": query["documents_searched"],
+                "hits": hits,
+            }
         )
     return queries
 
@@ -102,7 +112,7 @@ def test_several_indexes_and_a_directory_equal_the_cli(demo_index, small_index, 
     assert index.paths == [demo_index, small_index]
     results = index.search(GENES, threshold=0.6)
     expected = cli_json([demo_index, small_index], "-f", GENES, "-t", 0.6)
-    assert as_cli(results) == cli_queries(expected, several=True)
+    assert as_cli(results) == cli_queries(expected)
     labels = [[hit["index"] for hit in q["hits"]] for q in expected["queries"]]
     assert [[hit.index for hit in r.hits] for r in results] == labels
     assert index.documents == bitsift.Index(demo_index).documents + bitsift.Index(
@@ -121,8 +131,12 @@ def test_a_collection_opens_with_its_removed_documents_hidden(cli, cli_json, tmp
     index = bitsift.Index(collection)
     results = index.search(GENES, threshold=0.0)
     expected = cli_json([collection], "-f", GENES, "-t", 0.0)
-    assert as_cli(results) == cli_queries(expected, several=True)
+    assert as_cli(results) == cli_queries(expected)
     reported = {hit.document for r in results for hit in r.hits}
+    # One collection, named after its directory, whatever its number of sub-indexes.
+    assert {hit.index for r in results for hit in r.hits} == {str(collection)}
+    assert all(r.documents_searched == len(SMALL_GENOMES) - 1 for r in results)
+    assert len(index.documents) == len(SMALL_GENOMES) - 1
     assert "Kpn_pMCR_1511_KX377410" not in reported
     assert "Phage_lambda_NC_001416" in reported
 
@@ -237,12 +251,13 @@ def test_to_pandas(demo_index):
         "kmers_found",
         "kmers_total",
         "fraction",
+        "identity",
     ]
     assert len(frame) == sum(len(r.hits) for r in results)
     first = results[0].to_pandas()
     assert isinstance(first, pandas.DataFrame)
     assert list(first.itertuples(index=False, name=None)) == [
-        (results[0].name, hit.index, hit.document) + tuple(hit[2:5]) for hit in results[0].hits
+        (results[0].name, hit.index, hit.document) + tuple(hit[2:6]) for hit in results[0].hits
     ]
     assert frame["kmers_found"].dtype.kind == "i"
 
@@ -263,12 +278,15 @@ def test_results_are_typed_objects(demo_index):
     assert isinstance(result, bitsift.QueryResult)
     hit = result.hits[0]
     assert isinstance(hit, bitsift.Hit)
-    document, index, found, total, fraction, coverage = hit
+    document, index, found, total, fraction, identity, coverage = hit
     assert (document, found, total) == ("Kpn_pMCR_1511_KX377410", 1596, 1596)
-    assert fraction == 1.0 and index == str(demo_index)
+    assert fraction == 1.0 and identity == 1.0 and index == str(demo_index)
     assert coverage is None, "only asked for with coverage=True"
     assert result.hits is result.hits, "built once"
-    assert repr(result) == "QueryResult(name='mcr-1.1_1_KP347127', kmers_total=1596, hits=<1 hit>)"
+    assert (
+        repr(result)
+        == "QueryResult(name='mcr-1.1_1_KP347127', kmers_total=1596, total_hits=1, hits=<1 shown>)"
+    )
     assert repr(results).startswith("Results([QueryResult(")
 
 
@@ -291,3 +309,78 @@ def test_the_index_can_be_closed(demo_index):
     assert "closed" in repr(index)
     with pytest.raises(ValueError, match="closed index"):
         index.search(GENES)
+
+
+def _species_table(path):
+    """A sample table: each demo genome's species is its name's prefix (Kpn, Eco, ...)."""
+    names = bitsift.Index(path).documents
+    table = path.parent / "species.tsv"
+    table.write_text(
+        "document\tspecies\n" + "".join("%s\t%s\n" % (n, n.split("_")[0]) for n in names)
+    )
+    return table, names
+
+
+def test_totals_and_groups_count_every_hit_whatever_the_limit(demo_index, cli_json):
+    table, names = _species_table(demo_index)
+    index = bitsift.Index(demo_index, metadata=table)
+    full = index.search(GENES, threshold=0.5)
+    limited = index.search(GENES, threshold=0.5, limit=1, group_by="species")
+    for whole, one in zip(full, limited):
+        assert one.total_hits == len(whole.hits) == whole.total_hits
+        assert one.documents_searched == len(names)
+        assert len(one.hits) == min(1, len(whole.hits))
+        # The groups, counted again from the full hit list and the table.
+        species = {n: n.split("_")[0] for n in names}
+        for group in one.groups:
+            carriers = [h for h in whole.hits if species[h.document] == group["value"]]
+            assert group["carriers"] == len(carriers)
+            assert group["searched"] == sum(1 for n in names if species[n] == group["value"])
+            if carriers:
+                assert group["score_max"] == round(max(h.fraction for h in carriers), 4)
+            else:
+                assert group["score_max"] is None
+        assert sum(g["searched"] for g in one.groups) == len(names)
+    expected = cli_json(
+        [demo_index], "-f", GENES, "-t", 0.5, "-l", 1, "--metadata", table, "--group-by", "species"
+    )
+    assert [q["groups"] for q in expected["queries"]] == [r.groups for r in limited]
+    assert full[0].groups is None, "groups only when asked for"
+    with pytest.raises(ValueError, match="no column \"host\""):
+        index.search(GENES, group_by="host")
+    with pytest.raises(ValueError, match="metadata=PATH"):
+        bitsift.Index(demo_index).search(GENES, group_by="species")
+
+
+def test_min_identity_is_a_threshold_on_the_identity_estimate(demo_index):
+    index = bitsift.Index(demo_index)
+    by_identity = index.search(GENES, min_identity=0.99)
+    # 0.99 ** 31 of the k-mers: the fraction a copy at 99 % identity keeps.
+    by_fraction = index.search(GENES, threshold=0.99**31)
+    assert as_cli(by_identity) == as_cli(by_fraction)
+    assert all(hit.identity >= 0.99 - 1e-9 for r in by_identity for hit in r.hits)
+
+
+def test_a_matrix_has_a_row_per_hit_document_and_a_column_per_query(demo_index, cli):
+    pandas = pytest.importorskip("pandas")
+    results = bitsift.Index(demo_index).search(GENES, threshold=0.9)
+    matrix = results.matrix()
+    assert list(matrix.columns) == [r.name for r in results]
+    hit_documents = {h.document for r in results for h in r.hits}
+    assert set(matrix.index) == hit_documents
+    for result in results:
+        column = matrix[result.name]
+        assert {d for d, v in column.items() if v > 0} == {h.document for h in result.hits}
+        for hit in result.hits:
+            assert column[hit.document] == hit.fraction
+    presence = results.matrix(presence=True, sparse=True)
+    assert isinstance(presence[results[0].name].dtype, pandas.SparseDtype)
+    assert presence.sparse.to_dense().sum().sum() == sum(len(r.hits) for r in results)
+    # The command line's matrix, read back, is the same table.
+    text = cli("query", "-i", demo_index, "-f", GENES, "-t", 0.9, "--format", "matrix").stdout
+    lines = [line.split("\t") for line in text.rstrip("\n").split("\n")]
+    assert lines[0][1:] == list(matrix.columns)
+    assert [line[0] for line in lines[1:]] == list(matrix.index)
+    for line, (_, row) in zip(lines[1:], matrix.iterrows()):
+        got, want = [float(v) if v else 0.0 for v in line[1:]], [round(v, 4) for v in row]
+        assert got == want, [(a, b) for a, b in zip(got, want) if a != b]

@@ -4,12 +4,13 @@
 //! order (the order of the inputs, then of the indexes inside each), then document order,
 //! with the limit applied after the merge.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use bitsift::query::output::fraction;
+use bitsift::query::present::identity;
 use clap::Args;
 use serde::Deserialize;
 
@@ -34,9 +35,12 @@ struct Results {
     queries: Vec<QueryEntry>,
 }
 
+/// One index of a result: a collection or an index file, and its files in search order.
 #[derive(Deserialize)]
 struct IndexEntry {
-    path: String,
+    name: String,
+    files: Vec<String>,
+    k: u32,
 }
 
 #[derive(Deserialize)]
@@ -50,14 +54,23 @@ struct QueryEntry {
 #[derive(Deserialize)]
 struct HitEntry {
     document: String,
-    index: Option<String>,
+    /// The hit's file: its position in the result's `indexes[].files`, listed in order
+    /// (absent when the result searched one file).
+    file: Option<usize>,
     kmers_found: u32,
     kmers_total: u64,
 }
 
-/// A hit placed in the merged index order.
+/// A file of the merged search, in merged order.
+struct File {
+    /// The name of the index it belongs to.
+    name: String,
+    k: u32,
+}
+
+/// A hit placed in the merged file order.
 struct Merged {
-    index: usize,
+    file: usize,
     document: String,
     kmers_found: u32,
     kmers_total: u64,
@@ -75,39 +88,8 @@ fn load(path: &PathBuf) -> Result<Results> {
 
 pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
     let results: Vec<Results> = args.inputs.iter().map(load).collect::<Result<_>>()?;
-    let mut labels: Vec<String> = Vec::new();
-    let mut positions: Vec<HashMap<String, usize>> = Vec::new();
-    for (path, result) in args.inputs.iter().zip(&results) {
-        let mut local = HashMap::new();
-        for entry in &result.indexes {
-            if labels.contains(&entry.path) {
-                bail!(
-                    "{}: index {} is also in an earlier result; give each job's result once",
-                    path.display(),
-                    entry.path
-                );
-            }
-            local.insert(entry.path.clone(), labels.len());
-            labels.push(entry.path.clone());
-        }
-        positions.push(local);
-    }
-    let first = &results[0];
-    for (path, result) in args.inputs.iter().zip(&results) {
-        let same = result.queries.len() == first.queries.len()
-            && result
-                .queries
-                .iter()
-                .zip(&first.queries)
-                .all(|(a, b)| a.query == b.query);
-        if !same {
-            bail!(
-                "{}: its queries differ from those of {}; every job must search the same query file",
-                path.display(),
-                args.inputs[0].display()
-            );
-        }
-    }
+    let (files, offsets) = merged_files(&args.inputs, &results)?;
+    same_queries(&args.inputs, &results)?;
     let out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(
             std::fs::File::create(path)
@@ -116,18 +98,15 @@ pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
         None => Box::new(std::io::stdout().lock()),
     };
     let mut out = BufWriter::new(out);
-    let several = labels.len() > 1;
-    if several {
-        writeln!(
-            out,
-            "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction"
-        )?;
-    } else {
-        writeln!(out, "query\tdocument\tkmers_found\tkmers_total\tfraction")?;
-    }
+    let several = files.iter().any(|f| f.name != files[0].name);
+    let index_column = if several { "index\t" } else { "" };
+    writeln!(
+        out,
+        "query\t{index_column}document\tkmers_found\tkmers_total\tfraction\tidentity"
+    )?;
     let mut failures = 0;
-    for (number, query) in first.queries.iter().enumerate() {
-        let hits = match merge_query(&args, &results, &positions, number) {
+    for (number, query) in results[0].queries.iter().enumerate() {
+        let hits = match merge_query(&args, &results, &offsets, number) {
             Ok(hits) => hits,
             Err(error) => {
                 failures += 1;
@@ -136,17 +115,19 @@ pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
             }
         };
         for hit in hits {
+            let file = &files[hit.file];
             write!(out, "{}\t", query.query)?;
             if several {
-                write!(out, "{}\t", labels[hit.index])?;
+                write!(out, "{}\t", file.name)?;
             }
+            let fraction = fraction(hit.kmers_found, hit.kmers_total);
             writeln!(
                 out,
-                "{}\t{}\t{}\t{:.4}",
+                "{}\t{}\t{}\t{fraction:.4}\t{:.4}",
                 hit.document,
                 hit.kmers_found,
                 hit.kmers_total,
-                fraction(hit.kmers_found, hit.kmers_total)
+                identity(fraction, file.k)
             )?;
         }
     }
@@ -158,48 +139,90 @@ pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
     })
 }
 
+/// The files of all results in merged order, and where each result's files start; a file
+/// in two results is refused (its hits would count twice).
+fn merged_files(inputs: &[PathBuf], results: &[Results]) -> Result<(Vec<File>, Vec<usize>)> {
+    let mut files = Vec::new();
+    let mut offsets = Vec::new();
+    let mut seen = HashSet::new();
+    for (path, result) in inputs.iter().zip(results) {
+        offsets.push(files.len());
+        for entry in &result.indexes {
+            for file in &entry.files {
+                if !seen.insert(file.as_str()) {
+                    bail!(
+                        "{}: index file {file} is also in an earlier result; give each job's result once",
+                        path.display()
+                    );
+                }
+                files.push(File {
+                    name: entry.name.clone(),
+                    k: entry.k,
+                });
+            }
+        }
+    }
+    Ok((files, offsets))
+}
+
+fn same_queries(inputs: &[PathBuf], results: &[Results]) -> Result<()> {
+    let first = &results[0];
+    for (path, result) in inputs.iter().zip(results) {
+        let same = result.queries.len() == first.queries.len()
+            && result
+                .queries
+                .iter()
+                .zip(&first.queries)
+                .all(|(a, b)| a.query == b.query);
+        if !same {
+            bail!(
+                "{}: its queries differ from those of {}; every job must search the same query file",
+                path.display(),
+                inputs[0].display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The merged, ranked hits of query `number`, or the error a job reported for it.
 fn merge_query(
     args: &MergeResultsArgs,
     results: &[Results],
-    positions: &[HashMap<String, usize>],
+    offsets: &[usize],
     number: usize,
 ) -> Result<Vec<Merged>> {
     let mut hits = Vec::new();
-    for ((path, result), local) in args.inputs.iter().zip(results).zip(positions) {
+    for ((path, result), &offset) in args.inputs.iter().zip(results).zip(offsets) {
         let query = &result.queries[number];
         if let Some(error) = &query.error {
             bail!("{error} (in {})", path.display());
         }
+        let count: usize = result.indexes.iter().map(|e| e.files.len()).sum();
         for hit in &query.hits {
-            let index = match &hit.index {
-                Some(label) => *local.get(label).with_context(|| {
-                    format!(
-                        "{}: a hit names index {label}, which the result does not list",
-                        path.display()
-                    )
-                })?,
-                None if result.indexes.len() == 1 => local[&result.indexes[0].path],
+            let file = match hit.file {
+                Some(file) if file < count => file,
+                Some(file) => bail!(
+                    "{}: a hit names file {file}, but the result lists {count}",
+                    path.display()
+                ),
+                None if count == 1 => 0,
                 None => bail!(
-                    "{}: a hit does not say which index it is from",
+                    "{}: a hit does not say which index file it is from",
                     path.display()
                 ),
             };
             hits.push(Merged {
-                index,
+                file: offset + file,
                 document: hit.document.clone(),
                 kmers_found: hit.kmers_found,
                 kmers_total: hit.kmers_total,
             });
         }
     }
-    // Each job's hits of one index are in document order among equal scores; a stable sort
-    // by (score, index) keeps that order, which is the single search's tie-break.
-    hits.sort_by(|a, b| {
-        b.kmers_found
-            .cmp(&a.kmers_found)
-            .then(a.index.cmp(&b.index))
-    });
+    // Each job's hits of one file are in document order among equal scores; a stable sort
+    // by (score, file) keeps that order, which is the single search's tie-break.
+    hits.sort_by(|a, b| b.kmers_found.cmp(&a.kmers_found).then(a.file.cmp(&b.file)));
     if args.limit > 0 {
         hits.truncate(args.limit);
     }

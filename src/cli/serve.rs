@@ -139,9 +139,19 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
     let set = super::indexes::index_set(&args.indexes, &args.index_list, &args.subindexes)?;
+    let sources = set.sources();
+    let collections = sources
+        .of_file
+        .iter()
+        .zip(set.collection_files())
+        .map(|(&source, in_collection)| {
+            in_collection.then(|| sources.names[source as usize].clone())
+        })
+        .collect();
     let config = ServerConfig {
         indexes: set.paths,
         hidden: set.hidden,
+        collections,
         listen: args.listen,
         cache_bytes: args.cache_size,
         side_memory: args.side_memory,

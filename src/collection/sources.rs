@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
 use super::CollectionError;
 use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
-use crate::query::{Index, OpenError};
+use crate::query::{Index, IndexOptions, OpenError, Sources};
 
 /// Index files to search and the documents each must not report; see the module docs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,6 +24,8 @@ pub struct SearchSet {
     expected_documents: Vec<Option<u64>>,
     /// The collections read, with the generation seen.
     collections: Vec<(PathBuf, u64)>,
+    /// Per file: the collection (position in `collections`) it belongs to, if any.
+    collection_of: Vec<Option<usize>>,
 }
 
 /// One thing a path names.
@@ -126,12 +128,46 @@ impl SearchSet {
         let mut flags = keep.iter();
         self.expected_documents
             .retain(|_| *flags.next().unwrap_or(&true));
+        let mut flags = keep.iter();
+        self.collection_of
+            .retain(|_| *flags.next().unwrap_or(&true));
     }
 
     fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<u64>) {
         self.paths.push(path);
         self.hidden.push(hidden);
         self.expected_documents.push(expected);
+        let collection = expected.map(|_| self.collections.len());
+        self.collection_of.push(collection);
+    }
+
+    /// Per file: whether it belongs to a collection.
+    pub fn collection_files(&self) -> Vec<bool> {
+        self.collection_of.iter().map(Option::is_some).collect()
+    }
+
+    /// What answers call the files: a collection's files by the collection (its directory
+    /// as given), other files by their path as given.
+    pub fn sources(&self) -> Sources {
+        let mut sources = Sources::default();
+        let mut source_of_collection: HashMap<usize, u32> = HashMap::new();
+        for (path, collection) in self.paths.iter().zip(&self.collection_of) {
+            let source = match collection {
+                Some(c) => *source_of_collection.entry(*c).or_insert_with(|| {
+                    // Its directory as given, as a file is named by its path.
+                    sources
+                        .names
+                        .push(self.collections[*c].0.display().to_string());
+                    (sources.names.len() - 1) as u32
+                }),
+                None => {
+                    sources.names.push(path.display().to_string());
+                    (sources.names.len() - 1) as u32
+                }
+            };
+            sources.of_file.push(source);
+        }
+        sources
     }
 
     fn add_collection(
@@ -182,7 +218,12 @@ impl SearchSet {
         options: &HeaderOptions,
         side_memory: u64,
     ) -> Result<Arc<Index>, CollectionError> {
-        let index = Index::open_with(&self.paths, &self.hidden, options, side_memory)?;
+        let options = IndexOptions {
+            header: *options,
+            side_memory,
+            sources: Some(self.sources()),
+        };
+        let index = Index::open_with(&self.paths, &self.hidden, &options)?;
         for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
             if let Some(expected) = *expected {
                 if header.document_count() != expected {

@@ -71,8 +71,52 @@ pub struct Index {
     first_block: Vec<u32>,
     /// Block summaries: their headers, read at open.
     summaries: Summaries,
+    /// What answers call each file: its source.
+    sources: Sources,
     /// The side memory budget.
     side_memory: u64,
+}
+
+/// What answers call the files of an index: each file belongs to a source, a collection
+/// (named after its directory, whatever number of sub-indexes it has now) or a file of its own
+/// (named by its path as given).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// Per file: its source.
+    pub of_file: Vec<u32>,
+    /// Per source: its name.
+    pub names: Vec<String>,
+}
+
+impl Sources {
+    /// Every file a source of its own, named by its path.
+    pub fn of_files(paths: &[PathBuf]) -> Sources {
+        Sources {
+            of_file: (0..paths.len() as u32).collect(),
+            names: paths.iter().map(|p| p.display().to_string()).collect(),
+        }
+    }
+}
+
+/// How to open an index.
+#[derive(Clone, Debug)]
+pub struct IndexOptions {
+    /// Parameters for pre-2019 headers.
+    pub header: HeaderOptions,
+    /// Side-file pages (checksums, summaries) kept between queries, in bytes.
+    pub side_memory: u64,
+    /// What answers call the files (`None`: each file by its path).
+    pub sources: Option<Sources>,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            header: HeaderOptions::default(),
+            side_memory: SIDE_MEMORY_DEFAULT,
+            sources: None,
+        }
+    }
 }
 
 /// Documents of one index file that searches never report: a collection's removed documents
@@ -123,20 +167,25 @@ impl Index {
         hidden: &[Vec<u64>],
         options: &HeaderOptions,
     ) -> Result<Arc<Index>, OpenError> {
-        Index::open_with(paths, hidden, options, SIDE_MEMORY_DEFAULT)
+        let options = IndexOptions {
+            header: *options,
+            ..IndexOptions::default()
+        };
+        Index::open_with(paths, hidden, &options)
     }
 
-    /// As [`Index::open_hiding`], keeping at most `side_memory` bytes of side-file pages
-    /// (checksums, summaries) between queries (0: none; every query reads what it needs).
+    /// As [`Index::open_hiding`], as `options` say: at most `side_memory` bytes of side-file
+    /// pages (checksums, summaries) kept between queries (0: none; every query reads what it
+    /// needs), and the files named by their sources.
     pub fn open_with(
         paths: &[PathBuf],
         hidden: &[Vec<u64>],
-        options: &HeaderOptions,
-        side_memory: u64,
+        options: &IndexOptions,
     ) -> Result<Arc<Index>, OpenError> {
+        let side_memory = options.side_memory;
         let headers = paths
             .iter()
-            .map(|path| IndexHeader::open_with(path, options))
+            .map(|path| IndexHeader::open_with(path, &options.header))
             .collect::<Result<Vec<_>, _>>()?;
         let (integrity, sidecars) = Integrity::open(&headers, headers.len() as u32)?;
         let first_summary = (headers.len() + sidecars.len()) as u32;
@@ -151,6 +200,10 @@ impl Index {
             .then(|| Arc::new(PageCache::new(pages_budget, SIDE_PAGE_BYTES as usize)));
         index.summaries = summaries;
         index.side_memory = side_memory;
+        if let Some(sources) = &options.sources {
+            assert_eq!(sources.of_file.len(), paths.len(), "a source per file");
+            index.sources = sources.clone();
+        }
         for (file, documents) in hidden.iter().enumerate().take(paths.len()) {
             index.hide(file, documents)?;
         }
@@ -183,7 +236,8 @@ impl Index {
             }
         }
         let hidden = vec![None; headers.len()];
-        let read_paths = headers.iter().map(|h| h.path.clone()).collect();
+        let read_paths: Vec<PathBuf> = headers.iter().map(|h| h.path.clone()).collect();
+        let sources = Sources::of_files(&read_paths);
         Ok(Index {
             headers,
             blocks,
@@ -194,6 +248,7 @@ impl Index {
             first_block,
             summaries: Summaries::default(),
             side_memory: 0,
+            sources,
         })
     }
 
@@ -254,6 +309,25 @@ impl Index {
     /// format-1 summaries, checksum bitmaps of in-memory scoring.
     pub fn side_resident_bytes(&self) -> u64 {
         self.summaries.resident_bytes() + self.integrity.resident_bytes()
+    }
+
+    /// What answers call the files.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    /// The name answers give file `file`: its source's.
+    pub fn source_name(&self, file: u32) -> &str {
+        &self.sources.names[self.sources.of_file[file as usize] as usize]
+    }
+
+    /// Documents of file `file` that searches may report: all but the hidden ones (a
+    /// collection's removed documents and merge placeholders).
+    pub fn shown_documents(&self, file: u32) -> u64 {
+        let all = self.headers[file as usize].document_count();
+        all - self.hidden[file as usize]
+            .as_ref()
+            .map_or(0, HiddenDocuments::len)
     }
 
     /// The hidden documents of every file, in file order (`None`: nothing hidden).

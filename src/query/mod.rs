@@ -26,8 +26,10 @@ pub mod coverage;
 pub mod execute;
 pub mod hashing;
 mod index;
+mod matrix;
 pub mod output;
 pub mod plan;
+pub mod present;
 pub mod rank;
 pub mod resident;
 mod screen;
@@ -37,7 +39,8 @@ mod stats;
 
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
-pub use index::{HiddenDocuments, Index, OpenError, SIDE_MEMORY_DEFAULT};
+pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
+pub use present::{GroupTally, Grouping};
 pub use rank::{count_threshold, Hit};
 pub use screen::Summaries;
 pub use session::{

@@ -3,6 +3,7 @@
 use super::counters::Counters;
 use super::index::HiddenDocuments;
 use super::plan::PlanBlock;
+use super::present::{GroupTally, Grouping};
 
 /// A reported document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -24,8 +25,21 @@ pub struct RankOptions {
     pub threshold: f64,
     /// At most this many (0 = all).
     pub limit: usize,
+    /// Skip this many of the ranked documents first (paging through a large answer).
+    pub offset: usize,
     /// Keep document order instead of sorting (COBS does this when a query has one lookup).
     pub unsorted: bool,
+}
+
+/// What [`rank`] selected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranked {
+    /// The documents shown: `offset..offset + limit` of the ranking.
+    pub hits: Vec<Hit>,
+    /// Every document that reached the threshold (before offset and limit).
+    pub total: u64,
+    /// Hits by group, over all of them (with a grouping).
+    pub groups: Vec<GroupTally>,
 }
 
 /// The count a document needs: `ceil(threshold · kmers)` computed in f64, as COBS does.
@@ -36,7 +50,8 @@ pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
 /// Selects the documents of query `query` whose count reaches the threshold of their index,
 /// over the blocks whose index `include` accepts, and orders them by score descending, then
 /// index, then document (COBS's order). Documents in `hidden[index]` are never reported; they
-/// are dropped before the limit applies.
+/// are dropped before totals, groups, offset and limit.
+#[allow(clippy::too_many_arguments)]
 pub fn rank(
     blocks: &[PlanBlock],
     counters: &Counters,
@@ -45,7 +60,8 @@ pub fn rank(
     options: &RankOptions,
     include: impl Fn(u32) -> bool,
     hidden: &[Option<HiddenDocuments>],
-) -> Vec<Hit> {
+    grouping: Option<&Grouping>,
+) -> Ranked {
     let mut hits = Vec::new();
     for (number, block) in blocks.iter().enumerate() {
         if !include(block.index) {
@@ -66,7 +82,23 @@ pub fn rank(
             });
         });
     }
+    let total = hits.len() as u64;
+    let groups = grouping.map_or_else(Vec::new, |g| g.tally(&hits, kmers_total, &include));
+    page(&mut hits, options);
+    Ranked {
+        hits,
+        total,
+        groups,
+    }
+}
+
+/// Orders `hits` (in document order) and keeps `offset..offset + limit` of them.
+fn page(hits: &mut Vec<Hit>, options: &RankOptions) {
     // Blocks are visited in (index, document) order, so `hits` already is in document order.
+    let end = match options.limit {
+        0 => hits.len(),
+        limit => options.offset.saturating_add(limit).min(hits.len()),
+    };
     if !options.unsorted {
         let order = |a: &Hit, b: &Hit| {
             b.kmers_found
@@ -74,16 +106,14 @@ pub fn rank(
                 .then(a.index.cmp(&b.index))
                 .then(a.document.cmp(&b.document))
         };
-        if options.limit > 0 && options.limit < hits.len() {
-            hits.select_nth_unstable_by(options.limit - 1, order);
-            hits.truncate(options.limit);
+        if end > 0 && end < hits.len() {
+            hits.select_nth_unstable_by(end - 1, order);
         }
+        hits.truncate(end);
         hits.sort_unstable_by(order);
     }
-    if options.limit > 0 {
-        hits.truncate(options.limit);
-    }
-    hits
+    hits.truncate(end);
+    hits.drain(..options.offset.min(hits.len()));
 }
 
 #[cfg(test)]
@@ -142,9 +172,10 @@ mod tests {
         let all = RankOptions {
             threshold: 0.0,
             limit: 0,
+            offset: 0,
             unsorted: false,
         };
-        let hits = rank(&blocks, &counters, 0, &[10, 10], &all, |_| true, &[]);
+        let hits = rank(&blocks, &counters, 0, &[10, 10], &all, |_| true, &[], None).hits;
         let only_second = rank(
             &blocks,
             &counters,
@@ -153,7 +184,9 @@ mod tests {
             &all,
             |index| index == 1,
             &[],
-        );
+            None,
+        )
+        .hits;
         assert!(only_second.iter().all(|h| h.index == 1));
         assert_eq!(only_second.len(), 3);
         let keys: Vec<(u32, u64, u32)> = hits
@@ -180,11 +213,18 @@ mod tests {
             &RankOptions {
                 threshold: 0.5,
                 limit: 2,
+                offset: 0,
                 unsorted: false,
             },
             |_| true,
             &[],
+            None,
         );
+        assert_eq!(
+            top.total, 5,
+            "every document reaching 0.5, whatever the limit"
+        );
+        let top = top.hits;
         assert_eq!(top.len(), 2);
         assert_eq!((top[0].document, top[1].document), (1, 2));
         let unsorted = rank(
@@ -195,12 +235,39 @@ mod tests {
             &RankOptions {
                 threshold: 0.0,
                 limit: 0,
+                offset: 0,
                 unsorted: true,
             },
             |_| true,
             &[],
-        );
+            None,
+        )
+        .hits;
         assert_eq!(unsorted[0].document, 0);
+        // Pages of two, one after the other, are the whole ranking.
+        let mut pages = Vec::new();
+        for offset in (0..8).step_by(2) {
+            let options = RankOptions {
+                threshold: 0.0,
+                limit: 2,
+                offset,
+                unsorted: false,
+            };
+            pages.extend(
+                rank(
+                    &blocks,
+                    &counters,
+                    0,
+                    &[10, 10],
+                    &options,
+                    |_| true,
+                    &[],
+                    None,
+                )
+                .hits,
+            );
+        }
+        assert_eq!(pages, hits);
         assert_eq!(unsorted[0].kmers_found, 5);
     }
 
@@ -213,6 +280,7 @@ mod tests {
         let options = RankOptions {
             threshold: 0.5,
             limit: 2,
+            offset: 0,
             unsorted: false,
         };
         let top = rank(
@@ -223,7 +291,10 @@ mod tests {
             &options,
             |_| true,
             &hidden,
+            None,
         );
+        assert_eq!(top.total, 3, "hidden documents are not counted");
+        let top = top.hits;
         let keys: Vec<(u32, u64)> = top.iter().map(|h| (h.index, h.document)).collect();
         // (0, 1) and (0, 2) score 9 but are hidden; the limit still yields two documents.
         assert_eq!(keys, vec![(1, 0), (0, 0)]);

@@ -28,6 +28,7 @@ use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
 use super::hashing::KmerArena;
 use super::index::{Index, OpenError};
 use super::plan::{Plan, ReadShape};
+use super::present::{GroupTally, Grouping};
 use super::rank::{count_threshold, rank, Hit, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
@@ -81,12 +82,17 @@ pub enum SearchError {
 }
 
 /// Options of a search.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SearchOptions {
     /// Fraction of a query's k-mers a document must contain to be reported (COBS: `ceil(t·n)`).
     pub threshold: f64,
     /// Report at most this many documents (0 = all).
     pub limit: usize,
+    /// Skip this many of the ranked documents first (paging through a large answer; totals
+    /// and groups still count them all).
+    pub offset: usize,
+    /// Count the hits by group of a metadata column ([`QueryResult::groups`]).
+    pub group_by: Option<Arc<Grouping>>,
     /// Reproduce COBS's quirk of leaving results unsorted when a query has a single lookup.
     pub cobs_order: bool,
     /// Stop reading blocks in which no document can reach the threshold any more.
@@ -102,11 +108,34 @@ pub struct SearchOptions {
     pub waves: bool,
 }
 
+impl PartialEq for SearchOptions {
+    /// Equal options answer queries alike (and may share a batch): a grouping is equal to
+    /// itself only.
+    fn eq(&self, other: &SearchOptions) -> bool {
+        let groups = match (&self.group_by, &other.group_by) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        groups
+            && self.threshold == other.threshold
+            && self.limit == other.limit
+            && self.offset == other.offset
+            && self.cobs_order == other.cobs_order
+            && self.prune == other.prune
+            && self.coverage == other.coverage
+            && self.summaries == other.summaries
+            && self.waves == other.waves
+    }
+}
+
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             threshold: 0.8,
             limit: 0,
+            offset: 0,
+            group_by: None,
             cobs_order: false,
             prune: true,
             coverage: false,
@@ -121,8 +150,15 @@ impl Default for SearchOptions {
 pub struct QueryResult {
     /// k-mer positions of the query, per index (`L − k + 1`).
     pub kmers_total: Vec<u64>,
-    /// Reported documents, best first.
+    /// Reported documents, best first (`offset..offset + limit` of the ranking).
     pub hits: Vec<Hit>,
+    /// Documents that reached the threshold, whatever the limit (removed documents and
+    /// placeholders never count).
+    pub total_hits: u64,
+    /// Documents the query searched (removed documents and placeholders left out).
+    pub documents_searched: u64,
+    /// Hits by group, when asked for ([`SearchOptions::group_by`]).
+    pub groups: Vec<GroupTally>,
     /// What the query cost.
     pub stats: QueryStats,
     /// What its batch did as a whole (shared by the queries of the batch).
@@ -834,7 +870,7 @@ impl Session {
             .map(|x| self.arena.query(q, x).positions * self.index.headers()[x].num_hashes as u64)
             .sum();
         let selected = &self.work.selected[q * index_count..(q + 1) * index_count];
-        let hits = rank(
+        let ranked = rank(
             self.index.blocks(),
             &self.work.counters,
             q,
@@ -842,11 +878,17 @@ impl Session {
             &RankOptions {
                 threshold: options.threshold,
                 limit: options.limit,
+                offset: options.offset,
                 unsorted: options.cobs_order && lookups_single <= 1,
             },
             |index| selected[index as usize],
             self.index.hidden(),
+            options.group_by.as_deref(),
         );
+        let documents_searched = (0..index_count)
+            .filter(|&x| selected[x])
+            .map(|x| self.index.shown_documents(x as u32))
+            .sum();
         let mut stats = QueryStats::new(batch.engine, batch.source);
         stats.batch = batch.batch;
         stats.batch_queries = batch.queries;
@@ -874,7 +916,10 @@ impl Session {
         stats.total = hashing + batch.total + stats.ranking;
         QueryResult {
             kmers_total,
-            hits,
+            hits: ranked.hits,
+            total_hits: ranked.total,
+            documents_searched,
+            groups: ranked.groups,
             stats,
             batch: batch.clone(),
             coverage: Vec::new(),

@@ -418,7 +418,7 @@ async fn search_inner(
         queued: Instant::now(),
         reply,
     };
-    if state.dispatcher.submit(job).is_err() {
+    if !state.dispatcher.submit(job) {
         let mut error = ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is at capacity; retry in a moment",
@@ -488,7 +488,10 @@ async fn search_inner(
                     .enumerate()
                     .map(|(i, hit)| {
                         let index = &state.indexes[hit.index as usize];
-                        let document = index.names.get(hit.document as usize).to_string();
+                        let document = state.index.headers()[hit.index as usize]
+                            .names
+                            .get(hit.document as usize)
+                            .to_string();
                         let total = result.kmers_total[hit.index as usize];
                         let metadata = state.metadata.get(&document).map(|values| {
                             state
@@ -584,15 +587,17 @@ fn ms(d: Duration) -> f64 {
 /// `GET /api/indexes`: the served indexes (`status` "ok", or "changed" with the `error`), and
 /// those that could not be opened under `unavailable`.
 pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
+    /// One index as requests name it: a collection (all its files) or a file.
     #[derive(Serialize)]
     struct IndexInfo<'a> {
         name: &'a str,
         file: String,
+        files: Vec<&'a str>,
         status: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a str>,
         format: &'static str,
-        documents: usize,
+        documents: u64,
         k: u32,
         canonical: bool,
         hashes: u32,
@@ -600,26 +605,36 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
         page_size: u64,
         file_size: u64,
     }
-    let list: Vec<IndexInfo> = state
-        .indexes
-        .iter()
-        .enumerate()
-        .map(|(position, i)| (i, index_status(&state, position)))
-        .map(|(i, (status, error))| IndexInfo {
-            name: &i.name,
-            file: i.file.clone(),
-            status,
-            error,
-            format: i.format,
-            documents: i.names.len(),
-            k: i.k,
-            canonical: i.canonical,
-            hashes: i.hashes,
-            blocks: i.blocks,
-            page_size: i.page_size,
-            file_size: i.file_size,
-        })
-        .collect();
+    let mut list: Vec<IndexInfo> = Vec::new();
+    for (position, entry) in state.indexes.iter().enumerate() {
+        let (status, error) = index_status(&state, position);
+        match list.iter_mut().find(|info| info.name == entry.name) {
+            Some(info) => {
+                info.files.push(&entry.file);
+                info.documents += entry.documents;
+                info.blocks += entry.blocks;
+                info.file_size += entry.file_size;
+                if info.status == "ok" && status != "ok" {
+                    (info.status, info.error) = (status, error);
+                }
+            }
+            None => list.push(IndexInfo {
+                name: &entry.name,
+                file: entry.file.clone(),
+                files: vec![&entry.file],
+                status,
+                error,
+                format: entry.format,
+                documents: entry.documents,
+                k: entry.k,
+                canonical: entry.canonical,
+                hashes: entry.hashes,
+                blocks: entry.blocks,
+                page_size: entry.page_size,
+                file_size: entry.file_size,
+            }),
+        }
+    }
     let cache = state.cache.as_ref().map(|c| c.stats());
     axum::Json(serde_json::json!({
         "indexes": list,

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
+use crossbeam_channel::{bounded, Receiver, Sender};
 use tokio::sync::oneshot;
 
 use super::metrics::Metrics;
@@ -104,15 +104,13 @@ impl Dispatcher {
         }
     }
 
-    /// Queues a job; gives it back when the queue is full or the dispatcher is closed.
-    pub fn submit(&self, job: SearchJob) -> Result<(), SearchJob> {
+    /// Queues a job; false when the queue is full or the dispatcher is closed (the job
+    /// is dropped, so its caller hears nothing and answers "busy").
+    pub fn submit(&self, job: SearchJob) -> bool {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
-        match sender.as_ref() {
-            Some(sender) => sender.try_send(job).map_err(|e| match e {
-                TrySendError::Full(job) | TrySendError::Disconnected(job) => job,
-            }),
-            None => Err(job),
-        }
+        sender
+            .as_ref()
+            .is_some_and(|sender| sender.try_send(job).is_ok())
     }
 
     /// Stops taking jobs and gives the workers up to `wait` to finish what is queued.
@@ -174,7 +172,7 @@ fn worker(
         }
         // Jobs with equal options share one batch.
         while !live.is_empty() {
-            let options = live[0].options;
+            let options = live[0].options.clone();
             let (group, rest): (Vec<SearchJob>, Vec<SearchJob>) =
                 live.into_iter().partition(|j| j.options == options);
             live = rest;

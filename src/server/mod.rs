@@ -35,9 +35,9 @@ use std::time::{Duration, Instant};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::format::{DocumentNames, HeaderOptions};
+use crate::format::HeaderOptions;
 use crate::io::{EngineOptions, MemoryImage, PageCache, RowMemory, Warmup};
-use crate::query::{Index, OpenError, Session as Searcher};
+use crate::query::{Index, IndexOptions, OpenError, Session as Searcher, Sources};
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use dispatch::Dispatcher;
@@ -58,6 +58,9 @@ pub struct ServerConfig {
     /// Per index file, the documents never reported (a collection's removed documents and
     /// placeholders; see [`crate::collection::SearchSet`]). Missing entries hide nothing.
     pub hidden: Vec<Vec<u64>>,
+    /// Per index file, the name of the collection it belongs to (`None` or missing: a file
+    /// of its own). A collection is served under its name, whatever its sub-indexes.
+    pub collections: Vec<Option<String>>,
     /// Address to listen on.
     pub listen: SocketAddr,
     /// Page cache budget in bytes (0: no cache).
@@ -177,16 +180,17 @@ pub enum ServerError {
     },
 }
 
-/// What the server knows about one index.
+/// What the server knows about one index file.
 pub struct IndexEntry {
-    /// Name used in requests and results (file name without extension, made unique).
+    /// Name used in requests and results: its collection's, or the file name without
+    /// extension (made unique).
     pub name: String,
     /// File path as given.
     pub file: String,
     /// `compact` or `classic`.
     pub format: &'static str,
-    /// Document names.
-    pub names: DocumentNames,
+    /// Documents searches may report (placeholders and removed documents left out).
+    pub documents: u64,
     /// Term size.
     pub k: u32,
     /// Canonical k-mers.
@@ -258,15 +262,23 @@ impl AppState {
     pub fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
         let mut mask = vec![false; self.indexes.len()];
         for name in names {
-            if let Some(position) = self.indexes.iter().position(|i| &i.name == name) {
-                mask[position] = true;
+            let mut found = false;
+            for (position, entry) in self.indexes.iter().enumerate() {
+                if &entry.name == name {
+                    mask[position] = true;
+                    found = true;
+                }
+            }
+            if found {
+                continue;
             } else if let Some(broken) = self.unavailable.iter().find(|i| &i.name == name) {
                 return Err(SelectError::Unavailable(format!(
                     "index {name:?} is unavailable: {}",
                     broken.error
                 )));
             } else {
-                let known: Vec<&str> = self.indexes.iter().map(|i| i.name.as_str()).collect();
+                let mut known: Vec<&str> = self.indexes.iter().map(|i| i.name.as_str()).collect();
+                known.dedup();
                 return Err(SelectError::Invalid(format!(
                     "unknown index {name:?}; this server has: {}",
                     known.join(", ")
@@ -289,20 +301,49 @@ impl AppState {
     }
 }
 
-/// Unique names for index files: the file name without extension, numbered on clashes.
-fn index_names(paths: &[PathBuf]) -> Vec<String> {
+/// The sources of files named `names` (files of one name are one source).
+fn sources_of(names: &[String]) -> Sources {
+    let mut sources = Sources::default();
+    for name in names {
+        let source = match sources.names.iter().position(|n| n == name) {
+            Some(source) => source,
+            None => {
+                sources.names.push(name.clone());
+                sources.names.len() - 1
+            }
+        };
+        sources.of_file.push(source as u32);
+    }
+    sources
+}
+
+/// Names for index files, unique per source: a collection's files all take the
+/// collection's name (`collections[i]`, its directory's name), other files their file name
+/// without extension; a name taken by another source gets a number.
+fn index_names(paths: &[PathBuf], collections: &[Option<String>]) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(paths.len());
-    for path in paths {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "index".into());
+    // Names given so far, each with the collection it stands for (`None`: a plain file).
+    let mut taken: Vec<(String, Option<&str>)> = Vec::new();
+    for (position, path) in paths.iter().enumerate() {
+        let collection = collections.get(position).and_then(Option::as_deref);
+        if let Some(c) = collection {
+            if let Some((name, _)) = taken.iter().find(|(_, of)| *of == Some(c)) {
+                names.push(name.clone());
+                continue;
+            }
+        }
+        let stem = collection.map(str::to_string).unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "index".into())
+        });
         let mut name = stem.clone();
         let mut n = 2;
-        while names.contains(&name) {
+        while taken.iter().any(|(t, _)| *t == name) {
             name = format!("{stem}_{n}");
             n += 1;
         }
+        taken.push((name.clone(), collection));
         names.push(name);
     }
     names
@@ -324,7 +365,7 @@ struct Sorted {
 /// The indexes to serve: all of them, or with `skip_broken` those that open on their own,
 /// the others listed with their error.
 fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
-    let names = index_names(&config.indexes);
+    let names = index_names(&config.indexes, &config.collections);
     if !config.skip_broken {
         return Ok(Sorted {
             paths: config.indexes.clone(),
@@ -375,11 +416,17 @@ fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
 fn open_searchers(
     paths: &[PathBuf],
     hidden: &[Vec<u64>],
+    names: &[String],
     config: &ServerConfig,
 ) -> Result<(Vec<Searcher>, Option<RowMemory>), ServerError> {
     let workers = config.workers.max(1);
     // Headers, geometry and names are parsed once and shared; each worker adds its engine.
-    let index = Index::open_with(paths, hidden, &HeaderOptions::default(), config.side_memory)?;
+    let options = IndexOptions {
+        side_memory: config.side_memory,
+        sources: Some(sources_of(names)),
+        ..IndexOptions::default()
+    };
+    let index = Index::open_with(paths, hidden, &options)?;
     if config.summaries {
         // Their headers were read at open; a summaries file that cannot be used leaves its
         // index searched in full.
@@ -427,14 +474,17 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
     let watch = IndexWatch::capture(&paths)
         .map_err(|(path, source)| ServerError::Identity { path, source })?;
     let watch = Arc::new(watch);
-    let (searchers, memory) = open_searchers(&paths, &hidden, &config)?;
+    let (searchers, memory) = open_searchers(&paths, &hidden, &names, &config)?;
     let cache = memory.as_ref().and_then(|m| m.pages().cloned());
     let image = match &memory {
         Some(RowMemory::Image(image)) => Some(image.clone()),
         _ => None,
     };
-    let indexes = index_entries(&searchers[0], names);
+    let mut indexes = index_entries(&searchers[0], names);
     let shared_index = searchers[0].index().clone();
+    for (file, entry) in indexes.iter_mut().enumerate() {
+        entry.documents = shared_index.shown_documents(file as u32);
+    }
     let warm_ranges = searchers[0].warm_ranges();
     let metadata = match &config.metadata {
         Some(path) => Metadata::load(path).map_err(|e| ServerError::Metadata(e.to_string()))?,
@@ -484,7 +534,7 @@ fn index_entries(searcher: &Searcher, names: Vec<String>) -> Vec<IndexEntry> {
             name,
             file: header.path.display().to_string(),
             format: header.kind.as_str(),
-            names: header.names.clone(),
+            documents: 0,
             k: header.k,
             canonical: header.canonical,
             hashes: header.num_hashes,
@@ -586,7 +636,7 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
 }
 
 fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
-    let documents: usize = state.indexes.iter().map(|i| i.names.len()).sum();
+    let documents: u64 = state.indexes.iter().map(|i| i.documents).sum();
     tracing::info!(
         "at most {} connections, {} bytes of request body memory",
         limits.max_connections,
@@ -595,7 +645,7 @@ fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
     eprintln!(
         "bitsift: serving {}, {}, on http://{address}/ (Ctrl-C to stop)",
         crate::units::plural(state.indexes.len() as u64, "index"),
-        crate::units::plural(documents as u64, "document")
+        crate::units::plural(documents, "document")
     );
 }
 
@@ -630,6 +680,17 @@ mod tests {
             .iter()
             .map(PathBuf::from)
             .collect();
-        assert_eq!(index_names(&paths), vec!["x", "x_2", "y"]);
+        assert_eq!(index_names(&paths, &[]), vec!["x", "x_2", "y"]);
+        // A collection's files share its name; a file named like it gets a number.
+        let files: Vec<PathBuf> = [
+            "c/sub-1.cobs_compact",
+            "c/sub-2.cobs_compact",
+            "d/c.cobs_compact",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let of = [Some("c".to_string()), Some("c".to_string()), None];
+        assert_eq!(index_names(&files, &of), vec!["c", "c", "c_2"]);
     }
 }

@@ -204,7 +204,13 @@ impl<'o> Batch<'o> {
                             self.batch_reported = result.batch.batch;
                             eprintln!("# batch\t{}", result.batch.summary());
                         }
-                        eprintln!("# {}\t{}", record.name, result.stats.summary());
+                        eprintln!(
+                            "# {}\ttotal_hits={} documents_searched={} {}",
+                            record.name,
+                            result.total_hits,
+                            result.documents_searched,
+                            result.stats.summary()
+                        );
                     }
                 }
                 Err(error @ SearchError::ReadFailed(_)) => {

@@ -5,16 +5,16 @@ mod batch;
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
-use bitsift::query::output::{
-    IndexSummary, OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings,
-};
-use bitsift::query::{SearchOptions, Searcher};
+use bitsift::query::output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};
+use bitsift::query::present::threshold_for_identity;
+use bitsift::query::{Grouping, Index, SearchOptions, Searcher};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;
 use clap::Args;
@@ -68,11 +68,26 @@ pub struct QueryArgs {
     /// to the hits of TSV and JSON output
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
+    /// Count each query's hits by the values of this column of --metadata (species, say):
+    /// carriers, documents searched, fraction, and the carriers' scores; TSV output then has
+    /// one line per query and value, JSON a `groups` list per query
+    #[arg(
+        long,
+        value_name = "COLUMN",
+        requires = "metadata",
+        help_heading = "Output"
+    )]
+    group_by: Option<String>,
 
     /// Report documents containing at least this fraction of the query's k-mers (0 to 1)
     #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold,
           allow_negative_numbers = true, help_heading = "Search")]
     threshold: f64,
+    /// Report documents whose identity estimate (fraction of k-mers found, to the power 1/k:
+    /// a copy with random point substitutions) is at least this (0 to 1): instead of -t
+    #[arg(long, value_parser = parse_threshold, value_name = "IDENTITY",
+          conflicts_with = "threshold", help_heading = "Search")]
+    min_identity: Option<f64>,
     /// Report at most N documents per query (0: all)
     #[arg(
         short,
@@ -86,6 +101,9 @@ pub struct QueryArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
     format: OutputFormat,
+    /// --format matrix: cells say 1 (a hit at the threshold) or 0 instead of the fraction
+    #[arg(long, help_heading = "Output")]
+    presence: bool,
     /// TSV: add a status column and a line for each query without hits: no_hit (searched,
     /// nothing reached the threshold) or skipped_too_short / skipped_not_dna (not searched)
     #[arg(long, help_heading = "Output")]
@@ -310,11 +328,24 @@ fn load_metadata(path: &Path, searcher: &Searcher) -> Result<Metadata> {
     Ok(metadata)
 }
 
+/// Output options that only some formats have.
+fn check_output_options(args: &QueryArgs) -> Result<(), UsageError> {
+    let tabular = matches!(args.format, OutputFormat::Tsv | OutputFormat::Json);
+    if args.presence && args.format != OutputFormat::Matrix {
+        return Err(UsageError("--presence applies to --format matrix".into()));
+    }
+    if args.group_by.is_some() && !tabular {
+        return Err(UsageError("--group-by writes --format tsv or json".into()));
+    }
+    Ok(())
+}
+
 fn output_setup<'a>(
     args: &QueryArgs,
-    searcher: &Searcher,
+    index: &'a Index,
     reading: BaseReading,
     metadata: Option<&'a Metadata>,
+    threshold: f64,
 ) -> OutputSetup<'a> {
     let (bases, fold_case) = match reading {
         BaseReading::Standard => ("standard", false),
@@ -322,28 +353,31 @@ fn output_setup<'a>(
     };
     OutputSetup {
         format: args.format,
-        names: searcher.headers().map(|h| h.names.clone()).collect(),
-        indexes: searcher.headers().map(IndexSummary::of).collect(),
+        index,
         verbatim: args.sequence.is_some(),
         report_misses: args.report_misses,
         metadata,
+        presence: args.presence,
+        group_by: args.group_by.clone(),
         coverage: args.coverage,
         provenance: Provenance {
             version: bitsift::VERSION,
             search: SearchSettings {
-                threshold: args.threshold,
+                threshold,
                 limit: args.limit,
                 bases,
                 fold_case,
                 prune: !args.no_prune,
                 summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
                 metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
+                group_by: args.group_by.clone(),
             },
         },
     }
 }
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
+    check_output_options(&args)?;
     let reading = base_reading(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&args, ui)?;
@@ -351,12 +385,26 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         Some(path) => Some(load_metadata(path, &searcher)?),
         None => None,
     };
+    let index = searcher.index().clone();
+    let threshold = match args.min_identity {
+        Some(identity) => threshold_for_identity(identity, index.k_max()),
+        None => args.threshold,
+    };
+    let group_by = match (&args.group_by, &metadata) {
+        (Some(column), Some(metadata)) => Some(Arc::new(
+            Grouping::new(&index, metadata, column)
+                .map_err(|e| UsageError(format!("--group-by: {e}")))?,
+        )),
+        _ => None,
+    };
     let sink = Sink::open(args.output.as_deref())?;
-    let setup = output_setup(&args, &searcher, reading, metadata.as_ref());
+    let setup = output_setup(&args, &index, reading, metadata.as_ref(), threshold);
     let mut writer = ResultWriter::new(BufWriter::with_capacity(1 << 16, sink), setup);
     let options = SearchOptions {
-        threshold: args.threshold,
+        threshold,
         limit: args.limit,
+        offset: 0,
+        group_by,
         cobs_order: args.format == OutputFormat::Cobs,
         prune: !args.no_prune,
         coverage: args.coverage,
