@@ -1,7 +1,7 @@
 //! `bitsift serve`.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -144,8 +144,16 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         .of_file
         .iter()
         .zip(set.collection_files())
+        // The server names a collection by its directory's name (as it names a file by
+        // its file name).
         .map(|(&source, in_collection)| {
-            in_collection.then(|| sources.names[source as usize].clone())
+            in_collection.then(|| {
+                let directory = Path::new(&sources.names[source as usize]);
+                directory.file_name().map_or_else(
+                    || directory.display().to_string(),
+                    |name| name.to_string_lossy().into_owned(),
+                )
+            })
         })
         .collect();
     let config = ServerConfig {
