@@ -14,7 +14,7 @@ use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
-use bitsift::query::present::threshold_for_identity;
+use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, OpenError, SearchError, SearchOptions, Session};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -472,11 +472,10 @@ impl PyIndex {
         group_by: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let threshold = match min_identity {
-            Some(identity) => {
-                threshold_for_identity(options::threshold(identity)?, self.index.k_max())
-            }
-            None => threshold,
-        };
+            Some(identity) => options::cutoff(Cutoff::Identity(identity))?,
+            None => Cutoff::Fraction(threshold),
+        }
+        .threshold(self.index.k_max());
         let request = Request {
             options: SearchOptions {
                 summaries,

@@ -1,6 +1,7 @@
 //! Options given from Python, checked with the command line's words.
 
 use bitsift::io::{DirectIo, EngineChoice};
+use bitsift::query::present::Cutoff;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -66,17 +67,10 @@ pub fn count(name: &str, value: i64) -> PyResult<usize> {
 
 /// The threshold of a search: a fraction from 0 to 1, as `bitsift query -t` accepts.
 pub fn threshold(value: f64) -> PyResult<f64> {
-    const MEANING: &str =
-        "the threshold is the fraction of a query's k-mers a document must contain, from 0 to 1 (e.g. 0.8)";
-    if value.is_nan() {
-        return Err(PyValueError::new_err(format!(
-            "\"nan\" is not a number; {MEANING}"
-        )));
-    }
-    if !(0.0..=1.0).contains(&value) {
-        return Err(PyValueError::new_err(format!(
-            "{value} is out of range; {MEANING}"
-        )));
-    }
-    Ok(value)
+    cutoff(Cutoff::Fraction(value)).map(|_| value)
+}
+
+/// A threshold or a minimum identity, checked as every front end checks it.
+pub fn cutoff(cutoff: Cutoff) -> PyResult<Cutoff> {
+    cutoff.checked().map_err(PyValueError::new_err)
 }

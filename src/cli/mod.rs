@@ -16,6 +16,7 @@ mod serve;
 mod synth;
 mod verify;
 
+use bitsift::query::present::Cutoff;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -248,18 +249,22 @@ fn parse_read_size(text: &str) -> Result<u64, String> {
 /// Parses a threshold in 0..=1 for clap (which must let negative numbers through to it,
 /// `allow_negative_numbers`, so that `-t -1` gets this message).
 fn parse_threshold(text: &str) -> Result<f64, String> {
-    const MEANING: &str =
-        "the threshold is the fraction of a query's k-mers a document must contain, from 0 to 1 (e.g. 0.8)";
-    let value: f64 = text
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v: &f64| !v.is_nan())
-        .ok_or_else(|| format!("{text:?} is not a number; {MEANING}"))?;
-    if !(0.0..=1.0).contains(&value) {
-        return Err(format!("{text} is out of range; {MEANING}"));
+    parse_cutoff(text, Cutoff::Fraction)
+}
+
+/// Parses an identity in 0..=1 for clap.
+pub(crate) fn parse_identity(text: &str) -> Result<f64, String> {
+    parse_cutoff(text, Cutoff::Identity)
+}
+
+fn parse_cutoff(text: &str, cutoff: fn(f64) -> Cutoff) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) => cutoff(value).checked().map(|_| value),
+        Err(_) => Err(format!(
+            "{text:?} is not a number; {}",
+            cutoff(0.0).meaning()
+        )),
     }
-    Ok(value)
 }
 
 #[cfg(test)]

@@ -184,23 +184,69 @@ pub struct ResultWriter<'a, W: Write> {
     line: String,
 }
 
+/// One hit as every JSON answer carries it (the command line's and the server's).
 #[derive(Serialize)]
-struct JsonHit<'a> {
-    document: &'a str,
+pub struct JsonHit<'a> {
+    /// The document's name.
+    pub document: &'a str,
+    /// The name of its index (a collection, or a file), when answers need it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    index: Option<&'a str>,
+    pub index: Option<&'a str>,
     /// The hit's file, numbered through `indexes[].files` in order, when there are several
     /// (`merge-results` ranks by it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<u32>,
-    kmers_found: u32,
-    kmers_total: u64,
-    fraction: f64,
-    identity: f64,
+    pub file: Option<u32>,
+    /// Query k-mers found in the document.
+    pub kmers_found: u32,
+    /// Query k-mers.
+    pub kmers_total: u64,
+    /// `kmers_found / kmers_total`, to 4 decimals.
+    pub fraction: f64,
+    /// The identity estimate of the fraction (see [`super::present`]), to 4 decimals.
+    pub identity: f64,
+    /// Where the hit matches, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    coverage: Option<&'a Coverage>,
+    pub coverage: Option<&'a Coverage>,
+    /// The document's row of the metadata table, when one is given and lists it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl<'a> JsonHit<'a> {
+    /// Hit `i` of `result`, a search of `index`, without label or metadata.
+    pub fn of(index: &'a Index, result: &'a QueryResult, i: usize) -> JsonHit<'a> {
+        let hit = &result.hits[i];
+        let header = &index.headers()[hit.index as usize];
+        let total = result.kmers_total[hit.index as usize];
+        let fraction = fraction(hit.kmers_found, total);
+        JsonHit {
+            document: header.names.get(hit.document as usize),
+            index: None,
+            file: None,
+            kmers_found: hit.kmers_found,
+            kmers_total: total,
+            fraction: rounded(fraction),
+            identity: rounded(identity(fraction, header.k)),
+            coverage: result.coverage.get(i),
+            metadata: None,
+        }
+    }
+}
+
+/// The row of `document` in `metadata` as a JSON object, if the table lists it.
+pub fn metadata_json(
+    metadata: &Metadata,
+    document: &str,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let values = metadata.get(document)?;
+    Some(
+        metadata
+            .columns()
+            .iter()
+            .zip(values)
+            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 #[derive(Serialize)]
@@ -474,19 +520,6 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         }
     }
 
-    fn json_metadata(&self, document: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
-        let metadata = self.setup.metadata?;
-        let values = metadata.get(document)?;
-        Some(
-            metadata
-                .columns()
-                .iter()
-                .zip(values)
-                .map(|(c, v)| (c.clone(), serde_json::Value::String(v.clone())))
-                .collect(),
-        )
-    }
-
     /// One query as JSON, its hits written one at a time (an answer of 600,000 hits never
     /// exists as one string).
     fn json_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
@@ -514,20 +547,13 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             if i > 0 {
                 write!(self.out, ",")?;
             }
-            let total = result.kmers_total[hit.index as usize];
-            let document = self.document(hit.index, hit.document);
-            let fraction = fraction(hit.kmers_found, total);
-            let entry = JsonHit {
-                document,
-                index: self.label(hit.index),
-                file: (self.setup.index.headers().len() > 1).then_some(hit.index),
-                kmers_found: hit.kmers_found,
-                kmers_total: total,
-                fraction: rounded(fraction),
-                identity: rounded(identity(fraction, self.k(hit.index))),
-                coverage: result.coverage.get(i),
-                metadata: self.json_metadata(document),
-            };
+            let mut entry = JsonHit::of(self.setup.index, result, i);
+            entry.index = self.label(hit.index);
+            entry.file = (self.setup.index.headers().len() > 1).then_some(hit.index);
+            entry.metadata = self
+                .setup
+                .metadata
+                .and_then(|m| metadata_json(m, entry.document));
             serde_json::to_writer(&mut self.out, &entry)?;
         }
         write!(self.out, "],\"stats\":")?;

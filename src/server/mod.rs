@@ -18,18 +18,21 @@
 //! Endpoints: `POST /api/search`, `GET /api/indexes`, `GET /api/openapi.json`,
 //! `GET /healthz`, `GET /metrics` (Prometheus), `GET /` (the web page).
 
+mod answer;
 pub mod api;
 pub mod body;
 pub mod connections;
 pub mod dispatch;
 pub mod metadata;
 pub mod metrics;
+mod request;
 pub mod watch;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::routing::{get, post};
@@ -37,7 +40,7 @@ use axum::Router;
 
 use crate::format::HeaderOptions;
 use crate::io::{EngineOptions, MemoryImage, PageCache, RowMemory, Warmup};
-use crate::query::{Index, IndexOptions, OpenError, Session as Searcher, Sources};
+use crate::query::{Grouping, Index, IndexOptions, OpenError, Session as Searcher, Sources};
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use dispatch::Dispatcher;
@@ -112,7 +115,7 @@ impl ServerConfig {
     /// never more than the body memory budget can hold.
     pub fn body_bytes_max(&self) -> usize {
         let queries = (self.max_query_bases + 256)
-            .saturating_mul(api::QUERIES_PER_REQUEST_MAX)
+            .saturating_mul(request::QUERIES_PER_REQUEST_MAX)
             .clamp(1 << 20, 256 << 20);
         match self.body_memory {
             Some(bytes) => {
@@ -230,6 +233,8 @@ pub struct AppState {
     pub body_budget: BodyBudget,
     /// Document metadata.
     pub metadata: Metadata,
+    /// Groupings of the documents by a metadata column, made on first use per column.
+    pub groupings: Mutex<HashMap<String, Arc<Grouping>>>,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
     /// The shared page cache.
@@ -258,6 +263,23 @@ pub enum SelectError {
 }
 
 impl AppState {
+    /// The grouping of the documents by `column` of the metadata, made on first use; an
+    /// error when the server has no such column.
+    pub fn grouping(&self, column: &str) -> Result<Arc<Grouping>, String> {
+        if self.metadata.columns().is_empty() {
+            return Err(format!(
+                "cannot group by {column:?}: this server was started without a sample table"
+            ));
+        }
+        let mut groupings = self.groupings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(grouping) = groupings.get(column) {
+            return Ok(grouping.clone());
+        }
+        let grouping = Arc::new(Grouping::new(&self.index, &self.metadata, column)?);
+        groupings.insert(column.to_string(), grouping.clone());
+        Ok(grouping)
+    }
+
     /// The selection mask for index `names`, or an error naming the unknown or unavailable one.
     pub fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
         let mut mask = vec![false; self.indexes.len()];
@@ -516,6 +538,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         watch,
         body_budget,
         metadata,
+        groupings: Mutex::new(HashMap::new()),
         metrics,
         cache,
         image,

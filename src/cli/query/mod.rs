@@ -13,14 +13,16 @@ use bitsift::format::HeaderOptions;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
 use bitsift::query::output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};
-use bitsift::query::present::threshold_for_identity;
+use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, SearchOptions, Searcher};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;
 use clap::Args;
 
 use super::output_file::Sink;
-use super::{parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError};
+use super::{
+    parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
+};
 use batch::{Batch, Skips};
 
 #[derive(Args, Debug)]
@@ -85,7 +87,7 @@ pub struct QueryArgs {
     threshold: f64,
     /// Report documents whose identity estimate (fraction of k-mers found, to the power 1/k:
     /// a copy with random point substitutions) is at least this (0 to 1): instead of -t
-    #[arg(long, value_parser = parse_threshold, value_name = "IDENTITY",
+    #[arg(long, value_parser = parse_identity, value_name = "IDENTITY",
           conflicts_with = "threshold", help_heading = "Search")]
     min_identity: Option<f64>,
     /// Report at most N documents per query (0: all)
@@ -387,9 +389,10 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     };
     let index = searcher.index().clone();
     let threshold = match args.min_identity {
-        Some(identity) => threshold_for_identity(identity, index.k_max()),
-        None => args.threshold,
-    };
+        Some(identity) => Cutoff::Identity(identity),
+        None => Cutoff::Fraction(args.threshold),
+    }
+    .threshold(index.k_max());
     let group_by = match (&args.group_by, &metadata) {
         (Some(column), Some(metadata)) => Some(Arc::new(
             Grouping::new(&index, metadata, column)
