@@ -1446,3 +1446,119 @@ fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
     assert_eq!(found["stats"]["bytes_read"], 0);
     assert_eq!(found["results"], expected["results"]);
 }
+
+/// Issue 19 through the API: totals whatever the limit, pages that add up to the whole
+/// ranking, groups counted from the metadata, the identity cutoff, and the command line's
+/// TSV and matrix as downloads.
+#[test]
+fn answers_carry_totals_pages_groups_and_downloads() {
+    let dir = temp_dir();
+    let (plasmids, phage, metadata) = fixtures(dir.path());
+    let server = Server::start(
+        &[&plasmids, &phage],
+        &["--metadata", metadata.to_str().unwrap()],
+    );
+    let gene = first_gene();
+    let ask = |extra: Value| {
+        let mut body = serde_json::json!({"sequence": gene, "threshold": 0.0});
+        for (key, value) in extra.as_object().unwrap() {
+            body[key] = value.clone();
+        }
+        post(server.address, &body)
+    };
+    let whole = ask(serde_json::json!({"limit": 0})).json();
+    let result = &whole["results"][0];
+    assert_eq!(result["total_hits"], 4, "{result}");
+    assert_eq!(result["documents_searched"], 4);
+    let all: Vec<Value> = result["hits"].as_array().unwrap().clone();
+    assert_eq!(all.len(), 4);
+    assert_eq!(all[0]["identity"], 1.0, "a whole copy: {}", all[0]);
+    let mut paged = Vec::new();
+    for offset in 0..5 {
+        let page = ask(serde_json::json!({"limit": 1, "offset": offset})).json();
+        let page = &page["results"][0];
+        assert_eq!(page["total_hits"], 4, "every page says the total");
+        assert_eq!(page["offset"], offset);
+        paged.extend(page["hits"].as_array().unwrap().iter().cloned());
+    }
+    assert_eq!(paged, all, "the pages are the ranking");
+
+    // Groups, counted again from the hits and the table.
+    let grouped = ask(serde_json::json!({"limit": 1, "group_by": "species"})).json();
+    let groups = grouped["results"][0]["groups"].as_array().unwrap().clone();
+    let species = |hit: &Value| {
+        hit["metadata"]["species"]
+            .as_str()
+            .unwrap_or("NA")
+            .to_string()
+    };
+    for group in &groups {
+        let value = group["value"].as_str().unwrap();
+        let carriers = all.iter().filter(|h| species(h) == value).count();
+        assert_eq!(group["carriers"], carriers, "{group}");
+        assert_eq!(
+            group["searched"], carriers,
+            "threshold 0: every document is a hit"
+        );
+    }
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    // A click on a group: only its hits, the totals unchanged.
+    let only =
+        ask(serde_json::json!({"limit": 0, "group_by": "species", "group": "K. pneumoniae"}))
+            .json();
+    let only = &only["results"][0];
+    assert_eq!(only["total_hits"], 4);
+    let shown = only["hits"].as_array().unwrap();
+    assert_eq!(shown.len(), 1, "{only}");
+    assert!(shown.iter().all(|h| species(h) == "K. pneumoniae"));
+    let unknown = ask(serde_json::json!({"group_by": "host"}));
+    assert_eq!(unknown.status, 400);
+    assert!(unknown.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("no column \"host\""));
+
+    // The identity cutoff is a threshold on the estimate.
+    let exact = post(
+        server.address,
+        &serde_json::json!({"sequence": gene, "min_identity": 1.0}),
+    )
+    .json();
+    let by_fraction = post(
+        server.address,
+        &serde_json::json!({"sequence": gene, "threshold": 1.0}),
+    )
+    .json();
+    assert_eq!(
+        exact["results"][0]["hits"],
+        by_fraction["results"][0]["hits"]
+    );
+    let both = post(
+        server.address,
+        &serde_json::json!({"sequence": gene, "threshold": 0.5, "min_identity": 0.9}),
+    );
+    assert_eq!(both.status, 400);
+
+    // Downloads: the command line's TSV and matrix.
+    let tsv = ask(serde_json::json!({"limit": 0, "format": "tsv"}));
+    assert_eq!(tsv.status, 200);
+    assert!(tsv
+        .headers
+        .to_ascii_lowercase()
+        .contains("content-type: text/tab-separated-values"));
+    let lines: Vec<&str> = tsv.body.lines().collect();
+    assert_eq!(
+        lines[0],
+        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus\tspecies\tsource"
+    );
+    assert_eq!(lines.len(), 5, "{}", tsv.body);
+    let matrix = ask(serde_json::json!({"limit": 0, "format": "matrix", "presence": true}));
+    let rows: Vec<&str> = matrix.body.lines().collect();
+    assert_eq!(rows[0], "document\tindex\tquery");
+    assert_eq!(rows.len(), 5);
+    assert!(
+        rows[1..].iter().all(|r| r.ends_with("\t1")),
+        "{}",
+        matrix.body
+    );
+}

@@ -180,6 +180,20 @@ impl Grouping {
         &self.column
     }
 
+    /// The number of group `value` ([`NOT_LISTED`] for documents the table does not list),
+    /// or a number no document has when no document has that value.
+    pub fn group_number(&self, value: &str) -> u32 {
+        self.values
+            .iter()
+            .position(|v| v == value)
+            .map_or(u32::MAX, |n| n as u32)
+    }
+
+    /// The group of a hit's document.
+    pub fn group_of(&self, hit: &Hit) -> u32 {
+        self.group_of[hit.index as usize][hit.document as usize]
+    }
+
     /// Tallies `hits` (every hit of an answer, not only those shown) of a query that searched
     /// the files `searched` accepts, whose k-mer total per file is `kmers_total`. Groups
     /// with carriers come first, most carriers first (ties by value); then the groups that
@@ -193,7 +207,7 @@ impl Grouping {
         let groups = self.values.len();
         let mut scores: Vec<Vec<f32>> = vec![Vec::new(); groups];
         for hit in hits {
-            let group = self.group_of[hit.index as usize][hit.document as usize];
+            let group = self.group_of(hit);
             let total = kmers_total[hit.index as usize];
             let fraction = if total == 0 {
                 0.0

@@ -50,7 +50,8 @@ pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
 /// Selects the documents of query `query` whose count reaches the threshold of their index,
 /// over the blocks whose index `include` accepts, and orders them by score descending, then
 /// index, then document (COBS's order). Documents in `hidden[index]` are never reported; they
-/// are dropped before totals, groups, offset and limit.
+/// are dropped before totals, groups, offset and limit. With a grouping, the hits are
+/// tallied by group, and with a group too (its number), only that group's hits are shown.
 #[allow(clippy::too_many_arguments)]
 pub fn rank(
     blocks: &[PlanBlock],
@@ -60,7 +61,7 @@ pub fn rank(
     options: &RankOptions,
     include: impl Fn(u32) -> bool,
     hidden: &[Option<HiddenDocuments>],
-    grouping: Option<&Grouping>,
+    grouping: Option<(&Grouping, Option<u32>)>,
 ) -> Ranked {
     let mut hits = Vec::new();
     for (number, block) in blocks.iter().enumerate() {
@@ -83,7 +84,10 @@ pub fn rank(
         });
     }
     let total = hits.len() as u64;
-    let groups = grouping.map_or_else(Vec::new, |g| g.tally(&hits, kmers_total, &include));
+    let groups = grouping.map_or_else(Vec::new, |(g, _)| g.tally(&hits, kmers_total, &include));
+    if let Some((grouping, Some(only))) = grouping {
+        hits.retain(|hit| grouping.group_of(hit) == only);
+    }
     page(&mut hits, options);
     Ranked {
         hits,

@@ -93,6 +93,9 @@ pub struct SearchOptions {
     pub offset: usize,
     /// Count the hits by group of a metadata column ([`QueryResult::groups`]).
     pub group_by: Option<Arc<Grouping>>,
+    /// With `group_by`: show only the hits of this group (its value); totals and groups
+    /// still count every hit.
+    pub only_group: Option<String>,
     /// Reproduce COBS's quirk of leaving results unsorted when a query has a single lookup.
     pub cobs_order: bool,
     /// Stop reading blocks in which no document can reach the threshold any more.
@@ -121,6 +124,7 @@ impl PartialEq for SearchOptions {
             && self.threshold == other.threshold
             && self.limit == other.limit
             && self.offset == other.offset
+            && self.only_group == other.only_group
             && self.cobs_order == other.cobs_order
             && self.prune == other.prune
             && self.coverage == other.coverage
@@ -136,6 +140,7 @@ impl Default for SearchOptions {
             limit: 0,
             offset: 0,
             group_by: None,
+            only_group: None,
             cobs_order: false,
             prune: true,
             coverage: false,
@@ -883,7 +888,10 @@ impl Session {
             },
             |index| selected[index as usize],
             self.index.hidden(),
-            options.group_by.as_deref(),
+            options.group_by.as_deref().map(|grouping| {
+                let only = options.only_group.as_deref();
+                (grouping, only.map(|value| grouping.group_number(value)))
+            }),
         );
         let documents_searched = (0..index_count)
             .filter(|&x| selected[x])

@@ -167,6 +167,7 @@ async fn search_inner(
         limit: request.limit.unwrap_or(LIMIT_DEFAULT),
         offset: request.offset,
         group_by,
+        only_group: request.group.clone(),
         summaries: state.config.summaries,
         coverage: request.coverage,
         ..SearchOptions::default()
@@ -174,7 +175,11 @@ async fn search_inner(
     let settings = SearchSettings {
         threshold,
         limit: options.limit,
-        bases: if request.fold_case { "standard" } else { "cobs" },
+        bases: if request.fold_case {
+            "standard"
+        } else {
+            "cobs"
+        },
         fold_case: false,
         prune: options.prune,
         summaries: options.summaries,
@@ -316,12 +321,17 @@ fn answered(
             }
             Err(SearchError::TooShort { length, k }) => Err((
                 SkipReason::TooShort,
-                format!("query is {length} bases, shorter than k = {k}; it has no k-mer to look up"),
+                format!(
+                    "query is {length} bases, shorter than k = {k}; it has no k-mer to look up"
+                ),
             )),
             Err(SearchError::ReadFailed(e)) => {
                 // Only this query needed the failed rows: the others of the batch stand.
                 read_failures += 1;
-                Err((SkipReason::ReadFailed, format!("reading the index failed: {e}")))
+                Err((
+                    SkipReason::ReadFailed,
+                    format!("reading the index failed: {e}"),
+                ))
             }
             Err(SearchError::Io(e)) => {
                 return Err(ApiError::new(

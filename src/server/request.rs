@@ -72,6 +72,10 @@ pub struct SearchRequest {
     /// `GET /api/indexes`).
     #[serde(default)]
     pub group_by: Option<String>,
+    /// With `group_by`: return only the hits of this group (a value of the column, `NA` for
+    /// documents the table does not list); totals and groups still count every hit.
+    #[serde(default)]
+    pub group: Option<String>,
     /// `json` (default), `tsv` or `matrix` (the command line's outputs, as downloads).
     #[serde(default)]
     pub format: AnswerFormat,
@@ -115,6 +119,11 @@ impl SearchRequest {
         if self.presence && self.format != AnswerFormat::Matrix {
             return Err(ApiError::bad_request(
                 "\"presence\" applies to \"format\": \"matrix\"",
+            ));
+        }
+        if self.group.is_some() && self.group_by.is_none() {
+            return Err(ApiError::bad_request(
+                "\"group\" names a value of the \"group_by\" column: give both",
             ));
         }
         if self.group_by.is_some() && self.format == AnswerFormat::Matrix {
@@ -293,7 +302,11 @@ mod tests {
         assert_eq!(exact[0].sequence, b"acgtACGT");
         let err = queries_of(&mut request(r#"{"fasta": ">p\nMKTLLILAVL\n"}"#), 100).unwrap_err();
         assert_eq!(err.status, StatusCode::BAD_REQUEST);
-        assert!(err.message.contains("looks like a protein"), "{}", err.message);
+        assert!(
+            err.message.contains("looks like a protein"),
+            "{}",
+            err.message
+        );
         let err = queries_of(&mut request(r#"{"sequence": "  "}"#), 100).unwrap_err();
         assert!(err.message.contains("is empty"));
         let err = queries_of(&mut request(r#"{"sequence": "ACGTACGT"}"#), 4).unwrap_err();
@@ -314,7 +327,9 @@ mod tests {
         let both = request(r#"{"threshold": 0.5, "min_identity": 0.99}"#).cutoff();
         assert!(both.unwrap_err().message.contains("not both"));
         let out = request(r#"{"threshold": 1.5}"#).cutoff().unwrap_err();
-        assert!(out.message.starts_with("1.5 is out of range; the threshold"));
+        assert!(out
+            .message
+            .starts_with("1.5 is out of range; the threshold"));
         let presence = request(r#"{"presence": true}"#).check_output().unwrap_err();
         assert!(presence.message.contains("matrix"));
     }

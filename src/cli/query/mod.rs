@@ -408,6 +408,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         limit: args.limit,
         offset: 0,
         group_by,
+        only_group: None,
         cobs_order: args.format == OutputFormat::Cobs,
         prune: !args.no_prune,
         coverage: args.coverage,
