@@ -152,8 +152,7 @@ fn grouped_fixture(dir: &Path) -> (PathBuf, PathBuf, PathBuf, HashMap<String, St
     std::fs::write(&metadata, table).unwrap();
     // A stretch shared by several genomes: queries hit 1 to 12 of them.
     let mut queries = Vec::new();
-    for q in 0..8 {
-        let source = &sequences[q];
+    for (q, source) in sequences.iter().take(8).enumerate() {
         queries.push((format!("q{q}"), source[100..700].to_vec()));
     }
     queries.push(("random".into(), rng.dna(500)));

@@ -15,7 +15,7 @@ use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
 use bitsift::query::present::Cutoff;
-use bitsift::query::{Grouping, Index, OpenError, SearchError, SearchOptions, Session};
+use bitsift::query::{Grouping, Index, SearchError, SearchOptions, Session, SessionSetup};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -35,32 +35,6 @@ const _: () = assert!(QUEUE_DEPTH_DEFAULT == 64);
 /// Query bases searched in one batch at most (the command line's bound): a huge query file
 /// is answered batch by batch.
 const BATCH_BYTES_MAX: usize = 64 << 20;
-
-/// How every session of an index is set up.
-struct SessionSetup {
-    engine: EngineOptions,
-    /// Budget of the row memory shared by all sessions (a paged cache, or the whole index).
-    cache_bytes: Option<u64>,
-    /// That memory, made once the index is open.
-    memory: Option<RowMemory>,
-    threads: usize,
-    merge_gap: Option<u64>,
-    read_max: Option<u64>,
-}
-
-impl SessionSetup {
-    fn open(&self, index: &Arc<Index>) -> Result<Session, OpenError> {
-        let mut session = Session::with_options(index.clone(), &self.engine)?;
-        session.set_row_memory(self.memory.clone());
-        session.set_threads(self.threads);
-        let shape = session.read_shape();
-        session.set_coalescing(
-            self.merge_gap.unwrap_or(shape.gap_bytes),
-            self.read_max.unwrap_or(shape.read_bytes_max),
-        );
-        Ok(session)
-    }
-}
 
 /// How one search call reads and reports its queries.
 struct Request {
@@ -289,6 +263,7 @@ fn open_all(
     paths: &[PathBuf],
     header_options: &HeaderOptions,
     side_memory: u64,
+    cache_bytes: Option<u64>,
     setup: &mut SessionSetup,
     warm: bool,
 ) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
@@ -301,9 +276,7 @@ fn open_all(
     // collection opens with its removed documents hidden.
     let (_, index) = SearchSet::open_fresh(paths, &[], &[], header_options, side_memory)
         .map_err(|e| collection_error(&e))?;
-    setup.memory = setup
-        .cache_bytes
-        .map(|bytes| RowMemory::for_budget(bytes, index.read_files()));
+    setup.memory = cache_bytes.map(|bytes| RowMemory::for_budget(bytes, index.read_files()));
     let session = setup.open(&index).map_err(|e| open_error(&e))?;
     if let Some(notice) = session.notice() {
         tracing::warn!("{notice}");
@@ -390,7 +363,6 @@ impl PyIndex {
                 queue_depth,
                 direct: options::direct_io(direct_io)?,
             },
-            cache_bytes,
             memory: None,
             threads,
             merge_gap: options::size("merge_gap", merge_gap)?,
@@ -401,7 +373,16 @@ impl PyIndex {
             legacy_canonical,
         };
         let mut setup = setup;
-        let opened = py.detach(|| open_all(&paths, &header_options, side_memory, &mut setup, warm));
+        let opened = py.detach(|| {
+            open_all(
+                &paths,
+                &header_options,
+                side_memory,
+                cache_bytes,
+                &mut setup,
+                warm,
+            )
+        });
         logs::flush(py)?;
         let (index, session, warmup) = opened?;
         let metadata = match metadata {

@@ -34,6 +34,7 @@ pub mod rank;
 pub mod resident;
 mod screen;
 mod session;
+mod setup;
 pub mod sliced;
 mod stats;
 
@@ -47,6 +48,7 @@ pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
     LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
 };
+pub use setup::SessionSetup;
 pub use stats::{BatchStats, QueryStats, RowSource};
 
 /// The name this type had before sessions and the shared [`Index`] were split apart.

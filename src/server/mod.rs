@@ -40,7 +40,9 @@ use axum::Router;
 
 use crate::format::HeaderOptions;
 use crate::io::{EngineOptions, MemoryImage, PageCache, RowMemory, Warmup};
-use crate::query::{Grouping, Index, IndexOptions, OpenError, Session as Searcher, Sources};
+use crate::query::{
+    Grouping, Index, IndexOptions, OpenError, Session as Searcher, SessionSetup, Sources,
+};
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use dispatch::Dispatcher;
@@ -464,23 +466,23 @@ fn open_searchers(
             );
         }
     }
-    let memory = (config.cache_bytes > 0)
-        .then(|| RowMemory::for_budget(config.cache_bytes, index.read_files()));
+    // Rows scored in memory spread over every core: the threads come from one shared pool,
+    // so workers running at once share the cores instead of multiplying threads.
+    let setup = SessionSetup::new(config.engine).with_memory(
+        (config.cache_bytes > 0).then_some(config.cache_bytes),
+        &index,
+    );
     let mut searchers = Vec::with_capacity(workers);
     for _ in 0..workers {
-        let mut searcher = Searcher::with_options(index.clone(), &config.engine)?;
-        // Rows scored in memory spread over every core: the threads come from one shared
-        // pool, so workers running at once share the cores instead of multiplying threads.
-        searcher.set_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let searcher = setup.open(&index)?;
         if searchers.is_empty() {
             if let Some(notice) = searcher.notice() {
                 tracing::warn!("{notice}");
             }
         }
-        searcher.set_row_memory(memory.clone());
         searchers.push(searcher);
     }
-    Ok((searchers, memory))
+    Ok((searchers, setup.memory))
 }
 
 /// Opens everything and returns the router and state (so tests can serve it themselves).

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
 use bitsift::query::output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};
 use bitsift::query::present::Cutoff;
-use bitsift::query::{Grouping, Index, SearchOptions, Searcher};
+use bitsift::query::{Grouping, Index, SearchOptions, Searcher, SessionSetup};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;
 use clap::Args;
@@ -260,7 +260,15 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         &header_options,
         args.side_memory,
     )?;
-    let mut searcher = Searcher::with_options(index, &engine)?;
+    let setup = SessionSetup {
+        engine,
+        memory: None,
+        threads: super::threads_or_cores(args.threads),
+        merge_gap: args.merge_gap,
+        read_max: args.read_max,
+    }
+    .with_memory(args.cache_size, &index);
+    let searcher = setup.open(&index)?;
     if let Some(notice) = searcher.notice() {
         if !ui.quiet {
             eprintln!("bitsift: {notice}");
@@ -277,10 +285,6 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
             eprintln!("bitsift: warning: {problem}");
         }
     }
-    if let Some(bytes) = args.cache_size {
-        let files = searcher.index().read_files();
-        searcher.set_row_memory(Some(RowMemory::for_budget(bytes, files)));
-    }
     let warmup = match (args.warm, searcher.cache()) {
         (true, Some(cache)) => Some(Warmup::start_checked(
             searcher.warm_ranges(),
@@ -289,12 +293,6 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
         )),
         _ => None,
     };
-    searcher.set_threads(super::threads_or_cores(args.threads));
-    let shape = searcher.read_shape();
-    searcher.set_coalescing(
-        args.merge_gap.unwrap_or(shape.gap_bytes),
-        args.read_max.unwrap_or(shape.read_bytes_max),
-    );
     Ok((searcher, warmup))
 }
 
