@@ -40,6 +40,9 @@ def parse_args():
     parser.add_argument("--out", required=True)
     parser.add_argument("--column", default="species")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 32])
+    parser.add_argument("--parts", nargs="+", default=["cli", "api"], choices=["cli", "api"])
+    parser.add_argument("--whole-only", action="store_true",
+                        help="API: only the limit-0 scenario (for a binary without paging)")
     return parser.parse_args()
 
 
@@ -176,6 +179,8 @@ def api_runs(args, rec):
         ("limit 100, offset 500,000", {"sequence": sequence, "threshold": 0.8, "limit": 100,
                                        "offset": 500000}),
     ]
+    if args.whole_only:
+        scenarios = scenarios[:1]
     for label, body in scenarios:
         for clients in args.clients:
             server = Server(args, rec)
@@ -229,8 +234,10 @@ def main():
     args = parse_args()
     rec = Recorder(args.out)
     try:
-        cli_runs(args, rec)
-        api_runs(args, rec)
+        if "cli" in args.parts:
+            cli_runs(args, rec)
+        if "api" in args.parts:
+            api_runs(args, rec)
     finally:
         table(rec)
 
