@@ -84,7 +84,7 @@ groups=$(ls "$WORK/work/search/groups" | wc -l)
 echo "$shards shards, $subindexes sub-indexes, $groups search jobs"
 check "three or more shards, one sub-index each" test "$shards" -ge 3 -a "$subindexes" -eq "$shards" -a "$groups" -ge 2
 
-# Run where the workflow runs, so the index column names the sub-indexes the same way.
+# Run where the workflow runs, so the collection is named the same way.
 (cd "$WORK" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 > single.tsv)
 check "gathered ranking = one search of the collection" cmp "$WORK/hits.tsv" "$WORK/single.tsv"
 
@@ -95,9 +95,9 @@ check "gathered ranking = one search of the collection" cmp "$WORK/hits.tsv" "$W
 (cd "$WORK" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 --no-summaries > hits-exact.tsv)
 "$BITSIFT" build -q -o "$WORK/all.cobs_compact" "$ROOT"/data/demo/genomes/*.fa.gz
 "$BITSIFT" query -q -i "$WORK/all.cobs_compact" -f "$WORK/queries.fa" -t 0.8 --no-summaries > "$WORK/one.tsv"
-awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.pairs"
+awk -F'\t' 'NR > 1 { print $1 "\t" $2 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.pairs"
 awk -F'\t' 'NR > 1 { print $1 "\t" $2 }' "$WORK/one.tsv" | sort > "$WORK/one.pairs"
-awk -F'\t' 'NR > 1 && $6 == "1.0000" { print $1 "\t" $3 "\t" $4 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.full"
+awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/hits-exact.tsv" | sort > "$WORK/hits.full"
 awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/one.tsv" | sort > "$WORK/one.full"
 echo "$(wc -l < "$WORK/hits.pairs") hits, $(wc -l < "$WORK/hits.full") of whole queries"
 check "the documents one index of all genomes finds" cmp "$WORK/hits.pairs" "$WORK/one.pairs"
@@ -187,7 +187,7 @@ check "group order: each species' documents share consecutive columns" \
 check "checksums and summaries beside every shard index (group order)" \
     sidecars "$WORK/grouped/work/indexes" bitsift-summaries
 (cd "$WORK" && "$BITSIFT" query -q -i grouped/collection -f queries.fa -t 0.8 --no-summaries > grouped/hits-exact.tsv)
-awk -F'\t' 'NR == FNR { name[$1] = $2; next } FNR > 1 && $6 == "1.0000" { print $1 "\t" name[$3] "\t" $4 }' \
+awk -F'\t' 'NR == FNR { name[$1] = $2; next } FNR > 1 && $5 == "1.0000" { print $1 "\t" name[$2] "\t" $3 }' \
     "$WORK/sim-names.tsv" "$WORK/grouped/hits-exact.tsv" | sort > "$WORK/grouped/hits.full"
 check "group order: whole-query hits with the same counts as one index" cmp "$WORK/grouped/hits.full" "$WORK/one.full"
 
@@ -222,7 +222,7 @@ page_sizes() { # DIR BYTES: every index of DIR has pages of BYTES
 check "page_size reaches every shard" page_sizes "$WORK/plain/work/indexes" 16
 (cd "$WORK" && "$BITSIFT" query -q -i plain/collection -f queries.fa -t 0.8 --no-summaries > plain/single.tsv)
 check "no summaries: gathered ranking = one exact search of the collection" cmp "$WORK/plain/hits.tsv" "$WORK/plain/single.tsv"
-awk -F'\t' 'NR > 1 && $6 == "1.0000" { print $1 "\t" $3 "\t" $4 }' "$WORK/plain/hits.tsv" | sort > "$WORK/plain/hits.full"
+awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/plain/hits.tsv" | sort > "$WORK/plain/hits.full"
 check "no summaries: whole-query hits with the same counts as one index" cmp "$WORK/plain/hits.full" "$WORK/one.full"
 
 # --- The planner refuses, before any build, what a shard's build would refuse later ------------
