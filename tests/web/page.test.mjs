@@ -1,8 +1,10 @@
 // Headless-browser test of the page served at GET / by `bitsift serve`.
 //
 // Started by run.sh, which provides: BITSIFT_URL (a running server over the demo index, with
-// metadata for some documents and --max-query-bases 5000), CHROMIUM, REPO_ROOT and SCREENSHOT.
-// The checks run in order on one page, as a person would use it.
+// metadata for some documents and --max-query-bases 5000), BITSIFT_BIG_URL (a server over a
+// synthetic index of 600,000 documents, with a `species` column of 40 uneven groups and some
+// documents unlisted), CHROMIUM, REPO_ROOT and SCREENSHOT. The checks run in order, as a person
+// would use the page: on one page of the demo server, then on a second page of the big one.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,9 +15,10 @@ import zlib from "node:zlib";
 import { chromium } from "playwright-core";
 
 const URL_ = process.env.BITSIFT_URL;
+const BIG_URL = process.env.BITSIFT_BIG_URL;
 const ROOT = process.env.REPO_ROOT;
 const SCREENSHOT = process.env.SCREENSHOT;
-assert.ok(URL_ && ROOT && SCREENSHOT, "run this test through tests/web/run.sh");
+assert.ok(URL_ && BIG_URL && ROOT && SCREENSHOT, "run this test through tests/web/run.sh");
 
 const AMR = fs.readFileSync(path.join(ROOT, "data/demo/queries/amr_genes.fa"), "utf8");
 const RECORDS = AMR.split(/^(?=>)/m).filter((r) => r.startsWith(">"));
@@ -24,38 +27,68 @@ const KPC2 = RECORDS[1];                 // >blaKPC-2_1_AY034847
 const MCR1_NAME = "mcr-1.1_1_KP347127";
 const KPC2_NAME = "blaKPC-2_1_AY034847";
 const MCR1_HOST = "Kpn_pMCR_1511_KX377410";
+// 40 bases: with threshold 0 every document of the synthetic index is a hit.
+const CORE = ">core\nACGTTGCAAGCTTAGCCGATAGCTAGGCTTACGATCGATC\n";
+const HEADERS = ["Document", "Index", "k-mers found", "Fraction", "Identity (est.)"];
 
-let context, page, profile;
+let context, page, bigPage, profile;
 const consoleErrors = [];
 // Requests the tests provoke on purpose: the browser logs each refused one as a console error.
 const expectedFailures = [];
+// The search requests of the page on the big server.
+const bigRequests = [];
 
 /** Fills the query textarea and runs a search; waits until the page is idle again. */
-async function searchFor(text, { threshold = "0.8", key = false } = {}) {
-  await page.fill("#query", text);
-  await page.fill("#threshold", threshold);
+async function searchFor(text, { threshold = "0.8", key = false, on = page } = {}) {
+  await on.fill("#query", text);
+  await on.fill("#threshold", threshold);
   // The page validates, then marks itself busy, synchronously on submit: once the button is
   // enabled again the answer (or the error) is on the page.
-  if (key) await page.press("#query", "Control+Enter");
-  else await page.click("#search-button");
-  await page.waitForFunction(() => !document.querySelector("#search-button").disabled);
+  if (key) await on.press("#query", "Control+Enter");
+  else await on.click("#search-button");
+  await idle(on);
+}
+
+/** Waits for the answer of a search, a page turn or a group filter (all mark the page busy). */
+async function idle(on = page) {
+  await on.waitForFunction(() => !document.querySelector("#search-button").disabled, null, { timeout: 60000 });
 }
 
 /** The body cells of the hit table of query section `n` (0-based), as rows of trimmed text. */
-async function tableRows(n) {
-  return page.$$eval(`#results section.query:nth-of-type(${n + 1}) tbody tr`, (rows) =>
+async function tableRows(n, on = page) {
+  return on.$$eval(`#results section.query:nth-of-type(${n + 1}) tbody tr`, (rows) =>
     rows.map((row) => [...row.cells].map((cell) => cell.textContent.trim())));
 }
 
-async function headers(n) {
-  return page.$$eval(`#results section.query:nth-of-type(${n + 1}) thead th`, (ths) =>
+async function headers(n, on = page) {
+  return on.$$eval(`#results section.query:nth-of-type(${n + 1}) thead th`, (ths) =>
     ths.map((th) => th.textContent.replace(/[↕↑↓]/g, "").trim()));
 }
 
-async function downloadText(buttonSelector) {
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click(buttonSelector)]);
+/** The bars of the group chart of query section `n`: label, carriers, searched, pressed. */
+async function groupBars(n, on = page) {
+  return on.$$eval(`#results section.query:nth-of-type(${n + 1}) .group-bar`, (bars) => bars.map((bar) => ({
+    label: bar.querySelector(".name").textContent,
+    carriers: Number(bar.querySelector(".carriers").textContent.replace(/,/g, "")),
+    searched: Number(bar.querySelector(".searched").textContent.replace(/,/g, "")),
+    button: bar.tagName === "BUTTON",
+    pressed: bar.getAttribute("aria-pressed") === "true"
+  })));
+}
+
+async function downloadText(buttonSelector, on = page) {
+  const [download] = await Promise.all([on.waitForEvent("download"), on.click(buttonSelector)]);
   const file = await download.path();
   return { name: download.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
+}
+
+const tsvLines = (text) => text.trimEnd().split("\n").map((line) => line.split("\t"));
+
+function watchConsole(on) {
+  on.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  on.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`));
 }
 
 describe("bitsift web page", () => {
@@ -70,10 +103,7 @@ describe("bitsift web page", () => {
       acceptDownloads: true
     });
     page = context.pages()[0] || await context.newPage();
-    page.on("console", (message) => {
-      if (message.type() === "error") consoleErrors.push(message.text());
-    });
-    page.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`));
+    watchConsole(page);
     await page.goto(URL_);
   });
 
@@ -92,18 +122,29 @@ describe("bitsift web page", () => {
     assert.equal(await page.textContent("#index-summary"), "demo");
     assert.equal(await page.inputValue("#threshold"), "0.8");
     assert.equal(await page.inputValue("#limit"), "100");
+    assert.equal(await page.textContent("label[for=limit]"), "Hits per page");
+    // Count by: none or a metadata column; species when the server has one.
+    assert.equal(await page.isVisible("#group-by"), true);
+    assert.deepEqual(await page.$$eval("#group-by option", (o) => o.map((x) => x.value)), ["", "species", "source"]);
+    assert.equal(await page.inputValue("#group-by"), "species");
   });
 
   test("mcr-1 finds its plasmid with fraction 1.0000 and metadata", async () => {
     await searchFor(MCR1);
     assert.equal(await page.textContent("#results section.query h3"), MCR1_NAME);
     const facts = await page.textContent("#results section.query .facts");
-    assert.match(facts, /1,626 bases · 1,596 k-mers · 1 hit/);
-    assert.deepEqual(await headers(0), ["Document", "Index", "k-mers found", "Fraction", "species", "source"]);
+    assert.equal(facts, "1,626 bases · 1,596 k-mers · 1 of 12 genomes");
+    assert.match(await page.textContent("#results .results-head"), /1 query · 1 hit ·/);
+    assert.deepEqual(await headers(0), [...HEADERS, "species", "source"]);
     const rows = await tableRows(0);
     const row = rows.find((r) => r[0] === MCR1_HOST);
     assert.ok(row, `no row for ${MCR1_HOST}: ${JSON.stringify(rows)}`);
-    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+    assert.match(await page.getAttribute("#results th[data-key=identity]", "title"), /too low for partial hits/);
+    assert.match(await page.textContent("#identity-note"), /fraction\^\(1\/k\).*too low.*too high/s);
+    assert.equal(await page.$("#results .pager"), null, "one page: no pager");
+    assert.ok(await page.$eval("#results", (r) => [...r.childNodes].every((n) => n.nodeType === Node.ELEMENT_NODE)),
+      "the results hold elements only");
     const bar = await page.$eval("#results tbody tr .bar span", (s) => s.style.width);
     assert.equal(bar, "100%");
   });
@@ -111,13 +152,12 @@ describe("bitsift web page", () => {
   test("where hits match: covered stretches and the longest gap, when asked", async () => {
     await page.check("#coverage");
     await searchFor(MCR1);
-    assert.deepEqual(await headers(0),
-      ["Document", "Index", "k-mers found", "Fraction", "Covered", "Longest gap", "species", "source"]);
+    assert.deepEqual(await headers(0), [...HEADERS, "Covered", "Longest gap", "species", "source"]);
     const row = (await tableRows(0)).find((r) => r[0] === MCR1_HOST);
-    assert.deepEqual(row.slice(4, 6), ["1-1626", "0"]);
+    assert.deepEqual(row.slice(5, 7), ["1-1626", "0"]);
     await page.uncheck("#coverage");
     await searchFor(MCR1);
-    assert.deepEqual(await headers(0), ["Document", "Index", "k-mers found", "Fraction", "species", "source"]);
+    assert.deepEqual(await headers(0), [...HEADERS, "species", "source"]);
   });
 
   test("the search statistics are shown in plain words", async () => {
@@ -131,10 +171,12 @@ describe("bitsift web page", () => {
   test("TSV and JSON downloads hold the results", async () => {
     const tsv = await downloadText("#download-tsv");
     assert.equal(tsv.name, "bitsift-hits.tsv");
-    const lines = tsv.text.trimEnd().split("\n").map((l) => l.split("\t"));
-    assert.deepEqual(lines[0], ["query", "index", "document", "kmers_found", "kmers_total", "fraction", "species", "source"]);
-    assert.deepEqual(lines.find((l) => l[2] === MCR1_HOST),
-      [MCR1_NAME, "demo", MCR1_HOST, "1596", "1596", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+    const lines = tsvLines(tsv.text);
+    // The server's TSV, the command line's columns (no index column: this server has one index).
+    assert.deepEqual(lines[0],
+      ["query", "document", "kmers_found", "kmers_total", "fraction", "identity", "status", "species", "source"]);
+    assert.deepEqual(lines.find((l) => l[1] === MCR1_HOST),
+      [MCR1_NAME, MCR1_HOST, "1596", "1596", "1.0000", "1.0000", "hit", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     const json = await downloadText("#download-json");
     assert.equal(json.name, "bitsift-hits.json");
     const response = JSON.parse(json.text);
@@ -154,7 +196,10 @@ describe("bitsift web page", () => {
     assert.equal(rows[0][0], "Kpn_HS11286_CP003200_pKPHS1-6");
     assert.equal(rows[0][3], "1.0000");
     const row = rows.find((r) => r[0] === "Kpn_HS11286_CP003200_pKPHS1-6");
-    assert.equal(row[4], "Klebsiella pneumoniae");
+    assert.equal(row[5], "Klebsiella pneumoniae");
+    const facts = await page.$$eval("#results section.query .facts", (f) => f.map((x) => x.textContent));
+    assert.match(facts[1], /^882 bases · 852 k-mers · 3 of 12 genomes$/);
+    assert.match(await page.textContent("#results .results-head"), /2 queries · 4 hits ·/);
   });
 
   test("clicking column headers sorts the hit table", async () => {
@@ -181,6 +226,74 @@ describe("bitsift web page", () => {
     await page.screenshot({ path: SCREENSHOT });
     const size = fs.statSync(SCREENSHOT).size;
     assert.ok(size > 10000 && size < 1000000, `screenshot size ${size} bytes`);
+  });
+
+  test("hits per page: a limit shows one page, the TSV download holds every hit", async () => {
+    await page.fill("#limit", "1");
+    await searchFor(MCR1 + KPC2);
+    assert.deepEqual((await tableRows(1)).length, 1);
+    const facts = await page.textContent("#results section.query:nth-of-type(2) .facts");
+    assert.equal(facts, "882 bases · 852 k-mers · 3 of 12 genomes · showing 1–1");
+    assert.equal(await page.textContent("#results .pager .range"), "Hits 1–1 of 3");
+    assert.match(await page.textContent("#results section.query:nth-of-type(2) .table-note"), /this page/);
+    const requests = [];
+    const watch = (request) => { if (request.url().endsWith("/api/search")) requests.push(request.postDataJSON()); };
+    page.on("request", watch);
+    const tsv = tsvLines((await downloadText("#download-tsv")).text);
+    page.off("request", watch);
+    assert.deepEqual(requests.map((r) => [r.format, r.limit, r.group_by]), [["tsv", 0, undefined]]);
+    const hits = tsv.slice(1).filter((l) => l[6] === "hit");
+    assert.deepEqual(hits.map((l) => l[0]), [MCR1_NAME, KPC2_NAME, KPC2_NAME, KPC2_NAME], "every hit of both queries");
+    assert.ok(hits.every((l) => /^[01]\.\d{4}$/.test(l[5])), `identity column: ${JSON.stringify(hits)}`);
+    const matrix = await downloadText("#download-matrix");
+    assert.equal(matrix.name, "bitsift-matrix.tsv");
+    const rows = tsvLines(matrix.text);
+    assert.deepEqual(rows[0], ["document", MCR1_NAME, KPC2_NAME]);
+    assert.deepEqual(rows.find((r) => r[0] === MCR1_HOST), [MCR1_HOST, "1.0000", ""]);
+    assert.equal(rows.length, 1 + 4, "a row per document hit");
+    // Next page, then back.
+    await page.click("#results .view-bar.top .next");
+    await idle();
+    assert.equal(await page.textContent("#results .pager .range"), "Hits 2–2 of 3");
+    assert.match(await page.textContent("#results section.query:nth-of-type(1)"), /the only hit is on earlier pages/);
+    assert.equal(await page.textContent("#results section.query:nth-of-type(2) .facts"),
+      "882 bases · 852 k-mers · 3 of 12 genomes · showing 2–2");
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.focus), "next-top", "focus stays on Next");
+    await page.fill("#limit", "100");
+  });
+
+  test("hits per page must be 1 to 1,000: the downloads hold every hit", async () => {
+    for (const value of ["0", "1001"]) {
+      await page.fill("#limit", value);
+      await page.click("#search-button");
+      const alert = await page.textContent("#results [role=alert]");
+      assert.match(alert, /Hits per page must be a whole number from 1 to 1,000/);
+      assert.match(alert, /downloads .* hold all of them/);
+      assert.equal(await page.getAttribute("#limit", "aria-invalid"), "true");
+    }
+    await page.fill("#limit", "100");
+  });
+
+  test("hits counted by species: a chart per query, its counts downloaded", async () => {
+    await searchFor(MCR1 + KPC2);
+    const bars = await groupBars(1);
+    assert.deepEqual(bars.map((b) => [b.label, b.carriers, b.searched]), [
+      ["Klebsiella pneumoniae", 2, 4], ["Escherichia coli", 1, 1], ["NA", 0, 6], ["Staphylococcus aureus", 0, 1]]);
+    assert.ok(bars.every((b) => b.button && !b.pressed));
+    assert.match(await page.textContent("#results section.query:nth-of-type(2) .group-bar"), /2 \/ 4 \(50\.0%\)/);
+    const saved = await downloadText("#results section.query:nth-of-type(2) .download-groups");
+    assert.equal(saved.name, "bitsift-groups.tsv");
+    const lines = tsvLines(saved.text);
+    assert.deepEqual(lines[0],
+      ["query", "species", "carriers", "searched", "fraction", "score_min", "score_median", "score_max"]);
+    assert.deepEqual(lines.slice(1).map((l) => [l[1], Number(l[2]), Number(l[3])]), bars.map((b) => [b.label, b.carriers, b.searched]));
+    assert.deepEqual(lines[1], [KPC2_NAME, "Klebsiella pneumoniae", "2", "4", "0.5000", "0.9636", "0.9818", "1.0000"]);
+    assert.deepEqual(lines[4].slice(5), ["NA", "NA", "NA"], "no carriers: no scores");
+    // Count by none: no chart.
+    await page.selectOption("#group-by", "");
+    await searchFor(MCR1);
+    assert.equal(await page.$("#results .groups"), null);
+    await page.selectOption("#group-by", "species");
   });
 
   test("a query shorter than k gets an inline error while the others are searched", async () => {
@@ -217,7 +330,7 @@ describe("bitsift web page", () => {
     }, JSON.stringify({ sequence: "ACGTACGTACGTACGTACGTACGTACGTACGTACGT", threshold: 2 }));
     expectedFailures.push(400);
     assert.equal(api.status, 400);
-    assert.match(api.json.error, /threshold 2 is out of range/);
+    assert.match(api.json.error, /2 is out of range; the threshold/);
   });
 
   test("a query over the server's limit shows the 413 message", async () => {
@@ -304,6 +417,109 @@ describe("bitsift web page", () => {
     await page.unroute("**/api/search");
     expectedFailures.push("net::ERR_CONNECTION_REFUSED");
     assert.match(await page.textContent("#results [role=alert]"), /Could not reach the bitsift server/);
+  });
+
+  test("600,000 hits: totals, one page of 100, a chart of 11 bars, and a page that stays responsive", async () => {
+    bigPage = await context.newPage();
+    watchConsole(bigPage);
+    bigPage.on("request", (request) => {
+      if (request.url().endsWith("/api/search")) bigRequests.push(request.postDataJSON());
+    });
+    await bigPage.goto(BIG_URL);
+    await bigPage.waitForFunction(() => /600,000 genomes/.test(document.querySelector("#summary").textContent));
+    assert.equal(await bigPage.inputValue("#group-by"), "species");
+    await bigPage.fill("#query", CORE);
+    await bigPage.fill("#threshold", "0");
+    const started = Date.now();
+    await bigPage.click("#search-button");
+    await bigPage.waitForFunction(() => {
+      const facts = document.querySelector("#results section.query .facts");
+      return facts && /600,000 of 600,000 genomes/.test(facts.textContent);
+    }, null, { timeout: 60000, polling: 50 });
+    const totalsMs = Date.now() - started;
+    console.log(`page-600k-totals-ms=${totalsMs}`);
+    assert.ok(totalsMs < 60000, `totals shown after ${totalsMs} ms`);
+    const asked = Date.now();
+    assert.equal(await bigPage.evaluate(() => 1), 1);
+    assert.ok(Date.now() - asked < 2000, "the page answers while showing 600,000 hits");
+    await idle(bigPage);
+    assert.equal(await bigPage.textContent("#results section.query .facts"),
+      "40 bases · 10 k-mers · 600,000 of 600,000 genomes · showing 1–100");
+    assert.match(await bigPage.textContent("#results .results-head"), /1 query · 600,000 hits ·/);
+    assert.equal((await tableRows(0, bigPage)).length, 100);
+    assert.equal(await bigPage.textContent("#results .view-bar.top .range"), "Hits 1–100 of 600,000");
+    assert.equal(await bigPage.isDisabled("#results .view-bar.top .previous"), true);
+    const bars = await groupBars(0, bigPage);
+    assert.equal(bars.length, 11);
+    assert.deepEqual(bars.map((b) => b.button), [...Array(10).fill(true), false]);
+    assert.match(bars[10].label, /^31 other groups$/);
+    assert.equal(bars.reduce((sum, bar) => sum + bar.carriers, 0), 600000);
+    assert.ok(bars.slice(0, 10).every((b, i) => i === 0 || bars[i - 1].carriers >= b.carriers), "most carriers first");
+  });
+
+  test("600,000 hits: Next shows hits 101-200", async () => {
+    const first = (await tableRows(0, bigPage)).map((r) => r[0]);
+    await bigPage.click("#results .view-bar.bottom .next");
+    await idle(bigPage);
+    assert.equal(await bigPage.textContent("#results .view-bar.top .range"), "Hits 101–200 of 600,000");
+    assert.match(await bigPage.textContent("#results section.query .facts"), /600,000 of 600,000 genomes · showing 101–200$/);
+    const second = (await tableRows(0, bigPage)).map((r) => r[0]);
+    assert.equal(second.length, 100);
+    assert.equal(second.filter((d) => first.includes(d)).length, 0, "page 2 holds other documents");
+    assert.equal(bigPage.url(), BIG_URL, "no navigation");
+    assert.equal((await groupBars(0, bigPage)).length, 11, "the chart stays");
+  });
+
+  test("600,000 hits: a group's bar (keyboard) lists only its hits; the chip removes the filter", async () => {
+    const bars = await groupBars(0, bigPage);
+    const chosen = bars[3];
+    const species = (await headers(0, bigPage)).indexOf("species");
+    assert.ok(species > 0);
+    await bigPage.locator("#results section.query .group-bar").nth(3).focus();
+    await bigPage.keyboard.press("Enter");
+    await idle(bigPage);
+    assert.match(await bigPage.textContent("#results .chip"), new RegExp(`only species = ${chosen.label}`));
+    const rows = await tableRows(0, bigPage);
+    assert.equal(rows.length, 100);
+    assert.deepEqual([...new Set(rows.map((r) => r[species]))], [chosen.label]);
+    assert.equal(await bigPage.textContent("#results .view-bar.top .range"),
+      `Hits 1–100 of ${chosen.carriers.toLocaleString("en-US")}`);
+    assert.match(await bigPage.textContent("#results section.query .facts"),
+      new RegExp(`600,000 of 600,000 genomes · ${chosen.carriers.toLocaleString("en-US")} with species = ${chosen.label} · showing 1–100`));
+    const after = await groupBars(0, bigPage);
+    assert.deepEqual(after.map((b) => b.carriers), bars.map((b) => b.carriers), "the chart stays the full tally");
+    assert.deepEqual(after.map((b) => b.pressed), bars.map((_, i) => i === 3));
+    assert.equal(await bigPage.evaluate(() => document.activeElement.getAttribute("aria-pressed")), "true", "focus stays on the bar");
+    // Next within the group, then the chip's remove button.
+    await bigPage.click("#results .view-bar.top .next");
+    await idle(bigPage);
+    assert.deepEqual([...new Set((await tableRows(0, bigPage)).map((r) => r[species]))], [chosen.label]);
+    await bigPage.click("#group-clear");
+    await idle(bigPage);
+    assert.equal(await bigPage.$("#results .chip"), null);
+    assert.equal(await bigPage.textContent("#results .view-bar.top .range"), "Hits 1–100 of 600,000");
+    const all = await tableRows(0, bigPage);
+    assert.equal(all.length, 100);
+    assert.ok(new Set(all.map((r) => r[species])).size > 5, "every species again");
+  });
+
+  test("600,000 hits: the group counts download matches the chart; no request asks for every hit to draw", async () => {
+    const saved = await downloadText("#results section.query .download-groups", bigPage);
+    const lines = tsvLines(saved.text);
+    assert.deepEqual(lines[0],
+      ["query", "species", "carriers", "searched", "fraction", "score_min", "score_median", "score_max"]);
+    const groups = lines.slice(1);
+    assert.equal(groups.length, 41, "40 species and NA");
+    assert.ok(groups.some((g) => g[1] === "NA" && g[2] === "3000"), "3,000 unlisted documents");
+    const bars = await groupBars(0, bigPage);
+    assert.deepEqual(groups.slice(0, 10).map((g) => [g[1], Number(g[2]), Number(g[3])]),
+      bars.slice(0, 10).map((b) => [b.label, b.carriers, b.searched]));
+    const rest = groups.slice(10).reduce((sum, g) => sum + Number(g[2]), 0);
+    assert.equal(rest, bars[10].carriers);
+    assert.ok(bigRequests.length >= 5);
+    assert.ok(bigRequests.every((r) => r.limit === 100 && (r.format || "json") === "json"),
+      JSON.stringify(bigRequests.map((r) => [r.limit, r.offset, r.group, r.format])));
+    await bigPage.close();
   });
 
   test("no unexpected console errors", () => {
