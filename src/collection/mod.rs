@@ -49,7 +49,7 @@ pub use manifest::{
 };
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use remove::{remove, RemoveOptions, RemoveReport};
-pub use sources::SearchSet;
+pub use sources::{CollectionSeen, SearchSet};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
 /// block summaries). They travel with their index when it is adopted and are deleted with it.

@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
+use super::manifest::{is_collection, subindex_path, Manifest, SearchView, MANIFEST_NAME};
 use super::CollectionError;
-use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
+use crate::format::{HeaderOptions, IndexHeader, INDEX_EXTENSIONS};
+use crate::io::FileIdentity;
 use crate::query::{Index, IndexOptions, OpenError, Sources};
 
 /// Index files to search and the documents each must not report; see the module docs.
@@ -22,10 +23,34 @@ pub struct SearchSet {
     pub hidden: Vec<Vec<u64>>,
     /// Per file, the document count its collection manifest records (`None`: not in one).
     expected_documents: Vec<Option<u64>>,
-    /// The collections read, with the generation seen.
-    collections: Vec<(PathBuf, u64)>,
+    /// The collections read, with the manifest seen.
+    collections: Vec<CollectionSeen>,
     /// Per file: the collection (position in `collections`) it belongs to, if any.
     collection_of: Vec<Option<usize>>,
+}
+
+/// A collection as a [`SearchSet`] read it: what a server compares with the manifest now to
+/// see a commit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectionSeen {
+    /// The collection's directory, as given.
+    pub directory: PathBuf,
+    /// The manifest's generation.
+    pub generation: u64,
+    /// The manifest file's identity, taken before it was read (`None`: it could not be
+    /// taken): a commit after that point replaces the file, so a later comparison sees it.
+    pub manifest: Option<FileIdentity>,
+}
+
+impl CollectionSeen {
+    /// Whether the manifest file is no longer the one read (a commit replaced it).
+    pub fn manifest_changed(&self) -> bool {
+        let now = FileIdentity::of(&self.directory.join(MANIFEST_NAME)).ok();
+        match (&self.manifest, now) {
+            (Some(seen), Some(now)) => seen.difference(&now).is_some(),
+            (seen, now) => seen.is_some() != now.is_some(),
+        }
+    }
 }
 
 /// One thing a path names.
@@ -86,7 +111,7 @@ impl SearchSet {
             ));
         }
         if let Some(missing) = matched.iter().position(|m| !m) {
-            let (directory, _) = &set.collections[0];
+            let directory = &set.collections[0].directory;
             let manifest = Manifest::load(directory)?;
             return Err(CollectionError::UnknownSubIndex {
                 path: directory.clone(),
@@ -157,7 +182,7 @@ impl SearchSet {
                     // Its directory as given, as a file is named by its path.
                     sources
                         .names
-                        .push(self.collections[*c].0.display().to_string());
+                        .push(self.collections[*c].directory.display().to_string());
                     (sources.names.len() - 1) as u32
                 }),
                 None => {
@@ -176,6 +201,8 @@ impl SearchSet {
         subindexes: &[String],
         matched: &mut [bool],
     ) -> Result<(), CollectionError> {
+        // Its identity before its bytes: a commit from here on is seen by the next comparison.
+        let identity = FileIdentity::of(&directory.join(MANIFEST_NAME)).ok();
         let manifest = SearchView::load(directory)?;
         if manifest.subindexes.is_empty() {
             return Err(CollectionError::Invalid(format!(
@@ -196,8 +223,11 @@ impl SearchSet {
                 Some(sub.document_count),
             );
         }
-        self.collections
-            .push((directory.to_path_buf(), manifest.generation));
+        self.collections.push(CollectionSeen {
+            directory: directory.to_path_buf(),
+            generation: manifest.generation,
+            manifest: identity,
+        });
         Ok(())
     }
 
@@ -224,20 +254,32 @@ impl SearchSet {
             sources: Some(self.sources()),
         };
         let index = Index::open_with(&self.paths, &self.hidden, &options)?;
-        for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
-            if let Some(expected) = *expected {
-                if header.document_count() != expected {
-                    return Err(CollectionError::Manifest {
-                        path: header.path.clone(),
-                        detail: format!(
-                            "has {} documents but the collection manifest records {expected}; the sub-index was changed outside bitsift",
-                            header.document_count()
-                        ),
-                    });
-                }
-            }
+        for (position, header) in index.headers().iter().enumerate() {
+            self.check_header(position, header)?;
         }
         Ok(index)
+    }
+
+    /// Checks that file `position`'s header agrees with what its collection's manifest
+    /// records of it (nothing to check for a file of its own).
+    pub fn check_header(
+        &self,
+        position: usize,
+        header: &IndexHeader,
+    ) -> Result<(), CollectionError> {
+        let Some(expected) = self.expected_documents.get(position).copied().flatten() else {
+            return Ok(());
+        };
+        if header.document_count() != expected {
+            return Err(CollectionError::Manifest {
+                path: header.path.clone(),
+                detail: format!(
+                    "has {} documents but the collection manifest records {expected}; the sub-index was changed outside bitsift",
+                    header.document_count()
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Expands and opens, trying again when a collection changed in between (a merge that
@@ -266,11 +308,21 @@ impl SearchSet {
         }
     }
 
-    /// Whether a collection's manifest has a new generation since this set was expanded.
-    fn changed_since(&self) -> bool {
-        self.collections.iter().any(|(directory, generation)| {
-            SearchView::load(directory).map_or(true, |m| m.generation != *generation)
-        })
+    /// Whether a collection's manifest was replaced since this set was expanded.
+    pub fn changed_since(&self) -> bool {
+        self.collections
+            .iter()
+            .any(CollectionSeen::manifest_changed)
+    }
+
+    /// The collections read, in the order their files come.
+    pub fn collections(&self) -> &[CollectionSeen] {
+        &self.collections
+    }
+
+    /// Per file: the collection (position in [`SearchSet::collections`]) it belongs to.
+    pub fn collection_of(&self) -> &[Option<usize>] {
+        &self.collection_of
     }
 }
 
