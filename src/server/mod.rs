@@ -316,6 +316,7 @@ fn connection_limits(config: &ServerConfig) -> Result<ConnectionLimits, ServerEr
 /// close, requests in flight are answered, and after the grace period (or a second signal)
 /// the rest are cut. It follows its collections meanwhile, and reloads on SIGHUP.
 pub fn run(config: ServerConfig) -> Result<(), ServerError> {
+    return_large_buffers_to_the_system();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -370,6 +371,20 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
         }
         Ok(())
     })
+}
+
+/// A server opens views again and again, and each open allocates and frees buffers of a few
+/// MiB. glibc raises its mmap threshold to the size of the largest buffer freed, so later ones
+/// come from the heap and stay there: 20 reloads of a 500 MB collection left 680 MiB of
+/// freed memory resident. A fixed threshold of 128 KiB (which turns the raising off) gives
+/// such buffers back when they are freed: 30 MiB after the same reloads. The search path
+/// allocates nothing per row, so the cost is a few `mmap` calls per view and per batch.
+fn return_large_buffers_to_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
 }
 
 /// How often an idle server looks at the manifests it follows (a request looks at once).

@@ -270,6 +270,7 @@ impl View {
 
 impl Drop for View {
     fn drop(&mut self) {
+        tracing::debug!("view {} closed", self.number);
         self.stop_warmup();
     }
 }
