@@ -559,6 +559,36 @@ fn concurrent_requests_share_batches_and_shutdown_finishes_them() {
     );
     let status = server.child.wait().unwrap();
     assert!(status.success(), "clean exit after SIGTERM: {status:?}");
+    // The grace period counts from the signal, not from start-up: the search in flight had
+    // it, and the server says it answered it instead of claiming the period ran out.
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.log();
+    assert!(
+        log.contains("stopped; requests in flight were answered"),
+        "{log}"
+    );
+}
+
+/// Issue 20: an idle server stopped long after it started says it stopped cleanly; the grace
+/// period is not counted from start-up.
+#[test]
+fn an_idle_server_stops_at_once_and_says_so() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let mut server = Server::start(&[&index], &["--shutdown-grace", "2"]);
+    std::thread::sleep(Duration::from_millis(2500));
+    server.terminate();
+    let (status, after) = server
+        .exit_within(Duration::from_secs(5))
+        .expect("an idle server exits");
+    assert!(status.success(), "{status:?}");
+    assert!(after < Duration::from_secs(1), "exited after {after:?}");
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.log();
+    assert!(
+        log.contains("stopped; requests in flight were answered"),
+        "{log}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
