@@ -29,7 +29,8 @@ fn classify(name: &str) -> Entry<'_> {
     if name == MANIFEST_NAME || name == LOCK_NAME {
         return Entry::Own;
     }
-    if name.starts_with(&format!(".{MANIFEST_NAME}.tmp-"))
+    // `.collection.json.bitsift-tmp-PID`, or `.collection.json.tmp-PID` of earlier versions.
+    if name.starts_with(&format!(".{MANIFEST_NAME}."))
         || name.starts_with(&format!(".{SUBINDEX_PREFIX}"))
     {
         return Entry::Temporary;
@@ -119,6 +120,10 @@ mod tests {
         assert_eq!(classify("collection.json"), Entry::Own);
         assert_eq!(classify(".collection.lock"), Entry::Own);
         assert_eq!(classify(".collection.json.tmp-12"), Entry::Temporary);
+        assert_eq!(
+            classify(".collection.json.bitsift-tmp-12"),
+            Entry::Temporary
+        );
         assert_eq!(
             classify(".sub-000003.cobs_compact.bitsift-tmp-9"),
             Entry::Temporary

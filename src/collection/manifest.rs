@@ -17,7 +17,6 @@
 //! blocks, because COBS's fixed stride wants every block but the last to be full.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{crash, CollectionError};
 use crate::format::IndexKind;
+use crate::tempfiles::{self, AtomicFile};
 
 /// The manifest's file name inside the collection directory.
 pub const MANIFEST_NAME: &str = "collection.json";
@@ -32,9 +32,7 @@ pub const MANIFEST_NAME: &str = "collection.json";
 pub const FORMAT_NAME: &str = "bitsift-collection";
 /// The manifest version this bitsift writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
-/// Name of the placeholder documents a merge adds to fill a block (a `/` cannot come from a
-/// file name, so no genome built from a file is called this).
-pub const PADDING_NAME: &str = "bitsift/padding";
+pub use crate::format::PADDING_NAME;
 
 /// Whether `path` is a collection directory (it holds a manifest).
 pub fn is_collection(path: &Path) -> bool {
@@ -246,46 +244,31 @@ impl Manifest {
         Ok(())
     }
 
-    /// Writes the manifest into `directory` atomically: a temporary file, fsync, rename over
-    /// the manifest, fsync of the directory. Raises the generation first.
+    /// Writes the manifest into `directory` atomically ([`crate::AtomicFile`]: a temporary
+    /// file, fsync, rename over the manifest, fsync of the directory). Raises the generation
+    /// first.
     pub fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
         self.generation += 1;
         // New sub-index files must be durable before the manifest that lists them.
         sync_directory(directory)?;
         let path = directory.join(MANIFEST_NAME);
-        let temporary = directory.join(format!(".{MANIFEST_NAME}.tmp-{}", std::process::id()));
         let mut text = serde_json::to_vec_pretty(self).map_err(|e| {
             CollectionError::Invalid(format!("cannot encode the collection manifest: {e}"))
         })?;
         text.push(b'\n');
-        let write = |file: &mut File| -> std::io::Result<()> {
-            file.write_all(&text)?;
-            file.sync_all()
-        };
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temporary)
-            .map_err(CollectionError::io(
-                &temporary,
-                "cannot write the collection manifest",
-            ))?;
-        if let Err(e) = write(&mut file) {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(CollectionError::io(
-                &temporary,
-                "cannot write the collection manifest",
-            )(e));
-        }
-        drop(file);
+        let write_error = CollectionError::io(&path, "cannot write the collection manifest");
+        let mut file = AtomicFile::with_buffer(&path, 0).map_err(write_error)?;
+        let write_error = CollectionError::io(&path, "cannot write the collection manifest");
+        file.write_all(&text)
+            .and_then(|()| file.sync())
+            .map_err(write_error)?;
         crash::point("manifest-written");
-        std::fs::rename(&temporary, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            CollectionError::io(&path, "cannot replace the collection manifest")(e)
-        })?;
+        file.commit().map_err(CollectionError::io(
+            &path,
+            "cannot replace the collection manifest",
+        ))?;
         crash::point("manifest-renamed");
-        sync_directory(directory)
+        Ok(())
     }
 
     /// File names of the sub-indexes.
@@ -308,11 +291,7 @@ fn is_plain_file_name(name: &str) -> bool {
 
 /// fsyncs a directory, so renames and new entries in it are durable.
 pub fn sync_directory(directory: &Path) -> Result<(), CollectionError> {
-    let dir = File::open(directory).map_err(CollectionError::io(
-        directory,
-        "cannot open the directory to sync it",
-    ))?;
-    dir.sync_all()
+    tempfiles::sync_directory_itself(directory)
         .map_err(CollectionError::io(directory, "cannot sync the directory"))
 }
 

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
 use super::CollectionError;
-use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
+use crate::format::{has_index_extension, HeaderOptions};
 use crate::query::{Index, IndexOptions, OpenError, Sources};
+use crate::walk::{walk, Visit};
 
 /// Index files to search and the documents each must not report; see the module docs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -32,14 +33,6 @@ pub struct SearchSet {
 enum Unit {
     File(PathBuf),
     Collection(PathBuf),
-}
-
-impl Unit {
-    fn path(&self) -> &Path {
-        match self {
-            Unit::File(p) | Unit::Collection(p) => p,
-        }
-    }
 }
 
 impl SearchSet {
@@ -291,59 +284,38 @@ fn expand_path(path: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError
     if is_collection(path) {
         units.push(Unit::Collection(path.to_path_buf()));
     } else if path.is_dir() {
-        let before = units.len();
-        walk(path, units)?;
-        units[before..].sort_by(|a, b| a.path().cmp(b.path()));
-        if units.len() == before {
+        let found = walk(path, &mut |entry, _| {
+            if is_collection(entry) {
+                Visit::Take
+            } else if entry.is_dir() {
+                Visit::Descend
+            } else if has_index_extension(entry) {
+                Visit::Take
+            } else {
+                Visit::Skip
+            }
+        })
+        .map_err(|e| CollectionError::Io {
+            path: e.path,
+            action: "cannot list directory",
+            source: e.source,
+        })?;
+        if found.is_empty() {
             return Err(CollectionError::Invalid(format!(
                 "{}: directory holds no .cobs_compact or .cobs_classic files and no collection",
                 path.display()
             )));
         }
+        units.extend(found.into_iter().map(|found| match is_collection(&found) {
+            true => Unit::Collection(found),
+            false => Unit::File(found),
+        }));
     } else {
         units.push(Unit::File(path.to_path_buf()));
     }
     Ok(())
 }
 
-fn walk(directory: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
-    let entries = std::fs::read_dir(directory)
-        .map_err(CollectionError::io(directory, "cannot list directory"))?;
-    for entry in entries {
-        let path = entry
-            .map_err(CollectionError::io(directory, "cannot list directory"))?
-            .path();
-        if path.is_dir() {
-            if is_collection(&path) {
-                units.push(Unit::Collection(path));
-            } else {
-                walk(&path, units)?;
-            }
-        } else if path
-            .extension()
-            .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
-        {
-            units.push(Unit::File(path));
-        }
-    }
-    Ok(())
-}
-
 fn read_list(list: &Path) -> Result<Vec<PathBuf>, CollectionError> {
-    let text = std::fs::read_to_string(list)
-        .map_err(CollectionError::io(list, "cannot read index list"))?;
-    let base = list.parent().unwrap_or(Path::new("."));
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let entry = Path::new(line);
-            if entry.is_absolute() {
-                entry.to_path_buf()
-            } else {
-                base.join(entry)
-            }
-        })
-        .collect())
+    crate::walk::read_list(list).map_err(CollectionError::io(list, "cannot read index list"))
 }
