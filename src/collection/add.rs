@@ -323,9 +323,11 @@ fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex
         blocks: header.blocks.len() as u64,
         bytes: header.file_size,
         document_count: header.document_count(),
+        names_digest: Some(header.names.digest()),
         documents: header.names.iter().map(str::to_string).collect(),
         hidden: Vec::new(),
-        padding: Vec::new(),
+        // A merged file adopted from another collection keeps its placeholders hidden.
+        padding: header.names.placeholders(),
         created: time::now_rfc3339(),
         provenance,
     }

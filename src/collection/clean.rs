@@ -172,6 +172,7 @@ mod tests {
             blocks: 1,
             bytes: 1,
             document_count: 0,
+            names_digest: None,
             documents: vec![],
             hidden: vec![],
             padding: vec![],

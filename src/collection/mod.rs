@@ -34,6 +34,7 @@ mod manifest;
 mod merge;
 mod merge_summaries;
 mod remove;
+mod seal;
 mod sources;
 mod time;
 
@@ -45,7 +46,7 @@ pub use clean::clean;
 pub use lock::WriterLock;
 pub use manifest::{
     is_collection, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME,
-    FORMAT_VERSION, MANIFEST_NAME, PADDING_NAME,
+    FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME, PADDING_NAME,
 };
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use remove::{remove, RemoveOptions, RemoveReport};

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
+use super::manifest::{check_file, is_collection, subindex_path, Expected, Manifest, SearchView};
 use super::CollectionError;
 use crate::format::{has_index_extension, HeaderOptions};
 use crate::query::{Index, IndexOptions, OpenError, Sources};
@@ -21,8 +21,8 @@ pub struct SearchSet {
     pub paths: Vec<PathBuf>,
     /// Per file, the document numbers hidden from results (tombstones, placeholders).
     pub hidden: Vec<Vec<u64>>,
-    /// Per file, the document count its collection manifest records (`None`: not in one).
-    expected_documents: Vec<Option<u64>>,
+    /// Per file, what its collection manifest records of it (`None`: not in a collection).
+    expected: Vec<Option<Expected>>,
     /// The collections read, with the generation seen.
     collections: Vec<(PathBuf, u64)>,
     /// Per file: the collection (position in `collections`) it belongs to, if any.
@@ -119,17 +119,16 @@ impl SearchSet {
         let mut flags = keep.iter();
         self.hidden.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
-        self.expected_documents
-            .retain(|_| *flags.next().unwrap_or(&true));
+        self.expected.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
         self.collection_of
             .retain(|_| *flags.next().unwrap_or(&true));
     }
 
-    fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<u64>) {
+    fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<Expected>) {
         self.paths.push(path);
         self.hidden.push(hidden);
-        self.expected_documents.push(expected);
+        self.expected.push(expected);
         let collection = expected.map(|_| self.collections.len());
         self.collection_of.push(collection);
     }
@@ -186,7 +185,7 @@ impl SearchSet {
             self.push(
                 subindex_path(directory, &sub.file),
                 sub.hidden.clone(),
-                Some(sub.document_count),
+                Some(sub.expected),
             );
         }
         self.collections
@@ -199,7 +198,9 @@ impl SearchSet {
         !self.collections.is_empty()
     }
 
-    /// Opens the files and checks them against their manifests.
+    /// Opens the files and checks them against their manifests: the number of documents and
+    /// the digest of their names of every collection's sub-index, so that documents hidden by
+    /// number are the ones the manifest removed.
     pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
         self.open_with(options, crate::query::SIDE_MEMORY_DEFAULT)
     }
@@ -217,17 +218,12 @@ impl SearchSet {
             sources: Some(self.sources()),
         };
         let index = Index::open_with(&self.paths, &self.hidden, &options)?;
-        for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
-            if let Some(expected) = *expected {
-                if header.document_count() != expected {
-                    return Err(CollectionError::Manifest {
-                        path: header.path.clone(),
-                        detail: format!(
-                            "has {} documents but the collection manifest records {expected}; the sub-index was changed outside bitsift",
-                            header.document_count()
-                        ),
-                    });
-                }
+        for (header, expected) in index.headers().iter().zip(&self.expected) {
+            if let Some(expected) = expected {
+                check_file(header, expected).map_err(|detail| CollectionError::Manifest {
+                    path: header.path.clone(),
+                    detail,
+                })?;
             }
         }
         Ok(index)
