@@ -29,7 +29,7 @@ pub use discover::{has_index_extension, index_files, INDEX_EXTENSIONS};
 pub use error::FormatError;
 pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
-pub use names::{is_placeholder, names_digest, DocumentNames, PADDING_NAME};
+pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
 pub use writer::{write_compact_header, CompactLayout};
 
 /// `"COBS:"`, the first five bytes of every COBS file.

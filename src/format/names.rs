@@ -16,6 +16,29 @@ pub fn is_placeholder(name: &str) -> bool {
     name == PADDING_NAME
 }
 
+/// Checks a name for a new document: no control character (a tab would split every TSV
+/// output, a line break the COBS header, which has no escaping), and not the placeholders'
+/// name. The text says what is wrong.
+pub fn check_document_name(name: &str) -> Result<(), String> {
+    if let Some(bad) = name.chars().find(|c| c.is_control()) {
+        let what = match bad {
+            '\t' => "a tab".to_string(),
+            '\n' => "a line break".to_string(),
+            '\r' => "a carriage return".to_string(),
+            other => format!("the control character U+{:04X}", other as u32),
+        };
+        return Err(format!(
+            "the document name {name:?} holds {what}; names are written into TSV outputs and the index header, which cannot hold control characters"
+        ));
+    }
+    if is_placeholder(name) {
+        return Err(format!(
+            "the document name {name:?} is reserved for the placeholders of merged indexes"
+        ));
+    }
+    Ok(())
+}
+
 /// The digest of a list of document names: xxh64 (seed 0) of the names, each followed by a
 /// newline, in order. These are the bytes a COBS header stores the names as, so a collection
 /// manifest can tie its list of a sub-index's names to the file at the cost of one hash.
@@ -126,5 +149,21 @@ mod tests {
             "the digest is of the names as a header stores them"
         );
         assert_ne!(names_digest(["ab", "c"]), names_digest(["a", "bc"]));
+    }
+
+    #[test]
+    fn new_names_hold_no_control_character_and_are_not_placeholders() {
+        check_document_name("SAMD0001.contigs é").unwrap();
+        let error = check_document_name("a\tb").unwrap_err();
+        assert!(error.contains("\"a\\tb\" holds a tab"), "{error}");
+        assert!(check_document_name("a\nb")
+            .unwrap_err()
+            .contains("a line break"));
+        assert!(check_document_name("a\u{7f}")
+            .unwrap_err()
+            .contains("U+007F"));
+        assert!(check_document_name(PADDING_NAME)
+            .unwrap_err()
+            .contains("reserved"));
     }
 }
