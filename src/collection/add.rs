@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::clean::{clean, only_leftovers, remove_sidecars};
-use super::lock::WriterLock;
+use super::lock::{WriterLock, LOCK_NAME};
 use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::{build, BuildOptions, BuildReport};
@@ -87,7 +87,9 @@ pub struct AddReport {
     pub cleaned: Vec<String>,
 }
 
-/// Adds genomes and/or adopted indexes to the collection; see the module documentation.
+/// Adds genomes and/or adopted indexes to the collection; see the module documentation. A
+/// failed addition to a new collection (a directory that did not exist or was empty) leaves
+/// no directory, or an empty one, behind.
 pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
     if options.inputs.is_empty() && options.lists.is_empty() && options.adopt.is_empty() {
         return Err(CollectionError::Invalid(
@@ -96,6 +98,43 @@ pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
     }
     let directory = &options.directory;
     let created = prepare_directory(directory)?;
+    let was_empty = created || is_empty_directory(directory)?;
+    let result = add_locked(options, created);
+    if result.is_err() && was_empty && !super::is_collection(directory) {
+        undo_new_directory(directory, created);
+    }
+    result
+}
+
+/// Whether `directory` holds nothing at all.
+fn is_empty_directory(directory: &Path) -> Result<bool, CollectionError> {
+    let mut entries = std::fs::read_dir(directory).map_err(CollectionError::io(
+        directory,
+        "cannot list the collection directory",
+    ))?;
+    Ok(entries.next().is_none())
+}
+
+/// Removes what a failed first addition made: the lock file, then the directory if this
+/// addition created it (and it is empty again). Best effort: the next writer cleans up what
+/// is left ([`clean`]).
+fn undo_new_directory(directory: &Path, created: bool) {
+    let lock = directory.join(LOCK_NAME);
+    if let Err(e) = std::fs::remove_file(&lock) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            tracing::debug!("{}: cannot remove: {e}", lock.display());
+        }
+    }
+    if created {
+        if let Err(e) = std::fs::remove_dir(directory) {
+            tracing::debug!("{}: cannot remove: {e}", directory.display());
+        }
+    }
+}
+
+/// [`add`] under the collection's lock, in a directory that exists.
+fn add_locked(options: &AddOptions, created: bool) -> Result<AddReport, CollectionError> {
+    let directory = &options.directory;
     // Checked before the lock too, so a foreign directory does not even get a lock file.
     if !super::is_collection(directory) && !only_leftovers(directory)? {
         return Err(CollectionError::NotACollection {
@@ -262,7 +301,11 @@ fn build_subindex(
     manifest: &mut Manifest,
 ) -> Result<(SubIndex, BuildReport), CollectionError> {
     let parameters = &mut manifest.parameters;
-    let fpr = options.explicit.fpr.or(parameters.fpr).unwrap_or(0.3);
+    let Some(fpr) = options.explicit.fpr.or(parameters.fpr) else {
+        return Err(CollectionError::UnknownFpr {
+            path: options.directory.clone(),
+        });
+    };
     parameters.fpr = Some(fpr);
     let page_size = parameters.page_size.or(options.explicit.page_size);
     let build_options = BuildOptions {
@@ -425,9 +468,9 @@ fn check_duplicates(
         .flat_map(SubIndex::visible_names)
         .collect();
     let mut duplicates = Vec::new();
-    for name in added.iter().flat_map(|s| s.documents.iter()) {
-        if !shown.insert(name.as_str()) {
-            duplicates.push(name.clone());
+    for name in added.iter().flat_map(SubIndex::visible_names) {
+        if !shown.insert(name) {
+            duplicates.push(name.to_string());
         }
     }
     if duplicates.is_empty() {

@@ -29,10 +29,43 @@ pub struct SearchSet {
     collection_of: Vec<Option<usize>>,
 }
 
-/// One thing a path names.
-enum Unit {
+/// One thing an index path names ([`find_indexes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexSource {
+    /// An index file, searched on its own.
     File(PathBuf),
+    /// A collection directory: its manifest says which files it holds.
     Collection(PathBuf),
+}
+
+/// Expands `paths` and the paths listed in `lists` into index files and collections, in
+/// order: a collection directory stands for itself; any other directory is walked for index
+/// files and collections, in path order (a collection found there is not walked into). A
+/// list's lines are paths relative to its folder (`#` comments and empty lines skipped).
+pub fn find_indexes(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+) -> Result<Vec<IndexSource>, CollectionError> {
+    let mut units = Vec::new();
+    for path in paths {
+        expand_path(path, &mut units)?;
+    }
+    for list in lists {
+        let before = units.len();
+        for path in read_list(list)? {
+            expand_path(&path, &mut units)?;
+        }
+        if units.len() == before {
+            return Err(CollectionError::Invalid(format!(
+                "{}: the index list names no index",
+                list.display()
+            )));
+        }
+    }
+    if units.is_empty() {
+        return Err(OpenError::NoIndex.into());
+    }
+    Ok(units)
 }
 
 impl SearchSet {
@@ -44,31 +77,13 @@ impl SearchSet {
         lists: &[PathBuf],
         subindexes: &[String],
     ) -> Result<SearchSet, CollectionError> {
-        let mut units = Vec::new();
-        for path in paths {
-            expand_path(path, &mut units)?;
-        }
-        for list in lists {
-            let before = units.len();
-            for path in read_list(list)? {
-                expand_path(&path, &mut units)?;
-            }
-            if units.len() == before {
-                return Err(CollectionError::Invalid(format!(
-                    "{}: the index list names no index",
-                    list.display()
-                )));
-            }
-        }
-        if units.is_empty() {
-            return Err(OpenError::NoIndex.into());
-        }
+        let units = find_indexes(paths, lists)?;
         let mut set = SearchSet::default();
         let mut matched = vec![false; subindexes.len()];
         for unit in units {
             match unit {
-                Unit::File(path) => set.push(path, Vec::new(), None),
-                Unit::Collection(directory) => {
+                IndexSource::File(path) => set.push(path, Vec::new(), None),
+                IndexSource::Collection(directory) => {
                     set.add_collection(&directory, subindexes, &mut matched)?
                 }
             }
@@ -276,9 +291,9 @@ fn listed_names(manifest: &Manifest) -> String {
     }
 }
 
-fn expand_path(path: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
+fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), CollectionError> {
     if is_collection(path) {
-        units.push(Unit::Collection(path.to_path_buf()));
+        units.push(IndexSource::Collection(path.to_path_buf()));
     } else if path.is_dir() {
         let found = walk(path, &mut |entry, _| {
             if is_collection(entry) {
@@ -303,11 +318,11 @@ fn expand_path(path: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError
             )));
         }
         units.extend(found.into_iter().map(|found| match is_collection(&found) {
-            true => Unit::Collection(found),
-            false => Unit::File(found),
+            true => IndexSource::Collection(found),
+            false => IndexSource::File(found),
         }));
     } else {
-        units.push(Unit::File(path.to_path_buf()));
+        units.push(IndexSource::File(path.to_path_buf()));
     }
     Ok(())
 }
