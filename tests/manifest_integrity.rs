@@ -324,7 +324,7 @@ fn i20_names_with_control_characters_are_refused_naming_the_input() {
         "a directory's file too: {error}"
     );
     let collection = dir.path().join("c");
-    let error = failed(add(&collection, &[tabbed.clone()], &[]));
+    let error = failed(add(&collection, std::slice::from_ref(&tabbed), &[]));
     assert!(error.contains("holds a tab"), "{error}");
     assert!(
         !collection.exists(),
@@ -371,7 +371,7 @@ fn i20_a_failed_first_add_leaves_no_directory_and_no_lock() {
     let dir = temp_dir();
     let missing = dir.path().join("none.fa");
     let new = dir.path().join("new");
-    failed(add(&new, &[missing.clone()], &[]));
+    failed(add(&new, std::slice::from_ref(&missing), &[]));
     assert!(!new.exists(), "the directory it created is gone");
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();

@@ -426,8 +426,7 @@ fn adopt(
         let sidecar = PathBuf::from(format!("{}{suffix}", source.display()));
         if sidecar.is_file() {
             let copy = PathBuf::from(format!("{}{suffix}", target.display()));
-            std::fs::copy(&sidecar, &copy)
-                .map_err(CollectionError::io(&copy, "cannot copy the sidecar"))?;
+            copy_synced(&sidecar, &copy, "cannot copy the sidecar")?;
         }
     }
     let provenance = Provenance {
@@ -444,11 +443,17 @@ fn link_or_copy(source: &Path, target: &Path) -> Result<(), CollectionError> {
     if std::fs::hard_link(source, target).is_ok() {
         return Ok(());
     }
-    std::fs::copy(source, target)
-        .map_err(CollectionError::io(target, "cannot copy the adopted index"))?;
+    copy_synced(source, target, "cannot copy the adopted index")
+}
+
+/// Copies `source` to `target` (a name the manifest does not list yet, so a crash leaves a
+/// leftover, never a half file in the collection) and syncs the copy, so that it is durable
+/// before the manifest that lists it.
+fn copy_synced(source: &Path, target: &Path, action: &'static str) -> Result<(), CollectionError> {
+    std::fs::copy(source, target).map_err(CollectionError::io(target, action))?;
     std::fs::File::open(target)
         .and_then(|file| file.sync_all())
-        .map_err(CollectionError::io(target, "cannot sync the adopted index"))
+        .map_err(CollectionError::io(target, action))
 }
 
 /// Applies the duplicate policy to the new sub-indexes' names against the names the

@@ -257,10 +257,11 @@ fn check_entry<'a>(
     for name in names {
         hasher.update(name.as_bytes());
         hasher.update(b"\n");
-        let tombstoned = match tombstones.get(name) {
-            Some(tombstone) => matched.insert(*tombstone) || true,
-            None => false,
-        };
+        let tombstone = tombstones.get(name);
+        if let Some(&tombstone) = tombstone {
+            matched.insert(tombstone);
+        }
+        let tombstoned = tombstone.is_some();
         if is_placeholder(name) {
             placeholders.push(count);
         }
