@@ -511,32 +511,11 @@ impl SearchView {
     /// and the rules of the module documentation, as [`Manifest::load`] does.
     pub(crate) fn load(directory: &Path) -> Result<SearchView, CollectionError> {
         let path = directory.join(MANIFEST_NAME);
-        let io = CollectionError::io(&path, "cannot read the collection manifest");
         let invalid = |detail: String| CollectionError::Manifest {
             path: path.clone(),
             detail,
         };
-        // One open file, streamed three times (checksum, head, view), never held whole: a
-        // writer that replaces the manifest meanwhile replaces another file.
-        let file = std::fs::File::open(&path).map_err(io)?;
-        let rewound = || {
-            use std::io::Seek;
-            (&file)
-                .rewind()
-                .map(|()| std::io::BufReader::new(&file))
-                .map_err(CollectionError::io(
-                    &path,
-                    "cannot read the collection manifest",
-                ))
-        };
-        let digested = Digested::of_reader(&mut rewound()?).map_err(CollectionError::io(
-            &path,
-            "cannot read the collection manifest",
-        ))?;
-        let head = Head::of_reader(rewound()?).map_err(invalid)?;
-        head.check(&digested).map_err(invalid)?;
-        let raw: RawView = serde_json::from_reader(rewound()?)
-            .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+        let (version, raw) = read_view(&path)?;
         let mut files = HashSet::new();
         let mut subindexes = Vec::with_capacity(raw.subindexes.len());
         for sub in raw.subindexes {
@@ -554,8 +533,7 @@ impl SearchView {
                 names_digest: sub.names_digest,
             };
             let names = sub.documents.text.split_terminator('\n');
-            let (hidden, names_digest) =
-                check_entry(&fields, head.version(), names).map_err(invalid)?;
+            let (hidden, names_digest) = check_entry(&fields, version, names).map_err(invalid)?;
             subindexes.push(SearchEntry {
                 file: sub.file,
                 expected: Expected {
@@ -570,6 +548,32 @@ impl SearchView {
             subindexes,
         })
     }
+}
+
+/// Reads the manifest at `path` for a search, checking its format, version and checksum:
+/// its version and what a search needs of it. One open file is streamed three times
+/// (checksum, head, view), never held whole; a writer that replaces the manifest meanwhile
+/// replaces another file.
+fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
+    let io = || CollectionError::io(path, "cannot read the collection manifest");
+    let invalid = |detail: String| CollectionError::Manifest {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let file = std::fs::File::open(path).map_err(io())?;
+    let rewound = || {
+        use std::io::Seek;
+        (&file)
+            .rewind()
+            .map(|()| std::io::BufReader::new(&file))
+            .map_err(io())
+    };
+    let digested = Digested::of_reader(&mut rewound()?).map_err(io())?;
+    let head = Head::of_reader(rewound()?).map_err(invalid)?;
+    head.check(&digested).map_err(invalid)?;
+    let raw: RawView = serde_json::from_reader(rewound()?)
+        .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+    Ok((head.version(), raw))
 }
 
 #[derive(Deserialize)]
