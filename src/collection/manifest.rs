@@ -43,8 +43,8 @@ use crate::tempfiles::{self, AtomicFile};
 pub const MANIFEST_NAME: &str = "collection.json";
 /// The value of the manifest's `format` field.
 pub const FORMAT_NAME: &str = "bitsift-collection";
-/// The manifest version this bitsift writes (and the newest it reads): version 1 with a
-/// checksum and a names digest per sub-index.
+/// The manifest version this bitsift writes (and the newest it reads): the members of
+/// version 1, plus the manifest's checksum and a names digest per sub-index.
 pub const FORMAT_VERSION: u32 = 2;
 /// The oldest manifest version this bitsift reads: no checksum, no names digests.
 pub const FORMAT_VERSION_OLDEST: u32 = 1;
