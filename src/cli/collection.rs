@@ -224,6 +224,11 @@ pub struct MergeArgs {
     /// Memory for re-packed rows
     #[arg(short, long, value_parser = parse_size, default_value = "256M", value_name = "SIZE")]
     memory: u64,
+    /// Fold a document's filter (to share a block with filters of another row count) only
+    /// while its false-positive rate stays at or below FPR; 0 never folds [default: the
+    /// collection's --fpr]
+    #[arg(long, value_name = "FPR")]
+    max_fpr: Option<f64>,
     /// Print the plan (and what was done) as JSON on standard output
     #[arg(long)]
     json: bool,
@@ -235,6 +240,7 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         max_documents: args.max_documents,
         dry_run: args.dry_run,
         memory_bytes: args.memory,
+        max_fpr: args.max_fpr,
     };
     let report = collection::merge(&options)?;
     if args.json {
@@ -252,17 +258,38 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
     for (number, output) in report.plan.outputs.iter().enumerate() {
         let name = report.written.get(number).map_or("", String::as_str);
         println!(
-            "{verb} {name}{}{} documents from {} ({} removed dropped, {} blocks copied, {} re-packed, {} placeholders): {} (was {})",
+            "{verb} {name}{}{} documents from {} ({} removed dropped; {} blocks -> {}: {} copied, {} re-packed, {} placeholders, {}-byte rows): {} (was {})",
             if name.is_empty() { "" } else { ": " },
             output.documents,
             output.members.join(", "),
             output.documents_dropped,
+            output.blocks_before,
+            output.blocks,
             output.blocks_copied,
             output.blocks_repacked,
             output.placeholders,
+            output.page_size,
             format_bytes(output.bytes),
             format_bytes(output.bytes_before)
         );
+        if let Some(fpr) = output.fpr_folded_max {
+            println!(
+                "  {} document filters folded to share blocks; the highest false-positive rate now {fpr:.3}",
+                output.documents_folded
+            );
+        }
+        if output.blocks > output.blocks_minimum {
+            println!(
+                "  {} blocks where one row count would need {}: their row counts neither divide one another nor fold within the false-positive bound; only a rebuild from the genomes can combine them (sub-indexes added with --rows power-of-two always can)",
+                output.blocks, output.blocks_minimum
+            );
+        }
     }
+    println!(
+        "blocks of the collection (row reads per k-mer hash): {} {} {}",
+        report.plan.blocks_before,
+        if args.dry_run { "would become" } else { "->" },
+        report.plan.blocks_after
+    );
     Ok(Outcome::Success)
 }

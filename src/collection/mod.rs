@@ -32,6 +32,9 @@ mod crash;
 mod lock;
 mod manifest;
 mod merge;
+mod merge_check;
+mod merge_plan;
+mod merge_rows;
 mod merge_summaries;
 mod remove;
 mod sources;
@@ -141,6 +144,14 @@ pub enum CollectionError {
     /// A sub-index's bytes could not be read, or do not match its checksums.
     #[error("{0}; the collection was not changed")]
     Read(#[from] crate::read::ReadError),
+    /// A merged sub-index failed the check it must pass before the manifest names it.
+    #[error("{path}: the merged sub-index failed verification: {detail}; it was deleted and the collection was not changed", path = path.display())]
+    MergedDamaged {
+        /// The merged file.
+        path: PathBuf,
+        /// What failed.
+        detail: String,
+    },
     /// Something asked of the collection cannot be done.
     #[error("{0}")]
     Invalid(String),
