@@ -57,6 +57,10 @@ pub struct AddArgs {
     /// Hash k-mers as written (only for a new collection, or one that does so)
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
+    /// Rows of a block: exact (as COBS) or power-of-two (up to 2x the rows, and blocks that
+    /// merges always combine) [default: the collection's; exact for a new one]
+    #[arg(long, value_enum, help_heading = "Index")]
+    rows: Option<super::build::Rows>,
 
     #[command(flatten)]
     layout: super::build::LayoutArgs,
@@ -94,6 +98,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
             hashes: args.num_hashes,
             canonical: args.no_canonical.then_some(false),
             page_size: args.page_size,
+            rows: args.rows.map(Into::into),
         },
         threads: super::threads_or_cores(args.threads.unwrap_or(0)),
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
@@ -112,7 +117,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
             "{error}\nhint: pass --duplicates warn (or allow) to add them anyway, or `bitsift remove` the old ones first"
         ),
         CollectionError::Mismatch { .. } => anyhow!(
-            "{error}\nhint: omit -k, --fpr, --hashes, --page-size and --no-canonical to use the collection's"
+            "{error}\nhint: omit -k, --fpr, --hashes, --page-size, --rows and --no-canonical to use the collection's"
         ),
         other => other.into(),
     })?;

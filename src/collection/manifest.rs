@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{crash, CollectionError};
+use crate::builder::layout::RowSizing;
 use crate::format::IndexKind;
 
 /// The manifest's file name inside the collection directory.
@@ -56,6 +57,14 @@ pub struct Parameters {
     /// Bytes per row of new sub-indexes (`None`: each new sub-index gets the default for its
     /// own number of documents, so a small addition is not as wide as a large block).
     pub page_size: Option<u64>,
+    /// How new sub-indexes size their blocks' rows (manifests of earlier versions, and those
+    /// of collections with exact rows, leave it out).
+    #[serde(default, skip_serializing_if = "is_exact")]
+    pub rows: RowSizing,
+}
+
+fn is_exact(rows: &RowSizing) -> bool {
+    *rows == RowSizing::Exact
 }
 
 /// Where a sub-index came from.
@@ -353,6 +362,7 @@ mod tests {
             hashes: 1,
             fpr: Some(0.3),
             page_size: None,
+            rows: RowSizing::Exact,
         }
     }
 
@@ -603,6 +613,7 @@ mod search_view_tests {
             hashes: 1,
             fpr: Some(0.3),
             page_size: None,
+            rows: RowSizing::Exact,
         });
         for (n, hidden) in [(5u64, vec!["d2", "d4"]), (3, vec![])] {
             manifest.subindexes.push(SubIndex {
