@@ -256,7 +256,7 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     if report.plan.outputs.is_empty() {
-        println!("nothing to merge: every sub-index is alone in its page size and has no removed documents");
+        println!("nothing to merge: no sub-index has removed documents or another to merge with");
         return Ok(Outcome::Success);
     }
     let verb = if args.dry_run { "would write" } else { "wrote" };

@@ -217,25 +217,25 @@ fn plan_group(
     })
 }
 
-/// The page sizes a merged file may have, narrowest first: the collection's when it fixes
-/// one (or a member's, if wider: a merge never narrows rows, which would need more blocks),
-/// else every power-of-two multiple of the members' widest up to [`PAGE_SIZE_MAX`].
+/// The page sizes a merged file may have, narrowest first: the group's when the collection
+/// fixes one (its groups share a page size); else the members' own and every power-of-two
+/// multiple of the narrowest up to [`PAGE_SIZE_MAX`] (or the widest member's). The plan with
+/// the fewest blocks wins, so rows are narrowed only where that costs no block.
 fn page_sizes(manifest: &Manifest, members: &[Member]) -> Vec<u64> {
-    let widest = members
-        .iter()
-        .map(|m| m.header.page_size)
-        .max()
-        .unwrap_or(1);
-    if let Some(fixed) = manifest.parameters.page_size {
-        return vec![fixed.max(widest)];
+    let own: Vec<u64> = members.iter().map(|m| m.header.page_size).collect();
+    let narrowest = own.iter().copied().min().unwrap_or(1);
+    let widest = own.iter().copied().max().unwrap_or(1);
+    if manifest.parameters.page_size.is_some() {
+        return vec![widest];
     }
-    let mut sizes = vec![widest];
-    while let Some(&last) = sizes.last() {
-        if last * 2 > PAGE_SIZE_MAX {
-            break;
-        }
-        sizes.push(last * 2);
+    let mut sizes = own;
+    let mut size = narrowest;
+    while size <= PAGE_SIZE_MAX.max(widest) {
+        sizes.push(size);
+        size *= 2;
     }
+    sizes.sort_unstable();
+    sizes.dedup();
     sizes
 }
 
