@@ -85,6 +85,11 @@ pub(super) struct Plan {
     pub blocks: Vec<OutBlock>,
 }
 
+/// The most a column is folded: by more, even a column with few bits set would reach a
+/// useless false-positive rate (and row counts sized without a common structure have tiny
+/// common divisors, so this also spares reading blocks that could never fold).
+pub(super) const FOLD_FACTOR_MAX: u64 = 64;
+
 /// Bit counts of the shown columns of some source blocks: `fills[&(member, block)][column]`.
 pub(super) type Fills = HashMap<(usize, usize), Vec<u64>>;
 
@@ -162,26 +167,32 @@ pub(super) fn plan(sources: &[SourceBlock], page_sizes: &[u64], fold: Option<Fol
         .expect("one plan per page size")
 }
 
-/// The source blocks whose columns' fills a fold could use: those with columns in the
-/// partly filled blocks of an exact plan at some page size, when there are two or more.
+/// The source blocks whose columns' fills a fold could use: those whose columns lie in a
+/// partly filled block of an exact plan (at some page size) and would fold by at most
+/// [`FOLD_FACTOR_MAX`] into another partly filled block's rows. Their bits are read to
+/// count them, so blocks that cannot fold are left out.
 pub(super) fn fold_candidates(sources: &[SourceBlock], page_sizes: &[u64]) -> Vec<(usize, usize)> {
     let mut wanted: Vec<(usize, usize)> = Vec::new();
     for &page_size in page_sizes {
         let plan = plan_at(sources, page_size, None);
-        let partial: Vec<&Vec<Column>> = plan
+        let partial: Vec<(u64, &Vec<Column>)> = plan
             .blocks
             .iter()
             .filter_map(|b| match b {
-                OutBlock::Pack { columns, .. } if (columns.len() as u64) < 8 * page_size => {
-                    Some(columns)
+                OutBlock::Pack { rows, columns, .. } if (columns.len() as u64) < 8 * page_size => {
+                    Some((*rows, columns))
                 }
                 _ => None,
             })
             .collect();
-        if partial.len() < 2 {
-            continue;
+        for (guest, (_, columns)) in partial.iter().enumerate() {
+            for (host, (rows, _)) in partial.iter().enumerate() {
+                let near = |c: &&Column| c.rows / gcd(c.rows, *rows) <= FOLD_FACTOR_MAX;
+                if host != guest {
+                    wanted.extend(columns.iter().filter(near).map(Column::source));
+                }
+            }
         }
-        wanted.extend(partial.iter().flat_map(|c| c.iter().map(Column::source)));
     }
     wanted.sort_unstable();
     wanted.dedup();
@@ -319,6 +330,9 @@ fn may_place(column: &Column, rows: u64, fold: Fold<'_>) -> bool {
     let factor = column.rows / gcd(column.rows, rows);
     if factor == 1 {
         return true;
+    }
+    if factor > FOLD_FACTOR_MAX {
+        return false;
     }
     let Some(set) = fold
         .fills
