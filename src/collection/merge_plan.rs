@@ -298,7 +298,7 @@ fn families(columns: Vec<Column>) -> Vec<Vec<Column>> {
 /// tiled or folded within the bound; the host keeps its rows.
 fn join_partials(partial: &mut Vec<(u64, Vec<Column>)>, capacity: u64, fold: Fold<'_>) {
     loop {
-        partial.sort_by(|a, b| b.0.cmp(&a.0));
+        partial.sort_by_key(|block| std::cmp::Reverse(block.0));
         let Some((host, guest)) = find_join(partial, capacity, fold) else {
             return;
         };
