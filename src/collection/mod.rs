@@ -14,8 +14,9 @@
 //! Every sub-index is a plain COBS compact (or adopted classic) file that COBS itself can
 //! search. Removed documents stay in their files until a merge and are hidden from results
 //! ([`crate::query::Index::hide`]); a merge copies whole blocks verbatim and re-packs the bit
-//! columns of blocks that lost documents, so every remaining document keeps its exact Bloom
-//! filter and its scores.
+//! columns of the others into fewer, fuller blocks: a column tiled to a block of more rows
+//! keeps its exact Bloom filter and its scores; one folded to fewer rows (only within a
+//! false-positive bound) keeps every k-mer and gains false positives ([`merge()`]).
 //!
 //! ```no_run
 //! use bitsift::collection::SearchSet;
