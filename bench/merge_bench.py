@@ -9,12 +9,14 @@ one build of the same genomes.
 2. Two collections are grown by one `bitsift add` per batch: with exact row counts (the
    default, as COBS sizes them) and with `--rows power-of-two`. The same genomes are also
    built at once (`bitsift build`), both ways.
-3. Each collection is measured, merged (`bitsift merge --json`) and measured again; the two
-   fresh builds are measured once. Measured: sub-indexes, blocks, bytes, and for each of
-   `--genes` genes, searched one at a time right after `sync; echo 3 > /proc/sys/vm/drop_caches`
-   (root; else POSIX_FADV_DONTNEED on the index files): wall time of the process, the
-   engine's read requests, row reads per k-mer (`row_reads_requested / kmers` of
-   `query --stats`), blocks ruled out by summaries, and the hits.
+3. Each collection is copied, then merged (`bitsift merge --json`), so that all six indexes
+   (two grown, two merged, two built at once) exist side by side. They are measured in
+   rounds: `--reps` times, for each of `--genes` genes, each index in turn is searched right
+   after `sync; echo 3 > /proc/sys/vm/drop_caches` (root; else POSIX_FADV_DONTNEED on the
+   index files), so drift and noise from elsewhere fall on every index alike. Measured:
+   sub-indexes, blocks, bytes, and per cold search the process's wall time, the engine's read
+   requests, row reads per k-mer (`row_reads_requested / kmers` of `query --stats`), blocks
+   ruled out by summaries, and the hits.
 
 Raw results go to RESULTS_DIR/merge.json (default bench/results/merge-<date>/), a Markdown
 table to standard output. Everything under --work is deleted at the end unless --keep.
@@ -47,7 +49,8 @@ def arguments():
     p.add_argument("--genome-size", type=int, default=15000, help="core genome bases")
     p.add_argument("--accessory-genes", type=int, default=40, help="accessory gene pool")
     p.add_argument("--gene-length", default="500-2000", help="accessory gene lengths")
-    p.add_argument("--genes", type=int, default=5, help="genes searched cold, one at a time")
+    p.add_argument("--genes", type=int, default=10, help="genes searched cold, one at a time")
+    p.add_argument("--reps", type=int, default=3, help="cold searches of each gene and index")
     p.add_argument("--threshold", default="0.8")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--keep", action="store_true", help="keep the data under --work")
@@ -130,31 +133,42 @@ def shape(args, index):
     return {"subindexes": 1, "blocks": info["blocks"], "bytes": info["file_size"]}
 
 
-def measure(args, cache, index, genes, state):
-    """Shape of `index` and one cold search per gene."""
-    row = dict(state=state, **shape(args, index))
-    walls, requests, per_kmer, ruled_out, hits, engines = [], [], [], [], [], set()
-    for gene in genes:
-        cache.drop(index_files(index))
-        done = run([args.bitsift, "query", "-i", index, "-f", gene, "-t", args.threshold,
-                    "--format", "json"], what="cold query")
-        query = done.json()["queries"][0]
-        stats = query["stats"]
-        walls.append(done.wall_s * 1000)
-        requests.append(stats["read_requests"])
-        per_kmer.append(stats["row_reads_requested"] / max(1, stats["kmers"]))
-        ruled_out.append(stats["blocks_ruled_out"])
-        hits.append(query["total_hits"])
-        engines.add(stats["engine"])
-    row.update(cold_wall_ms=summary(walls), read_requests=summary(requests),
-               row_reads_per_kmer=summary(per_kmer), blocks_ruled_out=summary(ruled_out),
-               hits=hits, engines=sorted(engines))
-    log("%s: %d sub-indexes, %d blocks, %.1f MiB; cold %.0f ms, %.1f row reads per k-mer, "
-        "%d read requests (medians)" % (
-            state, row["subindexes"], row["blocks"], row["bytes"] / 2**20,
-            row["cold_wall_ms"]["median"], row["row_reads_per_kmer"]["median"],
-            row["read_requests"]["median"]))
-    return row
+def cold_search(args, cache, index, gene):
+    cache.drop(index_files(index))
+    done = run([args.bitsift, "query", "-i", index, "-f", gene, "-t", args.threshold,
+                "--format", "json"], what="cold query")
+    query = done.json()["queries"][0]
+    stats = query["stats"]
+    return {"wall_ms": done.wall_s * 1000, "read_requests": stats["read_requests"],
+            "row_reads_per_kmer": stats["row_reads_requested"] / max(1, stats["kmers"]),
+            "blocks_ruled_out": stats["blocks_ruled_out"], "hits": query["total_hits"],
+            "engine": stats["engine"]}
+
+
+def measure_all(args, cache, indexes, genes):
+    """Shapes, then rounds of cold searches: every gene on every index in turn."""
+    rows = [dict(state=state, **shape(args, index)) for state, index in indexes]
+    searches = [[] for _ in indexes]
+    for rep in range(args.reps):
+        for number, gene in enumerate(genes):
+            for at, (_, index) in enumerate(indexes):
+                searches[at].append(dict(gene=number, rep=rep,
+                                         **cold_search(args, cache, index, gene)))
+        log("round %d of %d done" % (rep + 1, args.reps))
+    for row, done in zip(rows, searches):
+        pick = lambda key: [s[key] for s in done]
+        row.update(cold_wall_ms=summary(pick("wall_ms")),
+                   read_requests=summary(pick("read_requests")),
+                   row_reads_per_kmer=summary(pick("row_reads_per_kmer")),
+                   blocks_ruled_out=summary(pick("blocks_ruled_out")),
+                   hits=[s["hits"] for s in done if s["rep"] == 0],
+                   engines=sorted(set(pick("engine"))), searches=done)
+        log("%s: %d sub-indexes, %d blocks, %.1f MiB; cold %.0f ms, %.1f row reads per k-mer, "
+            "%d read requests (medians)" % (
+                row["state"], row["subindexes"], row["blocks"], row["bytes"] / 2**20,
+                row["cold_wall_ms"]["median"], row["row_reads_per_kmer"]["median"],
+                row["read_requests"]["median"]))
+    return rows
 
 
 def merge(args, collection):
@@ -201,18 +215,20 @@ def main():
     genes = gene_files(args, work)
     results = {"parameters": {k: v for k, v in vars(args).items()}, "cold": cache.describe(),
                "rows": [], "merges": {}, "adds_s": {}, "builds_s": {}}
+    indexes = []
     for rows in ("exact", "power-of-two"):
         collection, seconds = grow(args, work, batches, "collection-" + rows, rows)
         results["adds_s"][rows] = seconds
-        results["rows"].append(measure(args, cache, collection, genes,
-                                       "%d additions, %s rows" % (args.batches, rows)))
+        grown = collection + "-grown"
+        shutil.rmtree(grown, ignore_errors=True)
+        shutil.copytree(collection, grown)
         results["merges"][rows] = merge(args, collection)
-        results["rows"].append(measure(args, cache, collection, genes,
-                                       "the same, merged"))
         fresh, seconds = build(args, work, batches, "fresh-" + rows, rows)
         results["builds_s"][rows] = seconds
-        results["rows"].append(measure(args, cache, fresh, genes,
-                                       "one build, %s rows" % rows))
+        indexes += [("%d additions, %s rows" % (args.batches, rows), grown),
+                    ("the same, merged", collection),
+                    ("one build, %s rows" % rows, fresh)]
+    results["rows"] = measure_all(args, cache, indexes, genes)
     os.makedirs(results_dir, exist_ok=True)
     write_json(os.path.join(results_dir, "merge.json"), results)
     print(markdown(results))

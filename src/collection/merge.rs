@@ -208,6 +208,12 @@ fn plan_group(
         fills: &fills,
     });
     let plan = merge_plan::plan(&sources, &page_sizes, fold);
+    // The widest page size holds each source block's columns in one block, so some plan
+    // always has at most the members' blocks.
+    assert!(
+        plan.blocks.len() <= sources.len(),
+        "a merge never adds blocks"
+    );
     Ok(Layout {
         members,
         sources,
