@@ -547,52 +547,13 @@ fn write_merged(
     options: &MergeOptions,
 ) -> Result<SubIndex, CollectionError> {
     let path = subindex_path(directory, file);
-    let members = &layout.members;
-    let (names, padding) = merged_names(members, &layout.plan.blocks);
-    let geometry = compact_layout(layout);
-    let header = write_compact_header(&geometry, names.iter().copied())
-        .map_err(|detail| CollectionError::Invalid(format!("{}: {detail}", path.display())))?;
-    let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
-    let mut files = Sources::open(&paths(members))?;
-    // The checksum sidecar is computed from the bytes as they are written and committed
-    // with the file.
-    let mut pending = PendingFile::create_index(&path, false, header.len() as u64)?;
-    pending.write_all(&header)?;
-    for out in &layout.plan.blocks {
-        match out {
-            OutBlock::Copy { member, block } => {
-                let block = &members[*member].header.blocks[*block];
-                files.read(
-                    *member,
-                    block.data_offset,
-                    block.data_bytes(),
-                    &mut |bytes| Ok(pending.write_all(bytes)?),
-                )?;
-            }
-            OutBlock::Pack { rows, columns, .. } => {
-                repack(
-                    &headers,
-                    &mut files,
-                    *rows,
-                    columns,
-                    geometry.page_size,
-                    options.memory_bytes,
-                    &mut pending,
-                )?;
-            }
-        }
-    }
-    let expected = header.len() as u64 + geometry.data_bytes();
-    assert_eq!(
-        pending.written(),
-        expected,
-        "merged file size follows its layout"
-    );
-    pending.commit()?;
+    let (names, padding) = merged_names(&layout.members, &layout.plan.blocks);
+    write_rows(&path, layout, &names, options.memory_bytes)?;
     crash::damage("merge-output", &path);
     let written = IndexHeader::open(&path)?;
     // Summaries from the members' (a crash before the manifest names the file leaves both
     // to the next clean).
+    let headers: Vec<&IndexHeader> = layout.members.iter().map(|m| &m.header).collect();
     let summaries = merge_summaries::write(&headers, &summary_sources(layout), &written)?;
     crash::damage("merge-summaries", &crate::summary::summary_path(&path));
     merge_check::check(&written, &names, summaries)?;
@@ -614,9 +575,66 @@ fn write_merged(
                 "max_documents": options.max_documents,
                 "max_fpr": options.max_fpr,
             }),
-            inputs: members.iter().map(|m| m.entry.file.clone()).collect(),
+            inputs: layout
+                .members
+                .iter()
+                .map(|m| m.entry.file.clone())
+                .collect(),
         },
     })
+}
+
+/// Writes the merged file at `path`: header, then every block copied or re-packed from the
+/// members (read through their checksums), with its checksum sidecar; commits both.
+fn write_rows(
+    path: &Path,
+    layout: &Layout,
+    names: &[&str],
+    memory_bytes: u64,
+) -> Result<(), CollectionError> {
+    let members = &layout.members;
+    let geometry = compact_layout(layout);
+    let header = write_compact_header(&geometry, names.iter().copied())
+        .map_err(|detail| CollectionError::Invalid(format!("{}: {detail}", path.display())))?;
+    let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
+    let mut files = Sources::open(&paths(members))?;
+    // The checksum sidecar is computed from the bytes as they are written and committed
+    // with the file.
+    let mut pending = PendingFile::create_index(path, false, header.len() as u64)?;
+    pending.write_all(&header)?;
+    for out in &layout.plan.blocks {
+        match out {
+            OutBlock::Copy { member, block } => {
+                let block = &members[*member].header.blocks[*block];
+                files.read(
+                    *member,
+                    block.data_offset,
+                    block.data_bytes(),
+                    &mut |bytes| Ok(pending.write_all(bytes)?),
+                )?;
+            }
+            OutBlock::Pack { rows, columns, .. } => {
+                let page_size = geometry.page_size;
+                repack(
+                    &headers,
+                    &mut files,
+                    *rows,
+                    columns,
+                    page_size,
+                    memory_bytes,
+                    &mut pending,
+                )?;
+            }
+        }
+    }
+    let expected = header.len() as u64 + geometry.data_bytes();
+    assert_eq!(
+        pending.written(),
+        expected,
+        "merged file size follows its layout"
+    );
+    pending.commit()?;
+    Ok(())
 }
 
 /// Where each merged block's summary comes from: a copied block's own, or the union of the
