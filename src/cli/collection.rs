@@ -58,7 +58,8 @@ pub struct AddArgs {
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
     /// Rows of a block: exact (as COBS) or power-of-two (up to 2x the rows, and blocks that
-    /// merges always combine) [default: the collection's; exact for a new one]
+    /// merges always combine); kept for later additions [default: the collection's; exact
+    /// for a new one]
     #[arg(long, value_enum, help_heading = "Index")]
     rows: Option<super::build::Rows>,
 
@@ -117,7 +118,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
             "{error}\nhint: pass --duplicates warn (or allow) to add them anyway, or `bitsift remove` the old ones first"
         ),
         CollectionError::Mismatch { .. } => anyhow!(
-            "{error}\nhint: omit -k, --fpr, --hashes, --page-size, --rows and --no-canonical to use the collection's"
+            "{error}\nhint: omit -k, --fpr, --hashes, --page-size and --no-canonical to use the collection's"
         ),
         other => other.into(),
     })?;

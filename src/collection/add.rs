@@ -257,13 +257,6 @@ fn check_explicit(
             return Err(mismatch("page size", given.to_string(), has.to_string()));
         }
     }
-    if let Some(given) = explicit.rows.filter(|&r| r != parameters.rows) {
-        return Err(mismatch(
-            "row sizing",
-            given.to_string(),
-            parameters.rows.to_string(),
-        ));
-    }
     Ok(())
 }
 
@@ -276,6 +269,9 @@ fn build_subindex(
     let fpr = options.explicit.fpr.or(parameters.fpr).unwrap_or(0.3);
     parameters.fpr = Some(fpr);
     let page_size = parameters.page_size.or(options.explicit.page_size);
+    // Row sizing is a policy for new sub-indexes, not a parameter searches share: an addition
+    // may change it (sub-indexes of both kinds search together).
+    parameters.rows = options.explicit.rows.unwrap_or(parameters.rows);
     let build_options = BuildOptions {
         output: PathBuf::new(),
         inputs: options.inputs.clone(),
