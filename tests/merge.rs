@@ -326,8 +326,8 @@ fn exact_row_counts_keep_their_blocks_and_the_merge_says_only_a_rebuild_helps() 
 
 /// Writes a compact index of one block of `rows` rows holding `documents` (name, genome),
 /// setting each document's bits from its k-mers with the test model (not bitsift's builder),
-/// and its checksums.
-fn write_index(path: &Path, documents: &[(&str, &Vec<u8>)], rows: u64) {
+/// and (with `checksums`) its checksum sidecar.
+fn write_index(path: &Path, documents: &[(&str, &Vec<u8>)], rows: u64, checksums: bool) {
     let layout = CompactLayout {
         k: K as u32,
         canonical: true,
@@ -345,7 +345,9 @@ fn write_index(path: &Path, documents: &[(&str, &Vec<u8>)], rows: u64) {
     }
     bytes.extend_from_slice(&matrix);
     std::fs::write(path, &bytes).unwrap();
-    ok(run(&["checksum", "-q", text(path)]));
+    if checksums {
+        ok(run(&["checksum", "-q", text(path)]));
+    }
 }
 
 /// Blocks of 6000 and 4000 rows (greatest common divisor 2000): the smaller block's columns
@@ -368,8 +370,8 @@ fn folding_joins_blocks_only_within_the_bound_and_never_loses_a_kmer() {
         .collect();
     let large = dir.path().join("large.cobs_compact");
     let small = dir.path().join("small.cobs_compact");
-    write_index(&large, &documents[..3], 6000);
-    write_index(&small, &documents[3..], 4000);
+    write_index(&large, &documents[..3], 6000, true);
+    write_index(&small, &documents[3..], 4000, true);
     let collection = dir.path().join("collection");
     ok(run(&[
         "add",
@@ -486,4 +488,49 @@ fn damage_to_the_merged_file_or_its_summaries_fails_the_merge_and_changes_nothin
     }
     ok(run(&["merge", "-q", text(&collection)]));
     assert_eq!(blocks(&collection), 1, "undamaged, the same merge succeeds");
+}
+
+/// A sub-index without checksums (an adopted COBS index, say) is not merged: the merged
+/// file's fresh checksums would vouch for bytes nobody could check.
+#[test]
+fn a_member_without_checksums_is_refused_until_it_has_them() {
+    let dir = temp_dir();
+    let genomes = write_genomes(&dir.path().join("genomes"), &[1500, 1600, 1700, 1800], 51);
+    let documents: Vec<(&str, &Vec<u8>)> = genomes
+        .names
+        .iter()
+        .map(String::as_str)
+        .zip(&genomes.sequences)
+        .collect();
+    let first = dir.path().join("first.cobs_compact");
+    let second = dir.path().join("second.cobs_compact");
+    write_index(&first, &documents[..2], 8192, true);
+    write_index(&second, &documents[2..], 4096, false);
+    let collection = dir.path().join("collection");
+    ok(run(&[
+        "add",
+        "-q",
+        text(&collection),
+        "--adopt",
+        text(&first),
+        "--adopt",
+        text(&second),
+    ]));
+    let listing_before = listing(&collection);
+    let manifest_before = manifest(&collection);
+    let refused = run(&["merge", text(&collection)]);
+    let said = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("sub-000002.cobs_compact: has no checksums")
+            && said.contains("nothing was merged")
+            && said.contains("hint: check the index"),
+        "{said}"
+    );
+    assert_eq!(listing(&collection), listing_before);
+    assert_eq!(manifest(&collection), manifest_before);
+    let sub = collection.join("sub-000002.cobs_compact");
+    ok(run(&["checksum", "-q", text(&sub)]));
+    ok(run(&["merge", "-q", text(&collection)]));
+    assert_eq!(blocks(&collection), 1, "4096 divides 8192: one block");
 }

@@ -248,7 +248,13 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         memory_bytes: args.memory,
         max_fpr: args.max_fpr,
     };
-    let report = collection::merge(&options)?;
+    let report = collection::merge(&options).map_err(|error| match error {
+        CollectionError::Unverified { ref path } => anyhow!(
+            "{error}\nhint: check the index (search it for genomes you know it holds), then `bitsift checksum {}` makes checksums of it as it is",
+            path.display()
+        ),
+        other => other.into(),
+    })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(Outcome::Success);

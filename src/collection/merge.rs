@@ -347,6 +347,12 @@ fn open_members(
                     ),
                 });
             }
+            // The merged file gets fresh checksums: bytes nobody could check must not get them.
+            if !crate::format::sidecar_path(&header.path).is_file() {
+                return Err(CollectionError::Unverified {
+                    path: header.path.clone(),
+                });
+            }
             let visible = entry.visible_mask();
             Ok(Member {
                 entry,

@@ -145,6 +145,12 @@ pub enum CollectionError {
     /// A sub-index's bytes could not be read, or do not match its checksums.
     #[error("{0}; the collection was not changed")]
     Read(#[from] crate::read::ReadError),
+    /// A sub-index to merge has no checksums, so damage in it cannot be told from data.
+    #[error("{path}: has no checksums, so damage in it cannot be told from data, and the merged sub-index's checksums would vouch for bytes nobody checked; nothing was merged", path = path.display())]
+    Unverified {
+        /// The sub-index.
+        path: PathBuf,
+    },
     /// A merged sub-index failed the check it must pass before the manifest names it.
     #[error("{path}: the merged sub-index failed verification: {detail}; it was deleted and the collection was not changed", path = path.display())]
     MergedDamaged {
