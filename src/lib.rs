@@ -15,7 +15,8 @@
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
 //!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
-//!   error, on SIGINT/SIGTERM and after a crash.
+//!   error, on SIGINT/SIGTERM and after a crash, and the one way files are replaced atomically;
+//!   `walk`: the one recursive directory walk and list-file reader.
 
 #![warn(missing_docs)]
 
@@ -37,5 +38,6 @@ pub mod server;
 pub mod summary;
 pub mod synth;
 mod tempfiles;
-pub use tempfiles::leave_signals_to_host;
+pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};
 pub mod units;
+mod walk;

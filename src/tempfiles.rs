@@ -13,6 +13,7 @@
 //! removes a file another host (same name, same PID, shared file system) is still writing.
 
 use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,9 +114,116 @@ pub(crate) fn create_temporary(destination: &Path) -> std::io::Result<(TempPath,
     Ok((temp, file))
 }
 
-/// Makes renames in the directory of `path` durable.
+/// Makes renames in the directory of `path` durable. A file system that cannot sync a
+/// directory (it refuses with `EINVAL` or `ENOTSUP`) is taken at its word: there is nothing
+/// more to do.
 pub(crate) fn sync_directory(path: &Path) -> std::io::Result<()> {
-    File::open(parent_directory(path))?.sync_all()
+    sync_directory_itself(&parent_directory(path))
+}
+
+/// Makes renames and new entries in `directory` durable; see [`sync_directory`].
+pub(crate) fn sync_directory_itself(directory: &Path) -> std::io::Result<()> {
+    match File::open(directory)?.sync_all() {
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOTSUP)) => {
+            tracing::debug!("{}: cannot sync the directory: {e}", directory.display());
+            Ok(())
+        }
+        result => result,
+    }
+}
+
+/// A file that appears at its destination complete or not at all, the one way bitsift
+/// replaces a file (indexes and their sidecars, merged sub-indexes, collection manifests,
+/// benchmark files, query outputs). It is written under its temporary name
+/// ([`temporary_path`], removed on drop, on SIGINT and SIGTERM, and after a crash by the next
+/// writer there), then [`AtomicFile::commit`] flushes it, fsyncs it, renames it over the
+/// destination and fsyncs the directory, so a crash at any point leaves the old file or the
+/// new one, never a part.
+///
+/// Dropped without a commit (an error, a full disk), its unwritten bytes are discarded and
+/// the temporary file removed.
+#[derive(Debug)]
+pub struct AtomicFile {
+    temporary: Option<TempPath>,
+    writer: Option<BufWriter<File>>,
+    destination: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `destination` (a regular file or nothing yet), through a buffer of
+    /// 64 KiB.
+    pub fn create(destination: &Path) -> std::io::Result<AtomicFile> {
+        AtomicFile::with_buffer(destination, 64 << 10)
+    }
+
+    /// As [`AtomicFile::create`], with a write buffer of `buffer_bytes`.
+    pub fn with_buffer(destination: &Path, buffer_bytes: usize) -> std::io::Result<AtomicFile> {
+        let (temporary, file) = create_temporary(destination)?;
+        Ok(AtomicFile {
+            temporary: Some(temporary),
+            writer: Some(BufWriter::with_capacity(buffer_bytes, file)),
+            destination: destination.to_path_buf(),
+        })
+    }
+
+    /// Where the file goes.
+    pub fn destination(&self) -> &Path {
+        &self.destination
+    }
+
+    /// Flushes and fsyncs what was written, so that a full disk shows now rather than at the
+    /// commit.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        let writer = self.writer.as_mut().expect("synced after commit");
+        writer.flush()?;
+        writer.get_ref().sync_all()
+    }
+
+    /// Flushes, fsyncs, renames the file over its destination and fsyncs the directory.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.sync()?;
+        drop(self.writer.take());
+        let temporary = self.temporary.take().expect("committed twice");
+        temporary.rename_to(&self.destination)?;
+        sync_directory(&self.destination)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.writer
+            .as_mut()
+            .expect("written after commit")
+            .write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.writer
+            .as_mut()
+            .expect("written after commit")
+            .write_all(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().expect("flushed after commit").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Unwritten bytes of an abandoned file are discarded, not flushed; the temporary
+        // file is then removed by its `TempPath`.
+        if let Some(writer) = self.writer.take() {
+            drop(writer.into_parts());
+        }
+    }
+}
+
+/// Replaces `destination` with `bytes` atomically ([`AtomicFile`]).
+pub fn write_atomically(destination: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = AtomicFile::with_buffer(destination, 0)?;
+    file.write_all(bytes)?;
+    file.commit()
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -333,5 +441,36 @@ mod tests {
         std::fs::write(&path, b"someone else's").unwrap();
         assert!(create_temporary(&destination).is_err());
         assert!(path.exists(), "a file we did not create is never removed");
+    }
+
+    #[test]
+    fn an_atomic_file_appears_whole_at_commit_and_never_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let destination = dir.path().join("out.json");
+        std::fs::write(&destination, b"old").unwrap();
+        let mut file = AtomicFile::create(&destination).unwrap();
+        file.write_all(b"new contents").unwrap();
+        file.sync().unwrap();
+        assert_eq!(
+            std::fs::read(&destination).unwrap(),
+            b"old",
+            "not before the commit"
+        );
+        drop(file);
+        assert_eq!(std::fs::read(&destination).unwrap(), b"old");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+        write_atomically(&destination, b"new").unwrap();
+        assert_eq!(std::fs::read(&destination).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let error = write_atomically(dir.path(), b"x").unwrap_err();
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::InvalidInput,
+            "a directory is refused"
+        );
     }
 }

@@ -67,13 +67,16 @@ fn build_writes_checksums_that_verify_and_copies_stay_valid() {
     );
     let output = verify(&index);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let summaries = bitsift::summary::summary_path(&index);
     assert_eq!(
         stdout(&output),
         format!(
-            "{}: ok ({} pages, {})\n",
+            "{}: ok ({} pages, {})\n{}: ok (block summaries, format 2, {})\n",
             index.display(),
             size.div_ceil(4096),
-            bitsift::units::format_bytes(size)
+            bitsift::units::format_bytes(size),
+            summaries.display(),
+            bitsift::units::format_bytes(std::fs::metadata(&summaries).unwrap().len())
         )
     );
     let info = run(&["info", "--json", index.to_str().unwrap()]);

@@ -559,6 +559,36 @@ fn concurrent_requests_share_batches_and_shutdown_finishes_them() {
     );
     let status = server.child.wait().unwrap();
     assert!(status.success(), "clean exit after SIGTERM: {status:?}");
+    // The grace period counts from the signal, not from start-up: the search in flight had
+    // it, and the server says it answered it instead of claiming the period ran out.
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.log();
+    assert!(
+        log.contains("stopped; requests in flight were answered"),
+        "{log}"
+    );
+}
+
+/// Issue 20: an idle server stopped long after it started says it stopped cleanly; the grace
+/// period is not counted from start-up.
+#[test]
+fn an_idle_server_stops_at_once_and_says_so() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let mut server = Server::start(&[&index], &["--shutdown-grace", "2"]);
+    std::thread::sleep(Duration::from_millis(2500));
+    server.terminate();
+    let (status, after) = server
+        .exit_within(Duration::from_secs(5))
+        .expect("an idle server exits");
+    assert!(status.success(), "{status:?}");
+    assert!(after < Duration::from_secs(1), "exited after {after:?}");
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.log();
+    assert!(
+        log.contains("stopped; requests in flight were answered"),
+        "{log}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -973,7 +1003,8 @@ fn sigterm_exits_within_the_grace_period_despite_half_sent_requests() {
     assert!(after < Duration::from_secs(3), "exited after {after:?}");
     std::thread::sleep(Duration::from_millis(100));
     let log = server.log();
-    assert!(log.contains("grace period; 1 connection(s) cut"), "{log}");
+    assert!(log.contains("grace period ran out"), "{log}");
+    assert!(log.contains(": 1 connection(s) cut"), "{log}");
 }
 
 #[test]
@@ -1155,7 +1186,7 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
             "{error}"
         );
         assert!(error.contains(cause), "{error}");
-        assert!(error.contains("restart the server"), "{error}");
+        assert!(error.contains("reload the server"), "{error}");
     }
     assert_eq!(
         search(None).status,
@@ -1560,5 +1591,176 @@ fn answers_carry_totals_pages_groups_and_downloads() {
         rows[1..].iter().all(|r| r.ends_with("\t1")),
         "{}",
         matrix.body
+    );
+}
+
+/// Runs `bitsift` with `args` and asserts it succeeded.
+fn run_ok(args: &[&str]) {
+    let output = run(args);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+}
+
+/// The documents a threshold-0 search of the first gene lists, with the view and the
+/// collection's generation the answer names (JSON body and headers agree).
+fn listed(address: SocketAddr) -> (Vec<String>, u64, u64) {
+    let found = post(
+        address,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+    );
+    assert_eq!(found.status, 200, "{}", found.body);
+    let json = found.json();
+    let view = json["view"].as_u64().unwrap();
+    let generation = json["generations"][0]["generation"].as_u64().unwrap();
+    assert_eq!(json["generations"][0]["name"], "collection", "{json}");
+    let headers = found.headers.to_ascii_lowercase();
+    assert!(
+        headers.contains(&format!("x-bitsift-view: {view}\r\n")),
+        "{headers}"
+    );
+    assert!(
+        headers.contains(&format!("x-bitsift-generations: collection={generation}")),
+        "{headers}"
+    );
+    let mut documents: Vec<String> = json["results"][0]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["document"].as_str().unwrap().to_string())
+        .collect();
+    documents.sort();
+    (documents, view, generation)
+}
+
+/// Issue 20: a running server follows its collection. Every commit (remove, add, merge) is
+/// seen by the next request, with no wait and no restart; the answer names the view and the
+/// manifest generation it comes from; a merge that unlinks the served files causes no error;
+/// a manifest that cannot be read leaves the previous view serving, with the reason in
+/// `/healthz`, until the collection is readable again; SIGHUP and `POST /api/reload` reload.
+#[test]
+fn a_server_follows_its_collection_through_remove_add_and_merge() {
+    let dir = temp_dir();
+    let collection = dir.path().join("collection");
+    let c = collection.to_str().unwrap();
+    let genome = |g: &str| demo_file(&format!("genomes/{g}")).display().to_string();
+    let (kpn, eco, lambda) = (
+        "Kpn_pMCR_1511_KX377410",
+        "Eco_pBK32602_KU295134",
+        "Phage_lambda_NC_001416",
+    );
+    run_ok(&["add", "-q", c, &genome(&format!("{kpn}.fa.gz"))]);
+    run_ok(&["add", "-q", c, &genome(&format!("{eco}.fa.gz"))]);
+    let server = Server::start(&[&collection], &[]);
+    let a = server.address;
+    assert_eq!(listed(a), (vec![eco.into(), kpn.into()], 1, 2));
+
+    let names = dir.path().join("remove.txt");
+    std::fs::write(&names, format!("{kpn}\n")).unwrap();
+    run_ok(&["remove", c, "--documents", names.to_str().unwrap()]);
+    assert_eq!(
+        listed(a),
+        (vec![eco.into()], 2, 3),
+        "a removal is seen at once"
+    );
+
+    run_ok(&["add", "-q", c, &genome(&format!("{lambda}.fa.gz"))]);
+    assert_eq!(listed(a), (vec![eco.into(), lambda.into()], 3, 4));
+    let files = |json: &Value| json["indexes"][0]["files"].as_array().unwrap().len();
+    let indexes = http(a, "GET", "/api/indexes", b"").json();
+    assert_eq!(
+        (files(&indexes), &indexes["indexes"][0]["generation"]),
+        (3, &Value::from(4))
+    );
+
+    run_ok(&["merge", c]);
+    assert_eq!(
+        listed(a),
+        (vec![eco.into(), lambda.into()], 4, 5),
+        "no 503 after a merge"
+    );
+    let indexes = http(a, "GET", "/api/indexes", b"").json();
+    assert_eq!(files(&indexes), 1, "{indexes}");
+    let health = http(a, "GET", "/healthz", b"").json();
+    assert_eq!(health["status"], "ok", "{health}");
+    assert_eq!(health["generations"][0]["generation"], 5, "{health}");
+
+    // A manifest that cannot be read: the previous view goes on, and says why.
+    let manifest = collection.join("collection.json");
+    let good = std::fs::read(&manifest).unwrap();
+    let swap = |bytes: &[u8]| {
+        let temporary = collection.join(".swap");
+        std::fs::write(&temporary, bytes).unwrap();
+        std::fs::rename(&temporary, &manifest).unwrap();
+    };
+    swap(b"{\"format\": \"bitsift-collection\", \"version\": 1, \"generation\": 6");
+    assert_eq!(listed(a), (vec![eco.into(), lambda.into()], 4, 5));
+    let health = http(a, "GET", "/healthz", b"");
+    assert_eq!(health.status, 200, "{}", health.body);
+    let health = health.json();
+    assert_eq!(health["status"], "degraded", "{health}");
+    let why = health["reload_failed"]["error"].as_str().unwrap();
+    assert!(
+        why.contains("view 4 still served") && why.contains("collection.json"),
+        "{why}"
+    );
+    assert_eq!(
+        metric(a, "bitsift_reload_failures_total"),
+        1.0,
+        "tried once, not per request"
+    );
+    swap(&good);
+    assert_eq!(listed(a).1, 5, "readable again: a new view");
+    assert_eq!(http(a, "GET", "/healthz", b"").json()["status"], "ok");
+
+    // Asked for: from this machine, and on SIGHUP.
+    let reloaded = http(a, "POST", "/api/reload", b"");
+    assert_eq!(reloaded.status, 200, "{}", reloaded.body);
+    assert_eq!(reloaded.json()["view"], 6);
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGHUP) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while http(a, "GET", "/api/indexes", b"").json()["view"] != 7 {
+        assert!(Instant::now() < deadline, "SIGHUP did not reload");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(metric(a, "bitsift_reloads_total"), 6.0);
+}
+
+/// Issue 20: a plain index file replaced on disk makes the server unhealthy until it is
+/// reloaded, and the reload serves the new file.
+#[test]
+fn a_replaced_index_file_is_served_after_a_reload() {
+    let dir = temp_dir();
+    let index = build_index(dir.path(), "plasmids", &["Kpn_pMCR_1511_KX377410.fa.gz"]);
+    let server = Server::start(&[&index], &[]);
+    let a = server.address;
+    let other = build_index(dir.path(), "other", &["Eco_pBK32602_KU295134.fa.gz"]);
+    std::fs::rename(&other, &index).unwrap();
+    assert_eq!(http(a, "GET", "/healthz", b"").status, 503);
+    // The old file's side files do not describe the new one: the reload says so and the
+    // previous view goes on.
+    let refused = http(a, "POST", "/api/reload", b"");
+    assert_eq!(refused.status, 500, "{}", refused.body);
+    assert!(
+        refused.body.contains("view 1 still served"),
+        "{}",
+        refused.body
+    );
+    for suffix in [".bitsift-checksums", ".bitsift-summaries"] {
+        let side = |path: &Path| PathBuf::from(format!("{}{suffix}", path.display()));
+        if side(&other).exists() {
+            std::fs::rename(side(&other), side(&index)).unwrap();
+        }
+    }
+    let reloaded = http(a, "POST", "/api/reload", b"");
+    assert_eq!(reloaded.status, 200, "{}", reloaded.body);
+    assert_eq!(http(a, "GET", "/healthz", b"").json()["status"], "ok");
+    let found = post(
+        a,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+    );
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert_eq!(
+        found.json()["results"][0]["hits"][0]["document"],
+        "Eco_pBK32602_KU295134"
     );
 }

@@ -546,7 +546,7 @@ impl PyIndex {
                     "k": h.k,
                     "canonical": h.canonical,
                     "hashes": h.num_hashes,
-                    "documents": h.document_count(),
+                    "documents": documents_of(h),
                     "blocks": h.blocks.len(),
                     "page_size": h.page_size,
                     "rows_total": h.blocks.iter().map(|b| b.row_count).sum::<u64>(),
@@ -555,12 +555,7 @@ impl PyIndex {
                 })
             })
             .collect();
-        let documents: u64 = self
-            .index
-            .headers()
-            .iter()
-            .map(|h| h.document_count())
-            .sum();
+        let documents: u64 = self.index.headers().iter().map(documents_of).sum();
         let info = serde_json::json!({
             "indexes": files,
             "documents": documents,
@@ -644,12 +639,7 @@ impl PyIndex {
                     .to_string(),
             );
         }
-        let documents: u64 = self
-            .index
-            .headers()
-            .iter()
-            .map(|h| h.document_count())
-            .sum();
+        let documents: u64 = self.index.headers().iter().map(documents_of).sum();
         Ok(format!(
             "Index([{}], documents={documents}, engine='{}'{})",
             paths.join(", "),
@@ -657,4 +647,10 @@ impl PyIndex {
             if self.closed() { ", closed" } else { "" }
         ))
     }
+}
+
+/// Documents of an index file a search may report: placeholders of merged files
+/// ([`bitsift::format::is_placeholder`]) are never counted.
+fn documents_of(header: &bitsift::format::IndexHeader) -> u64 {
+    header.document_count() - header.names.placeholders().len() as u64
 }

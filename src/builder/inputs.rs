@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::BuildError;
 use crate::format::file_kind;
 use crate::seqfile::has_sequence_extension;
+use crate::walk::{read_list, walk, Visit};
 
 /// Expands `paths` (files or directories) and `lists` (files of paths) into the input files,
 /// in a stable order: as given, directories sorted by path.
@@ -15,31 +16,18 @@ pub fn discover(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, Bu
         add_path(path, &mut files)?;
     }
     for list in lists {
-        let text = std::fs::read_to_string(list).map_err(|e| BuildError::Input {
+        let listed = read_list(list).map_err(|e| BuildError::Input {
             path: list.clone(),
             detail: format!("cannot read list file: {e}"),
         })?;
-        let base = list.parent().unwrap_or(Path::new("."));
-        let mut listed = 0;
-        for line in text.lines() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let entry = Path::new(line);
-            let resolved = if entry.is_absolute() {
-                entry.to_path_buf()
-            } else {
-                base.join(entry)
-            };
-            add_path(&resolved, &mut files)?;
-            listed += 1;
-        }
-        if listed == 0 {
+        if listed.is_empty() {
             return Err(BuildError::Input {
                 path: list.clone(),
                 detail: "the list file names no inputs".into(),
             });
+        }
+        for entry in &listed {
+            add_path(entry, &mut files)?;
         }
     }
     if files.is_empty() {
@@ -58,10 +46,8 @@ fn add_path(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
         },
     })?;
     if metadata.is_dir() {
-        let before = files.len();
-        walk(path, files)?;
-        files[before..].sort();
-        if files.len() == before {
+        let found = sequence_files(path)?;
+        if found.is_empty() {
             return Err(BuildError::Input {
                 path: path.to_path_buf(),
                 detail: format!(
@@ -74,6 +60,7 @@ fn add_path(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
                 ),
             });
         }
+        files.extend(found);
     } else {
         refuse_irregular(path, &metadata)?;
         files.push(path.to_path_buf());
@@ -95,34 +82,40 @@ fn refuse_irregular(path: &Path, metadata: &std::fs::Metadata) -> Result<(), Bui
     }
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), BuildError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| BuildError::Input {
-        path: dir.to_path_buf(),
-        detail: format!("cannot list directory: {e}"),
-    })?;
-    for entry in entries {
-        let entry = entry.map_err(|e| BuildError::Input {
-            path: dir.to_path_buf(),
-            detail: format!("cannot list directory: {e}"),
-        })?;
-        let path = entry.path();
-        let file_type = entry.file_type().map_err(|e| BuildError::Input {
-            path: path.clone(),
-            detail: format!("cannot stat: {e}"),
-        })?;
+/// The sequence files under `directory`, recursively, sorted by path. Directories are entered
+/// only when they are directories themselves (a symbolic link to one is not followed); files
+/// are judged by what they link to, since that is what will be read.
+fn sequence_files(directory: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let mut irregular = None;
+    let found = walk(directory, &mut |path, file_type| {
         if file_type.is_dir() {
-            walk(&path, files)?;
-        } else if has_sequence_extension(&path) {
-            // Follows symbolic links: what matters is what will be read.
-            let metadata = std::fs::metadata(&path).map_err(|e| BuildError::Input {
-                path: path.clone(),
-                detail: format!("cannot access: {e}"),
-            })?;
-            refuse_irregular(&path, &metadata)?;
-            files.push(path);
+            return Visit::Descend;
         }
+        if irregular.is_some() || !has_sequence_extension(path) {
+            return Visit::Skip;
+        }
+        let checked = std::fs::metadata(path)
+            .map_err(|e| BuildError::Input {
+                path: path.to_path_buf(),
+                detail: format!("cannot access: {e}"),
+            })
+            .and_then(|metadata| refuse_irregular(path, &metadata));
+        match checked {
+            Ok(()) => Visit::Take,
+            Err(error) => {
+                irregular = Some(error);
+                Visit::Skip
+            }
+        }
+    })
+    .map_err(|e| BuildError::Input {
+        path: e.path,
+        detail: format!("cannot list directory: {}", e.source),
+    })?;
+    match irregular {
+        Some(error) => Err(error),
+        None => Ok(found),
     }
-    Ok(())
 }
 
 #[cfg(test)]

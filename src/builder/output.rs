@@ -1,25 +1,24 @@
-//! Writing a file so that it is either complete or absent: write to a temporary name in the
-//! same directory, fsync, rename, fsync the directory. Dropped before commit (an error, a full
-//! disk), or interrupted by SIGINT or SIGTERM, the temporary file is removed; temporary files
-//! of killed builds are removed by the next build in the directory (`src/tempfiles.rs`).
+//! Writing an output so that it is either complete or absent, through the crate's one atomic
+//! file ([`crate::AtomicFile`]: a temporary name in the same directory, fsync, rename, fsync
+//! the directory). Dropped before commit (an error, a full disk), or interrupted by SIGINT or
+//! SIGTERM, the temporary file is removed; temporary files of killed builds are removed by the
+//! next build in the directory (`src/tempfiles.rs`).
 //!
 //! An index gets its checksum sidecar ([`crate::format::checksums`]) computed from the bytes
 //! as they are written, with no second pass over the file.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
 use crate::format::checksums::{sidecar_path, ChecksumBuilder, Checksums};
-use crate::tempfiles::{self, TempPath};
+use crate::tempfiles::{self, AtomicFile};
 
 /// A file being written under a temporary name.
 pub struct PendingFile {
-    /// `None` once renamed into place.
-    temporary: Option<TempPath>,
+    /// `None` once committed.
+    file: Option<AtomicFile>,
     destination: PathBuf,
-    writer: Option<BufWriter<File>>,
     written: u64,
     checksums: Option<ChecksumBuilder>,
 }
@@ -52,15 +51,10 @@ impl PendingFile {
                 stale.display()
             );
         }
-        let (temporary, file) =
-            tempfiles::create_temporary(destination).map_err(|e| BuildError::Output {
-                path: tempfiles::temporary_path(destination),
-                detail: format!("cannot create: {e}"),
-            })?;
+        let file = create_atomic(destination, 8 << 20)?;
         Ok(PendingFile {
-            temporary: Some(temporary),
+            file: Some(file),
             destination: destination.to_path_buf(),
-            writer: Some(BufWriter::with_capacity(8 << 20, file)),
             written: 0,
             checksums: None,
         })
@@ -80,9 +74,8 @@ impl PendingFile {
 
     /// Appends `bytes`.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
-        let writer = self.writer.as_mut().expect("written after commit");
-        writer
-            .write_all(bytes)
+        let file = self.file.as_mut().expect("written after commit");
+        file.write_all(bytes)
             .map_err(|e| write_error(&self.destination, e))?;
         if let Some(checksums) = &mut self.checksums {
             checksums.update(bytes);
@@ -94,11 +87,8 @@ impl PendingFile {
     /// Flushes and syncs what was written, so that a full disk shows now rather than at
     /// [`commit`](Self::commit).
     pub fn sync(&mut self) -> Result<(), BuildError> {
-        let writer = self.writer.as_mut().expect("synced after commit");
-        writer
-            .flush()
-            .and_then(|()| writer.get_ref().sync_all())
-            .map_err(|e| write_error(&self.destination, e))
+        let file = self.file.as_mut().expect("synced after commit");
+        file.sync().map_err(|e| write_error(&self.destination, e))
     }
 
     /// Bytes written so far.
@@ -113,67 +103,49 @@ impl PendingFile {
     /// is renamed into place, and the new sidecar follows it. (A sidecar that does not match
     /// its index is an error in any case: it records the size and the header's checksum.)
     pub fn commit(mut self) -> Result<(), BuildError> {
-        let writer = self.writer.take().expect("committed twice");
-        let file = writer
-            .into_inner()
-            .map_err(|e| write_error(&self.destination, e.into_error()))?;
-        file.sync_all()
-            .map_err(|e| write_error(&self.destination, e))?;
-        drop(file);
+        self.sync()?;
         let sidecar = match self.checksums.take() {
             Some(builder) => Some(self.write_sidecar(builder)?),
             None => None,
         };
         let destination = self.destination.clone();
-        let sidecar_destination = sidecar_path(&destination);
         if sidecar.is_some() {
-            remove_if_present(&sidecar_destination)?;
-            sync_directory(&destination);
+            remove_if_present(&sidecar_path(&destination))?;
+            sync_directory(&destination)?;
         }
-        let temporary = self.temporary.take().expect("committed twice");
-        temporary
-            .rename_to(&destination)
-            .map_err(|e| BuildError::Output {
-                path: destination.clone(),
-                detail: format!("cannot move the finished index into place: {e}"),
-            })?;
-        sync_directory(&destination);
+        let file = self.file.take().expect("committed twice");
+        file.commit().map_err(|e| BuildError::Output {
+            path: destination.clone(),
+            detail: format!("cannot move the finished index into place: {e}"),
+        })?;
         if let Some(sidecar) = sidecar {
-            sidecar
-                .rename_to(&sidecar_destination)
-                .map_err(|e| BuildError::Output {
-                    path: sidecar_destination.clone(),
-                    detail: format!("cannot move the checksums into place: {e}"),
-                })?;
-            sync_directory(&destination);
+            let path = sidecar.destination().to_path_buf();
+            sidecar.commit().map_err(|e| BuildError::Output {
+                path,
+                detail: format!("cannot move the checksums into place: {e}"),
+            })?;
         }
         Ok(())
     }
 
     /// Writes the sidecar of the finished file under its temporary name, synced.
-    fn write_sidecar(&self, builder: ChecksumBuilder) -> Result<TempPath, BuildError> {
+    fn write_sidecar(&self, builder: ChecksumBuilder) -> Result<AtomicFile, BuildError> {
         let destination = sidecar_path(&self.destination);
         let checksums: Checksums = builder.finish(&self.destination);
-        let (temporary, mut file) =
-            tempfiles::create_temporary(&destination).map_err(|e| BuildError::Output {
-                path: tempfiles::temporary_path(&destination),
-                detail: format!("cannot create: {e}"),
-            })?;
+        let mut file = create_atomic(&destination, 0)?;
         file.write_all(&checksums.encode())
-            .and_then(|()| file.sync_all())
+            .and_then(|()| file.sync())
             .map_err(|e| write_error(&destination, e))?;
-        Ok(temporary)
+        Ok(file)
     }
 }
 
-impl Drop for PendingFile {
-    fn drop(&mut self) {
-        // Discard unwritten bytes of an abandoned file rather than flush them; the temporary
-        // file is then removed by its `TempPath`.
-        if let Some(writer) = self.writer.take() {
-            drop(writer.into_parts());
-        }
-    }
+/// Starts the atomic file of `destination`.
+fn create_atomic(destination: &Path, buffer_bytes: usize) -> Result<AtomicFile, BuildError> {
+    AtomicFile::with_buffer(destination, buffer_bytes).map_err(|e| BuildError::Output {
+        path: tempfiles::temporary_path(destination),
+        detail: format!("cannot create: {e}"),
+    })
 }
 
 /// Removes `path` if it exists.
@@ -188,11 +160,12 @@ fn remove_if_present(path: &Path) -> Result<(), BuildError> {
     }
 }
 
-/// Makes the renames beside `path` durable (best effort: some file systems refuse).
-fn sync_directory(path: &Path) {
-    if let Err(e) = tempfiles::sync_directory(path) {
-        tracing::debug!("{}: cannot sync the directory: {e}", path.display());
-    }
+/// Makes the renames beside `path` durable.
+fn sync_directory(path: &Path) -> Result<(), BuildError> {
+    tempfiles::sync_directory(path).map_err(|e| BuildError::Output {
+        path: tempfiles::parent_directory(path),
+        detail: format!("cannot sync the directory: {e}"),
+    })
 }
 
 /// The directory holding `path` (`.` for a bare file name).

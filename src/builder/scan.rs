@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::sketch::{Sketch, Sketcher};
 use super::BuildError;
 use crate::alphabet::BaseReading;
+use crate::format::check_document_name;
 use crate::kmer::kmer_count;
 use crate::seqfile::{document_name, SeqReader, SeqRecord};
 
@@ -62,13 +63,20 @@ fn scan_file(
     per_record: bool,
     mut sketcher: Option<&mut Sketcher>,
 ) -> Result<(Vec<Document>, Vec<Sketch>), BuildError> {
+    let name = document_name(path);
+    if !per_record {
+        check_document_name(&name).map_err(|detail| BuildError::Input {
+            path: path.to_path_buf(),
+            detail: format!("{detail}; rename the file"),
+        })?;
+    }
     let mut reader = SeqReader::open(path)?;
     let mut record = SeqRecord::default();
     let mut documents = Vec::new();
     let mut whole = Document {
         source,
         record: None,
-        name: document_name(path),
+        name,
         kmers: 0,
         bases: 0,
     };
@@ -84,6 +92,10 @@ fn scan_file(
             }
         }
         if per_record {
+            check_document_name(&record.name).map_err(|detail| BuildError::Input {
+                path: path.to_path_buf(),
+                detail: format!("record {}: {detail}", index + 1),
+            })?;
             documents.push(Document {
                 source,
                 record: Some(index),

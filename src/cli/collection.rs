@@ -117,6 +117,9 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
         CollectionError::Duplicates { .. } => anyhow!(
             "{error}\nhint: pass --duplicates warn (or allow) to add them anyway, or `bitsift remove` the old ones first"
         ),
+        CollectionError::UnknownFpr { .. } => anyhow!(
+            "{error}\nhint: pass --fpr, best the rate the adopted indexes were built at (bitsift and COBS build at 0.3 unless told otherwise)"
+        ),
         CollectionError::Mismatch { .. } => anyhow!(
             "{error}\nhint: omit -k, --fpr, --hashes, --page-size and --no-canonical to use the collection's"
         ),

@@ -9,12 +9,6 @@ use bitsift::collection::{CollectionError, SearchSet};
 use bitsift::format::HeaderOptions;
 use bitsift::query::Index;
 
-/// Expands `paths` and `lists` (collections with their removed documents; `subindexes`
-/// selects sub-indexes of the collections).
-pub fn index_set(paths: &[PathBuf], lists: &[PathBuf], subindexes: &[String]) -> Result<SearchSet> {
-    SearchSet::expand(paths, lists, subindexes).map_err(no_index_hint)
-}
-
 /// Expands and opens, as `query` does (again if a collection changed in between).
 pub fn open_index(
     paths: &[PathBuf],
@@ -29,7 +23,7 @@ pub fn open_index(
 }
 
 /// Adds the options to an error that says no index was given.
-fn no_index_hint(error: CollectionError) -> anyhow::Error {
+pub fn no_index_hint(error: CollectionError) -> anyhow::Error {
     match error {
         CollectionError::Open(bitsift::query::OpenError::NoIndex) => anyhow::anyhow!(
             "no index given: pass -i INDEX (a file, a directory of indexes or a collection) or --index-list FILE"

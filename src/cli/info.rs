@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::collection::{Manifest, SubIndexKind};
-use bitsift::format::{sidecar_path, ChecksumTable, IndexHeader, IndexKind};
+use bitsift::format::{is_placeholder, sidecar_path, ChecksumTable, IndexHeader, IndexKind};
 use bitsift::summary::{BlockSummaries, SummarySource};
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
@@ -32,7 +32,11 @@ struct Info<'a> {
     k: u32,
     canonical: bool,
     hashes: u32,
+    /// Documents a search may report: placeholders of merged files are not counted.
     documents: u64,
+    /// Placeholder documents of a merged file ([`bitsift::format::is_placeholder`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    placeholders: u64,
     blocks: usize,
     page_size: u64,
     documents_per_block: u64,
@@ -140,6 +144,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
             Err(error) => ("mismatch", Some(error.to_string()), None),
         };
     let rows = header.blocks.iter().map(|b| b.row_count);
+    let placeholders = header.names.placeholders().len() as u64;
     let info = Info {
         path: args.index.display().to_string(),
         format: header.kind,
@@ -147,7 +152,8 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         k: header.k,
         canonical: header.canonical,
         hashes: header.num_hashes,
-        documents: header.document_count(),
+        documents: header.document_count() - placeholders,
+        placeholders,
         blocks: header.blocks.len(),
         page_size: header.page_size,
         documents_per_block: match header.kind {
@@ -166,7 +172,9 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         checksums_error,
         summaries: summary_info(&header, &args.index),
         checksum_bytes: checksum_pages,
-        document_names: args.documents.then(|| header.names.iter().collect()),
+        document_names: args
+            .documents
+            .then(|| header.names.iter().filter(|n| !is_placeholder(n)).collect()),
     };
     if let Some(error) = &info.checksums_error {
         eprintln!("bitsift: warning: {error}");
@@ -185,7 +193,14 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     println!("k                {}", info.k);
     println!("canonical        {}", yes_no(info.canonical));
     println!("hash functions   {}", info.hashes);
-    println!("documents        {}", info.documents);
+    match info.placeholders {
+        0 => println!("documents        {}", info.documents),
+        n => println!(
+            "documents        {} (and {} filling merged blocks, never reported)",
+            info.documents,
+            plural(n, "placeholder")
+        ),
+    }
     let last = header.blocks.last().map_or(0, |b| b.document_count);
     if info.blocks == 1 {
         println!(
@@ -274,13 +289,16 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         }
         Some(SummaryInfo::Unusable { error, .. }) => println!("block summaries  unusable: {error}"),
     }
-    if let Some(names) = &info.document_names {
+    if info.document_names.is_some() {
         println!();
         println!("block\tposition\tdocument");
         for block in &header.blocks {
             for d in block.first_document..block.first_document + block.document_count {
-                let block_number = d / info.documents_per_block.max(1);
-                println!("{block_number}\t{d}\t{}", names[d as usize]);
+                let name = header.names.get(d as usize);
+                if !is_placeholder(name) {
+                    let block_number = d / info.documents_per_block.max(1);
+                    println!("{block_number}\t{d}\t{name}");
+                }
             }
         }
     }
@@ -344,8 +362,8 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
                 page_size: sub.page_size,
                 blocks: sub.blocks,
                 documents: shown,
-                hidden: sub.document_count - shown - sub.padding.len() as u64,
-                placeholders: sub.padding.len() as u64,
+                hidden: sub.document_count - shown - sub.placeholder_count(),
+                placeholders: sub.placeholder_count(),
                 bytes: sub.bytes,
                 created: &sub.created,
                 command: &sub.provenance.command,
@@ -444,4 +462,8 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

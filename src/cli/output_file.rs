@@ -5,19 +5,14 @@
 //! a named pipe, a shell's `>(...)`) is written directly: renaming over it would replace the
 //! device or pipe with a file.
 
-use std::fs::Permissions;
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
 /// A file that appears under its name only when [`AtomicFile::commit`] is called; dropped
-/// without it, the temporary file is removed.
-pub struct AtomicFile {
-    file: tempfile::NamedTempFile,
-    path: PathBuf,
-}
+/// without it, the temporary file is removed ([`bitsift::AtomicFile`]).
+pub struct AtomicFile(bitsift::AtomicFile);
 
 impl AtomicFile {
     /// Creates the temporary file beside `path`.
@@ -28,54 +23,30 @@ impl AtomicFile {
                 path.display()
             );
         }
-        let directory = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // 0666 as File::create uses: the umask applies when the file is created.
-        let file = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .permissions(Permissions::from_mode(0o666))
-            .tempfile_in(directory)
+        let file = bitsift::AtomicFile::create(path)
             .with_context(|| format!("{}: cannot create output file", path.display()))?;
-        Ok(AtomicFile {
-            file,
-            path: path.to_path_buf(),
-        })
+        Ok(AtomicFile(file))
     }
 
     /// Flushes the file to storage and renames it to its name.
-    pub fn commit(mut self) -> Result<()> {
-        let path = self.path;
-        self.file
-            .flush()
-            .and_then(|()| self.file.as_file().sync_all())
-            .with_context(|| format!("{}: cannot write output file", path.display()))?;
-        self.file
-            .persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| {
-                format!(
-                    "{}: cannot rename the finished output into place",
-                    path.display()
-                )
-            })?;
-        Ok(())
+    pub fn commit(self) -> Result<()> {
+        let path = self.0.destination().to_path_buf();
+        self.0.commit().with_context(|| {
+            format!(
+                "{}: cannot write the output or rename it into place",
+                path.display()
+            )
+        })
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.file.write(bytes)
+        self.0.write(bytes)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        self.0.flush()
     }
 }
 

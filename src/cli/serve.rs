@@ -1,12 +1,12 @@
 //! `bitsift serve`.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
 use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
-use bitsift::server::ServerConfig;
+use bitsift::server::{IndexSources, ServerConfig, ServerError};
 use clap::Args;
 
 use super::{parse_memory_size, parse_size, Outcome};
@@ -138,28 +138,12 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    let set = super::indexes::index_set(&args.indexes, &args.index_list, &args.subindexes)?;
-    let sources = set.sources();
-    let collections = sources
-        .of_file
-        .iter()
-        .zip(set.collection_files())
-        // The server names a collection by its directory's name (as it names a file by
-        // its file name).
-        .map(|(&source, in_collection)| {
-            in_collection.then(|| {
-                let directory = Path::new(&sources.names[source as usize]);
-                directory.file_name().map_or_else(
-                    || directory.display().to_string(),
-                    |name| name.to_string_lossy().into_owned(),
-                )
-            })
-        })
-        .collect();
     let config = ServerConfig {
-        indexes: set.paths,
-        hidden: set.hidden,
-        collections,
+        sources: IndexSources {
+            paths: args.indexes,
+            lists: args.index_list,
+            subindexes: args.subindexes,
+        },
         listen: args.listen,
         cache_bytes: args.cache_size,
         side_memory: args.side_memory,
@@ -195,7 +179,10 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
             );
         }
     }
-    bitsift::server::run(config)?;
+    bitsift::server::run(config).map_err(|error| match error {
+        ServerError::Collection(error) => super::indexes::no_index_hint(error),
+        other => other.into(),
+    })?;
     Ok(Outcome::Success)
 }
 

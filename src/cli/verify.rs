@@ -1,10 +1,14 @@
 //! `bitsift verify`: reads whole indexes and checks them against their checksum sidecars,
 //! through the read path ([`bitsift::read`]): the sidecar is read page by page with the index
-//! pages it covers, so memory stays bounded whatever the index size.
+//! pages it covers, so memory stays bounded whatever the index size. The block summaries
+//! beside each index are read page by page too, each page against its own checksum. A
+//! collection is checked through its manifest ([`bitsift::collection::check`]): the manifest
+//! itself, then exactly the files it lists; other files there are noted, not judged.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use bitsift::collection::{find_indexes, IndexSource, MANIFEST_NAME};
 use bitsift::format::{
     checksums::Damage, sidecar_path, ChecksumError, ChecksumTable, Checksums, FormatError,
     HeaderOptions, IndexHeader, CHECKSUM_PAGE_BYTES,
@@ -14,7 +18,8 @@ use bitsift::io::{
 };
 use bitsift::query::Index;
 use bitsift::read::{with_layers, LayerScratch};
-use bitsift::units::format_bytes;
+use bitsift::summary::summary_path;
+use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
 use super::checksum::{finish, open_for_geometry};
@@ -22,7 +27,7 @@ use super::Outcome;
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Index files (.cobs_compact, .cobs_classic) or directories of them
+    /// Index files (.cobs_compact, .cobs_classic), collections, or directories of them
     #[arg(value_name = "INDEX", required = true)]
     indexes: Vec<PathBuf>,
 }
@@ -37,49 +42,159 @@ enum Verdict {
     Damaged(Vec<String>),
 }
 
+/// What checking the block summaries beside an index found: none (`Ok(None)`), a sound file
+/// (`Ok(Some(line))`), or problems, one line each.
+type SummaryVerdict = std::result::Result<Option<String>, Vec<String>>;
+
 pub fn run(args: VerifyArgs) -> Result<Outcome> {
-    let indexes = bitsift::format::index_files(&args.indexes, &[]).map_err(anyhow::Error::msg)?;
-    let mut failures = Vec::new();
-    let mut unverified = 0;
-    for index in &indexes {
+    let sources = find_indexes(&args.indexes, &[])?;
+    let mut tally = Tally::default();
+    for source in &sources {
+        match source {
+            IndexSource::File(index) => {
+                tally.file(index, verify_one(index), verify_summaries(index))
+            }
+            IndexSource::Collection(directory) => verify_collection(directory, &mut tally),
+        }
+    }
+    tally.finish()
+}
+
+/// Verifies the collection in `directory`: its manifest, then exactly the files it lists;
+/// files it does not list are noted, and neither checked nor counted against it.
+fn verify_collection(directory: &Path, tally: &mut Tally) {
+    let check = match bitsift::collection::check(directory) {
+        Ok(check) => check,
+        Err(error) => {
+            tally.checked += 1;
+            tally.failures.push(error.into());
+            return;
+        }
+    };
+    println!(
+        "{}: ok (manifest version {}, generation {}, {})",
+        directory.join(MANIFEST_NAME).display(),
+        check.manifest.version,
+        check.manifest.generation,
+        plural(check.subindexes.len() as u64, "sub-index")
+    );
+    for sub in &check.subindexes {
+        match &sub.problem {
+            Some(problem) => tally.file(
+                &sub.path,
+                Ok(Verdict::Damaged(vec![problem.clone()])),
+                Ok(None),
+            ),
+            None => tally.file(
+                &sub.path,
+                verify_one(&sub.path),
+                verify_summaries(&sub.path),
+            ),
+        }
+    }
+    for file in &check.unlisted {
+        let why = match file.leftover {
+            true => "left by an interrupted add, remove or merge (the next one removes it)",
+            false => "not part of the collection",
+        };
+        println!(
+            "{}: note: not listed in the collection manifest: {why}; not verified",
+            file.path.display()
+        );
+    }
+}
+
+/// Counts and reports the files checked.
+#[derive(Default)]
+struct Tally {
+    checked: usize,
+    unverified: usize,
+    failures: Vec<anyhow::Error>,
+}
+
+impl Tally {
+    /// Reports one index file: its pages (`verdict`) and its block summaries.
+    fn file(&mut self, index: &Path, verdict: Result<Verdict>, summaries: SummaryVerdict) {
+        self.checked += 1;
         let name = index.display();
-        match verify_one(index) {
+        let mut problems = Vec::new();
+        match verdict {
             Ok(Verdict::Intact { pages, bytes }) => {
                 println!("{name}: ok ({pages} pages, {})", format_bytes(bytes))
             }
             Ok(Verdict::Unverified) => {
-                unverified += 1;
+                self.unverified += 1;
                 println!("{name}: not verified: it has no checksums (create them with `bitsift checksum {name}`)");
             }
-            Ok(Verdict::Damaged(problems)) => {
-                for problem in &problems {
-                    println!("{problem}");
-                }
-                failures.push(anyhow::anyhow!(
-                    "{name}: damaged ({} problem{} listed above)",
-                    problems.len(),
-                    if problems.len() == 1 { "" } else { "s" }
-                ));
+            Ok(Verdict::Damaged(found)) => problems = found,
+            Err(error) => self.failures.push(error),
+        }
+        match summaries {
+            Ok(Some(line)) => println!("{line}"),
+            Ok(None) => {}
+            Err(found) => problems.extend(found),
+        }
+        if !problems.is_empty() {
+            for problem in &problems {
+                println!("{problem}");
             }
-            Err(error) => failures.push(error),
+            self.failures.push(anyhow::anyhow!(
+                "{name}: damaged ({} problem{} listed above)",
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" }
+            ));
         }
     }
-    if !failures.is_empty() {
-        return finish(failures, indexes.len(), "failed verification");
+
+    fn finish(self) -> Result<Outcome> {
+        if !self.failures.is_empty() {
+            return finish(self.failures, self.checked, "failed verification");
+        }
+        if self.unverified > 0 {
+            eprintln!(
+                "bitsift: warning: {} of {} {} no checksums: not verified",
+                self.unverified,
+                self.checked,
+                if self.checked == 1 {
+                    "index has"
+                } else {
+                    "indexes have"
+                }
+            );
+            return Ok(Outcome::Partial);
+        }
+        Ok(Outcome::Success)
     }
-    if unverified > 0 {
-        eprintln!(
-            "bitsift: warning: {unverified} of {} {} no checksums: not verified",
-            indexes.len(),
-            if indexes.len() == 1 {
-                "index has"
-            } else {
-                "indexes have"
-            }
-        );
-        return Ok(Outcome::Partial);
+}
+
+/// Reads and checks the block summaries beside `index`, page by page.
+fn verify_summaries(index: &Path) -> SummaryVerdict {
+    // An index whose header does not open is reported by its own check.
+    let Ok(header) = open_for_geometry(index) else {
+        return Ok(None);
+    };
+    let path = summary_path(index);
+    match bitsift::summary::verify(index, &header) {
+        Ok(None) => Ok(None),
+        Ok(Some(check)) if check.damaged_pages.is_empty() => Ok(Some(format!(
+            "{}: ok (block summaries, format {}, {})",
+            path.display(),
+            check.format,
+            format_bytes(check.bytes)
+        ))),
+        Ok(Some(check)) => Err(check
+            .damaged_pages
+            .iter()
+            .map(|page| {
+                format!(
+                    "{}: damaged block summaries: checksum mismatch in page {page} (offset {}); searches read every block for the k-mers it holds",
+                    path.display(),
+                    page * bitsift::summary::PAGE_BYTES
+                )
+            })
+            .collect()),
+        Err(error) => Err(vec![error.to_string()]),
     }
-    Ok(Outcome::Success)
 }
 
 fn verify_one(index: &Path) -> Result<Verdict> {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::clean::{clean, only_leftovers, remove_sidecars};
-use super::lock::WriterLock;
+use super::lock::{WriterLock, LOCK_NAME};
 use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
@@ -90,7 +90,9 @@ pub struct AddReport {
     pub cleaned: Vec<String>,
 }
 
-/// Adds genomes and/or adopted indexes to the collection; see the module documentation.
+/// Adds genomes and/or adopted indexes to the collection; see the module documentation. A
+/// failed addition to a new collection (a directory that did not exist or was empty) leaves
+/// no directory, or an empty one, behind.
 pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
     if options.inputs.is_empty() && options.lists.is_empty() && options.adopt.is_empty() {
         return Err(CollectionError::Invalid(
@@ -99,6 +101,43 @@ pub fn add(options: &AddOptions) -> Result<AddReport, CollectionError> {
     }
     let directory = &options.directory;
     let created = prepare_directory(directory)?;
+    let was_empty = created || is_empty_directory(directory)?;
+    let result = add_locked(options, created);
+    if result.is_err() && was_empty && !super::is_collection(directory) {
+        undo_new_directory(directory, created);
+    }
+    result
+}
+
+/// Whether `directory` holds nothing at all.
+fn is_empty_directory(directory: &Path) -> Result<bool, CollectionError> {
+    let mut entries = std::fs::read_dir(directory).map_err(CollectionError::io(
+        directory,
+        "cannot list the collection directory",
+    ))?;
+    Ok(entries.next().is_none())
+}
+
+/// Removes what a failed first addition made: the lock file, then the directory if this
+/// addition created it (and it is empty again). Best effort: the next writer cleans up what
+/// is left ([`clean`]).
+fn undo_new_directory(directory: &Path, created: bool) {
+    let lock = directory.join(LOCK_NAME);
+    if let Err(e) = std::fs::remove_file(&lock) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            tracing::debug!("{}: cannot remove: {e}", lock.display());
+        }
+    }
+    if created {
+        if let Err(e) = std::fs::remove_dir(directory) {
+            tracing::debug!("{}: cannot remove: {e}", directory.display());
+        }
+    }
+}
+
+/// [`add`] under the collection's lock, in a directory that exists.
+fn add_locked(options: &AddOptions, created: bool) -> Result<AddReport, CollectionError> {
+    let directory = &options.directory;
     // Checked before the lock too, so a foreign directory does not even get a lock file.
     if !super::is_collection(directory) && !only_leftovers(directory)? {
         return Err(CollectionError::NotACollection {
@@ -266,7 +305,11 @@ fn build_subindex(
     manifest: &mut Manifest,
 ) -> Result<(SubIndex, BuildReport), CollectionError> {
     let parameters = &mut manifest.parameters;
-    let fpr = options.explicit.fpr.or(parameters.fpr).unwrap_or(0.3);
+    let Some(fpr) = options.explicit.fpr.or(parameters.fpr) else {
+        return Err(CollectionError::UnknownFpr {
+            path: options.directory.clone(),
+        });
+    };
     parameters.fpr = Some(fpr);
     let page_size = parameters.page_size.or(options.explicit.page_size);
     // Row sizing is a policy for new sub-indexes, not a parameter searches share: an addition
@@ -332,9 +375,11 @@ fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex
         blocks: header.blocks.len() as u64,
         bytes: header.file_size,
         document_count: header.document_count(),
+        names_digest: Some(header.names.digest()),
         documents: header.names.iter().map(str::to_string).collect(),
         hidden: Vec::new(),
-        padding: Vec::new(),
+        // A merged file adopted from another collection keeps its placeholders hidden.
+        padding: header.names.placeholders(),
         created: time::now_rfc3339(),
         provenance,
     }
@@ -390,8 +435,7 @@ fn adopt(
         let sidecar = PathBuf::from(format!("{}{suffix}", source.display()));
         if sidecar.is_file() {
             let copy = PathBuf::from(format!("{}{suffix}", target.display()));
-            std::fs::copy(&sidecar, &copy)
-                .map_err(CollectionError::io(&copy, "cannot copy the sidecar"))?;
+            copy_synced(&sidecar, &copy, "cannot copy the sidecar")?;
         }
     }
     let provenance = Provenance {
@@ -408,11 +452,17 @@ fn link_or_copy(source: &Path, target: &Path) -> Result<(), CollectionError> {
     if std::fs::hard_link(source, target).is_ok() {
         return Ok(());
     }
-    std::fs::copy(source, target)
-        .map_err(CollectionError::io(target, "cannot copy the adopted index"))?;
+    copy_synced(source, target, "cannot copy the adopted index")
+}
+
+/// Copies `source` to `target` (a name the manifest does not list yet, so a crash leaves a
+/// leftover, never a half file in the collection) and syncs the copy, so that it is durable
+/// before the manifest that lists it.
+fn copy_synced(source: &Path, target: &Path, action: &'static str) -> Result<(), CollectionError> {
+    std::fs::copy(source, target).map_err(CollectionError::io(target, action))?;
     std::fs::File::open(target)
         .and_then(|file| file.sync_all())
-        .map_err(CollectionError::io(target, "cannot sync the adopted index"))
+        .map_err(CollectionError::io(target, action))
 }
 
 /// Applies the duplicate policy to the new sub-indexes' names against the names the
@@ -432,9 +482,9 @@ fn check_duplicates(
         .flat_map(SubIndex::visible_names)
         .collect();
     let mut duplicates = Vec::new();
-    for name in added.iter().flat_map(|s| s.documents.iter()) {
-        if !shown.insert(name.as_str()) {
-            duplicates.push(name.clone());
+    for name in added.iter().flat_map(SubIndex::visible_names) {
+        if !shown.insert(name) {
+            duplicates.push(name.to_string());
         }
     }
     if duplicates.is_empty() {

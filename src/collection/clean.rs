@@ -29,7 +29,8 @@ fn classify(name: &str) -> Entry<'_> {
     if name == MANIFEST_NAME || name == LOCK_NAME {
         return Entry::Own;
     }
-    if name.starts_with(&format!(".{MANIFEST_NAME}.tmp-"))
+    // `.collection.json.bitsift-tmp-PID`, or `.collection.json.tmp-PID` of earlier versions.
+    if name.starts_with(&format!(".{MANIFEST_NAME}."))
         || name.starts_with(&format!(".{SUBINDEX_PREFIX}"))
     {
         return Entry::Temporary;
@@ -68,6 +69,28 @@ pub fn clean(
         }
     }
     Ok(removed)
+}
+
+/// Files in `directory` that `manifest` does not account for (not the manifest, the lock, a
+/// listed sub-index or a sidecar of one), in name order, each with whether it is what an
+/// interrupted writer leaves (which the next writer removes) rather than someone else's file.
+pub fn unlisted(
+    directory: &Path,
+    manifest: &Manifest,
+) -> Result<Vec<(String, bool)>, CollectionError> {
+    let listed = manifest.files();
+    Ok(entry_names(directory)?
+        .into_iter()
+        .filter_map(|name| {
+            let leftover = match classify(&name) {
+                Entry::Own => return None,
+                Entry::SubIndex { base } if listed.contains(base) => return None,
+                Entry::SubIndex { .. } | Entry::Temporary => true,
+                Entry::Foreign => false,
+            };
+            Some((name, leftover))
+        })
+        .collect())
 }
 
 /// Whether `directory` (which has no manifest) holds only what a collection writer makes, so
@@ -120,6 +143,10 @@ mod tests {
         assert_eq!(classify(".collection.lock"), Entry::Own);
         assert_eq!(classify(".collection.json.tmp-12"), Entry::Temporary);
         assert_eq!(
+            classify(".collection.json.bitsift-tmp-12"),
+            Entry::Temporary
+        );
+        assert_eq!(
             classify(".sub-000003.cobs_compact.bitsift-tmp-9"),
             Entry::Temporary
         );
@@ -168,6 +195,7 @@ mod tests {
             blocks: 1,
             bytes: 1,
             document_count: 0,
+            names_digest: None,
             documents: vec![],
             hidden: vec![],
             padding: vec![],
@@ -179,6 +207,19 @@ mod tests {
                 inputs: vec![],
             },
         });
+        assert_eq!(
+            unlisted(dir.path(), &manifest).unwrap(),
+            vec![
+                (".collection.json.tmp-5".to_string(), true),
+                (".sub-000003.cobs_compact.bitsift-tmp-77".to_string(), true),
+                ("README.txt".to_string(), false),
+                ("sub-000002.cobs_compact".to_string(), true),
+                (
+                    "sub-000002.cobs_compact.bitsift-summaries".to_string(),
+                    true
+                ),
+            ]
+        );
         let removed = clean(dir.path(), Some(&manifest)).unwrap();
         assert_eq!(
             removed,

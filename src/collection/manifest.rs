@@ -1,41 +1,55 @@
 //! `collection.json`: what a collection holds, replaced atomically by every writer.
 //!
 //! ```json
-//! {"format": "bitsift-collection", "version": 1, "generation": 3, "next_subindex": 4,
+//! {"format": "bitsift-collection", "version": 2, "generation": 3, "next_subindex": 4,
 //!  "parameters": {"k": 31, "canonical": true, "hashes": 1, "fpr": 0.3, "page_size": null},
 //!  "subindexes": [{"file": "sub-000001.cobs_compact", "kind": "compact", "page_size": 8,
-//!    "blocks": 1, "bytes": 70112, "document_count": 7, "documents": ["a", "b", ...],
-//!    "hidden": ["b"], "padding": [], "created": "2025-01-31T12:00:00Z",
+//!    "blocks": 1, "bytes": 70112, "document_count": 7, "names_digest": "5f0e…",
+//!    "documents": ["a", "b", ...], "hidden": ["b"], "padding": [],
+//!    "created": "2025-01-31T12:00:00Z",
 //!    "provenance": {"bitsift_version": "0.1.0", "command": "add", "options": {...},
-//!                   "inputs": ["genomes/"]}}]}
+//!                   "inputs": ["genomes/"]}}],
+//!  "checksum": "0123456789abcdef"}
 //! ```
 //!
-//! `documents` is the sub-index's name list in header order. `hidden` holds the tombstones of
-//! that sub-index (every document of that name is hidden): tombstones belong to a sub-index,
-//! so a genome removed and added again later is shown once. `padding` lists the placeholder
-//! documents (all-zero columns, named [`PADDING_NAME`]) that a merge puts into partly filled
-//! blocks, because COBS's fixed stride wants every block but the last to be full.
+//! `documents` is the sub-index's name list in header order, and `names_digest` its digest
+//! ([`crate::format::names_digest`]): a search compares it with the digest of the file's own
+//! names when it opens the file, so a list that disagrees with the file (which would hide
+//! other genomes than the removed ones) is an error, not a wrong answer. `hidden` holds the
+//! tombstones of that sub-index (every document of that name is hidden); each must be one of
+//! its documents. Tombstones belong to a sub-index, so a genome removed and added again later
+//! is shown once. `padding` lists the placeholder documents (all-zero columns, named
+//! [`PADDING_NAME`]) that a merge puts into partly filled blocks, because COBS's fixed stride
+//! wants every block but the last to be full; each must be so named, and every document so
+//! named is a placeholder whether listed or not ([`crate::format::is_placeholder`]).
+//!
+//! The last member, `checksum`, covers every byte before it ([`super::seal`]): a manifest
+//! damaged or edited after bitsift wrote it is refused. Version 1 (earlier bitsift) had no
+//! checksum and no names digests; it is still read (names are then compared through the
+//! list itself), and the next commit writes version 2.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
-use crate::format::IndexKind;
+use crate::format::{is_placeholder, IndexHeader, IndexKind};
+use crate::tempfiles::{self, AtomicFile};
 
 /// The manifest's file name inside the collection directory.
 pub const MANIFEST_NAME: &str = "collection.json";
 /// The value of the manifest's `format` field.
 pub const FORMAT_NAME: &str = "bitsift-collection";
-/// The manifest version this bitsift writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
-/// Name of the placeholder documents a merge adds to fill a block (a `/` cannot come from a
-/// file name, so no genome built from a file is called this).
-pub const PADDING_NAME: &str = "bitsift/padding";
+/// The manifest version this bitsift writes (and the newest it reads): the members of
+/// version 1, plus the manifest's checksum and a names digest per sub-index.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest manifest version this bitsift reads: no checksum, no names digests.
+pub const FORMAT_VERSION_OLDEST: u32 = 1;
+pub use crate::format::PADDING_NAME;
 
 /// Whether `path` is a collection directory (it holds a manifest).
 pub fn is_collection(path: &Path) -> bool {
@@ -95,6 +109,10 @@ pub struct SubIndex {
     pub bytes: u64,
     /// Documents in the file, placeholders and hidden ones included.
     pub document_count: u64,
+    /// Digest of `documents` ([`crate::format::names_digest`]), checked against the file's
+    /// own names whenever it is opened. `None` only in manifests of version 1.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex_digest")]
+    pub names_digest: Option<u64>,
     /// Document names in header order.
     pub documents: Vec<String>,
     /// Tombstones: names of this sub-index hidden from every search.
@@ -136,10 +154,11 @@ impl SubIndex {
             .documents
             .iter()
             .enumerate()
-            .filter(|(_, name)| names.contains(name.as_str()))
+            .filter(|(_, name)| names.contains(name.as_str()) || is_placeholder(name))
             .map(|(number, _)| number as u64)
             .collect();
-        hidden.extend_from_slice(&self.padding);
+        let count = self.documents.len() as u64;
+        hidden.extend(self.padding.iter().filter(|&&p| p < count));
         hidden.sort_unstable();
         hidden.dedup();
         hidden
@@ -167,6 +186,131 @@ impl SubIndex {
     /// Number of documents searches show.
     pub fn visible_count(&self) -> u64 {
         self.visible_mask().iter().filter(|&&v| v).count() as u64
+    }
+
+    /// Number of placeholder documents ([`crate::format::is_placeholder`]).
+    pub fn placeholder_count(&self) -> u64 {
+        self.documents.iter().filter(|n| is_placeholder(n)).count() as u64
+    }
+
+    /// The digest of the names this entry records: `names_digest`, or, in a manifest of
+    /// version 1, the digest of `documents`.
+    pub fn expected_names_digest(&self) -> u64 {
+        self.names_digest.unwrap_or_else(|| {
+            crate::format::names_digest(self.documents.iter().map(String::as_str))
+        })
+    }
+
+    /// Checks that `header`, the sub-index's file as it is, is the file this entry describes:
+    /// its number of documents and the digest of its names. The text says what differs.
+    pub fn check_header(&self, header: &IndexHeader) -> Result<(), String> {
+        check_file(
+            header,
+            &Expected {
+                document_count: self.document_count,
+                names_digest: self.expected_names_digest(),
+            },
+        )
+    }
+}
+
+/// What a collection's manifest records of one sub-index's file, to compare with the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Expected {
+    /// Documents in the file.
+    pub document_count: u64,
+    /// The digest of their names ([`crate::format::names_digest`]).
+    pub names_digest: u64,
+}
+
+/// Checks an opened sub-index file against what its manifest records.
+pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), String> {
+    if header.document_count() != expected.document_count {
+        return Err(format!(
+            "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
+            header.document_count(),
+            expected.document_count
+        ));
+    }
+    if header.names.digest() != expected.names_digest {
+        return Err(
+            "its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged".into(),
+        );
+    }
+    Ok(())
+}
+
+/// One sub-index entry of a manifest, as [`check_entry`] checks it.
+struct EntryFields<'a> {
+    file: &'a str,
+    document_count: u64,
+    hidden: &'a [String],
+    padding: &'a [u64],
+    names_digest: Option<u64>,
+}
+
+/// Checks one sub-index entry against the rules of the module documentation, reading its
+/// names (`names`, in header order) once. Returns the numbers of the documents a search hides
+/// (tombstoned names and placeholders, sorted) and the digest of the names.
+fn check_entry<'a>(
+    entry: &EntryFields<'_>,
+    version: u32,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(Vec<u64>, u64), String> {
+    let file = entry.file;
+    let tombstones: HashSet<&str> = entry.hidden.iter().map(String::as_str).collect();
+    let mut matched: HashSet<&str> = HashSet::with_capacity(tombstones.len());
+    let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
+    let (mut hidden, mut placeholders) = (Vec::new(), Vec::new());
+    let mut count = 0u64;
+    for name in names {
+        hasher.update(name.as_bytes());
+        hasher.update(b"\n");
+        let tombstone = tombstones.get(name);
+        if let Some(&tombstone) = tombstone {
+            matched.insert(tombstone);
+        }
+        let tombstoned = tombstone.is_some();
+        if is_placeholder(name) {
+            placeholders.push(count);
+        }
+        if tombstoned || is_placeholder(name) {
+            hidden.push(count);
+        }
+        count += 1;
+    }
+    if count != entry.document_count {
+        return Err(format!(
+            "sub-index {file:?} lists {count} names for {} documents",
+            entry.document_count
+        ));
+    }
+    if let Some(name) = entry.hidden.iter().find(|n| !matched.contains(n.as_str())) {
+        return Err(format!(
+            "sub-index {file:?} hides {name:?}, which is not one of its documents (a damaged removal would show a removed genome again)"
+        ));
+    }
+    if let Some(&bad) = entry.padding.iter().find(|&&p| p >= count) {
+        return Err(format!(
+            "sub-index {file:?} has a placeholder at {bad}, past its {count} documents"
+        ));
+    }
+    if let Some(&bad) = entry
+        .padding
+        .iter()
+        .find(|p| placeholders.binary_search(p).is_err())
+    {
+        return Err(format!(
+            "sub-index {file:?} lists document {bad} as a placeholder, but it is not named {PADDING_NAME:?} (a damaged placeholder would hide a genome)"
+        ));
+    }
+    let digest = hasher.digest();
+    match entry.names_digest {
+        Some(recorded) if recorded != digest => Err(format!(
+            "the names digest of sub-index {file:?} does not match its list of documents"
+        )),
+        None if version >= 2 => Err(format!("sub-index {file:?} has no names digest")),
+        _ => Ok((hidden, digest)),
     }
 }
 
@@ -211,13 +355,15 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// Parses and checks manifest bytes read from `path`.
+    /// Parses and checks manifest bytes read from `path`: format, version, checksum, and the
+    /// rules of the module documentation.
     pub fn parse(path: &Path, text: &[u8]) -> Result<Manifest, CollectionError> {
         let invalid = |detail: String| CollectionError::Manifest {
             path: path.to_path_buf(),
             detail,
         };
-        check_head(text).map_err(invalid)?;
+        let head = Head::of_bytes(text).map_err(invalid)?;
+        head.check(&Digested::of_bytes(text)).map_err(invalid)?;
         let manifest: Manifest =
             serde_json::from_slice(text).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
         manifest.validate().map_err(invalid)?;
@@ -237,64 +383,85 @@ impl Manifest {
             if !files.insert(sub.file.as_str()) {
                 return Err(format!("sub-index {:?} is listed twice", sub.file));
             }
-            if sub.documents.len() as u64 != sub.document_count {
-                return Err(format!(
-                    "sub-index {:?} lists {} names for {} documents",
-                    sub.file,
-                    sub.documents.len(),
-                    sub.document_count
-                ));
-            }
-            if let Some(&bad) = sub.padding.iter().find(|&&p| p >= sub.document_count) {
-                return Err(format!(
-                    "sub-index {:?} has a placeholder at {bad}, past its {} documents",
-                    sub.file, sub.document_count
-                ));
-            }
+            let fields = EntryFields {
+                file: &sub.file,
+                document_count: sub.document_count,
+                hidden: &sub.hidden,
+                padding: &sub.padding,
+                names_digest: sub.names_digest,
+            };
+            check_entry(
+                &fields,
+                self.version,
+                sub.documents.iter().map(String::as_str),
+            )?;
         }
         Ok(())
     }
 
-    /// Writes the manifest into `directory` atomically: a temporary file, fsync, rename over
-    /// the manifest, fsync of the directory. Raises the generation first.
-    pub fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
-        self.generation += 1;
-        // New sub-index files must be durable before the manifest that lists them.
-        sync_directory(directory)?;
-        let path = directory.join(MANIFEST_NAME);
-        let temporary = directory.join(format!(".{MANIFEST_NAME}.tmp-{}", std::process::id()));
-        let mut text = serde_json::to_vec_pretty(self).map_err(|e| {
+    /// The manifest's bytes as written: pretty-printed JSON ending with its checksum.
+    pub fn encode(&self) -> Result<Vec<u8>, CollectionError> {
+        let text = serde_json::to_vec_pretty(self).map_err(|e| {
             CollectionError::Invalid(format!("cannot encode the collection manifest: {e}"))
         })?;
-        text.push(b'\n');
-        let write = |file: &mut File| -> std::io::Result<()> {
-            file.write_all(&text)?;
-            file.sync_all()
-        };
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temporary)
-            .map_err(CollectionError::io(
-                &temporary,
-                "cannot write the collection manifest",
-            ))?;
-        if let Err(e) = write(&mut file) {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(CollectionError::io(
-                &temporary,
-                "cannot write the collection manifest",
-            )(e));
-        }
-        drop(file);
+        Ok(seal(text))
+    }
+
+    /// Writes the manifest into `directory` atomically ([`crate::AtomicFile`]: a temporary
+    /// file, fsync, rename over the manifest, fsync of the directory), in the current version
+    /// with its checksum. Raises the generation first. Entries of a version-1 manifest get
+    /// their names digest here, once their names are checked against their files.
+    pub fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
+        self.seal_entries(directory)?;
+        self.version = FORMAT_VERSION;
+        self.generation += 1;
+        let path = directory.join(MANIFEST_NAME);
+        self.validate()
+            .map_err(|detail| CollectionError::Manifest {
+                path: path.clone(),
+                detail: format!("not written: {detail}"),
+            })?;
+        let text = self.encode()?;
+        // New sub-index files must be durable before the manifest that lists them.
+        sync_directory(directory)?;
+        let write_error = CollectionError::io(&path, "cannot write the collection manifest");
+        let mut file = AtomicFile::with_buffer(&path, 0).map_err(write_error)?;
+        let write_error = CollectionError::io(&path, "cannot write the collection manifest");
+        file.write_all(&text)
+            .and_then(|()| file.sync())
+            .map_err(write_error)?;
         crash::point("manifest-written");
-        std::fs::rename(&temporary, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            CollectionError::io(&path, "cannot replace the collection manifest")(e)
-        })?;
+        file.commit().map_err(CollectionError::io(
+            &path,
+            "cannot replace the collection manifest",
+        ))?;
         crash::point("manifest-renamed");
-        sync_directory(directory)
+        Ok(())
+    }
+
+    /// Gives every entry without a names digest (those of a version-1 manifest) the digest of
+    /// its file's names, after checking them against the entry's list.
+    fn seal_entries(&mut self, directory: &Path) -> Result<(), CollectionError> {
+        for sub in self
+            .subindexes
+            .iter_mut()
+            .filter(|s| s.names_digest.is_none())
+        {
+            let header = IndexHeader::open(&subindex_path(directory, &sub.file))?;
+            let same = header.names.len() == sub.documents.len()
+                && header
+                    .names
+                    .iter()
+                    .eq(sub.documents.iter().map(String::as_str));
+            if !same {
+                return Err(CollectionError::Manifest {
+                    path: header.path.clone(),
+                    detail: "its document names are not the ones the collection manifest lists for it; the sub-index was changed outside bitsift, or the manifest is damaged".into(),
+                });
+            }
+            sub.names_digest = Some(header.names.digest());
+        }
+        Ok(())
     }
 
     /// File names of the sub-indexes.
@@ -317,17 +484,159 @@ fn is_plain_file_name(name: &str) -> bool {
 
 /// fsyncs a directory, so renames and new entries in it are durable.
 pub fn sync_directory(directory: &Path) -> Result<(), CollectionError> {
-    let dir = File::open(directory).map_err(CollectionError::io(
-        directory,
-        "cannot open the directory to sync it",
-    ))?;
-    dir.sync_all()
+    tempfiles::sync_directory_itself(directory)
         .map_err(CollectionError::io(directory, "cannot sync the directory"))
 }
 
 /// The path of sub-index `file` of the collection in `directory`.
 pub fn subindex_path(directory: &Path, file: &str) -> PathBuf {
     directory.join(file)
+}
+
+/// What a search needs of a manifest: each sub-index's file, document count, names digest
+/// and hidden documents. Read without keeping every document name as a string of its own:
+/// the names of a 661k-genome collection are ~10 MB of text, and ~45 MB as strings.
+#[derive(Debug)]
+pub(crate) struct SearchView {
+    /// The manifest's generation.
+    pub generation: u64,
+    /// Sub-indexes in search order.
+    pub subindexes: Vec<SearchEntry>,
+}
+
+/// One sub-index as a search sees it.
+#[derive(Debug)]
+pub(crate) struct SearchEntry {
+    /// File name inside the collection directory.
+    pub file: String,
+    /// What the file must be: its documents and the digest of their names.
+    pub expected: Expected,
+    /// Numbers of the documents never reported (tombstones and placeholders), sorted.
+    pub hidden: Vec<u64>,
+}
+
+impl SearchView {
+    /// Reads and checks the manifest of `directory` for a search: format, version, checksum
+    /// and the rules of the module documentation, as [`Manifest::load`] does.
+    pub(crate) fn load(directory: &Path) -> Result<SearchView, CollectionError> {
+        let path = directory.join(MANIFEST_NAME);
+        let invalid = |detail: String| CollectionError::Manifest {
+            path: path.clone(),
+            detail,
+        };
+        let (version, raw) = read_view(&path)?;
+        let mut files = HashSet::new();
+        let mut subindexes = Vec::with_capacity(raw.subindexes.len());
+        for sub in raw.subindexes {
+            if !is_plain_file_name(&sub.file) || !files.insert(sub.file.clone()) {
+                return Err(invalid(format!(
+                    "sub-index file name {:?} is not a plain file name inside the collection, or is listed twice",
+                    sub.file
+                )));
+            }
+            let fields = EntryFields {
+                file: &sub.file,
+                document_count: sub.document_count,
+                hidden: &sub.hidden,
+                padding: &sub.padding,
+                names_digest: sub.names_digest,
+            };
+            let names = sub.documents.text.split_terminator('\n');
+            let (hidden, names_digest) = check_entry(&fields, version, names).map_err(invalid)?;
+            subindexes.push(SearchEntry {
+                file: sub.file,
+                expected: Expected {
+                    document_count: sub.document_count,
+                    names_digest,
+                },
+                hidden,
+            });
+        }
+        Ok(SearchView {
+            generation: raw.generation,
+            subindexes,
+        })
+    }
+}
+
+/// Reads the manifest at `path` for a search, checking its format, version and checksum:
+/// its version and what a search needs of it. One open file is streamed three times
+/// (checksum, head, view), never held whole; a writer that replaces the manifest meanwhile
+/// replaces another file.
+fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
+    let io = || CollectionError::io(path, "cannot read the collection manifest");
+    let invalid = |detail: String| CollectionError::Manifest {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let file = std::fs::File::open(path).map_err(io())?;
+    let rewound = || {
+        use std::io::Seek;
+        (&file)
+            .rewind()
+            .map(|()| std::io::BufReader::new(&file))
+            .map_err(io())
+    };
+    let digested = Digested::of_reader(&mut rewound()?).map_err(io())?;
+    let head = Head::of_reader(rewound()?).map_err(invalid)?;
+    head.check(&digested).map_err(invalid)?;
+    let raw: RawView = serde_json::from_reader(rewound()?)
+        .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+    Ok((head.version(), raw))
+}
+
+#[derive(Deserialize)]
+struct RawView {
+    generation: u64,
+    subindexes: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+struct RawEntry {
+    file: String,
+    document_count: u64,
+    #[serde(default, with = "hex_digest")]
+    names_digest: Option<u64>,
+    documents: PackedNames,
+    #[serde(default)]
+    hidden: Vec<String>,
+    #[serde(default)]
+    padding: Vec<u64>,
+}
+
+/// Document names read into one buffer, each followed by a newline (names never hold one).
+#[derive(Default)]
+struct PackedNames {
+    text: String,
+}
+
+impl<'de> Deserialize<'de> for PackedNames {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = PackedNames;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of document names")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PackedNames, A::Error> {
+                let mut names = PackedNames::default();
+                while let Some(name) = seq.next_element::<String>()? {
+                    if name.contains('\n') {
+                        return Err(serde::de::Error::custom(
+                            "a document name holds a line break",
+                        ));
+                    }
+                    names.text.push_str(&name);
+                    names.text.push('\n');
+                }
+                Ok(names)
+            }
+        }
+        deserializer.deserialize_seq(Visit)
+    }
 }
 
 #[cfg(test)]
@@ -342,6 +651,7 @@ mod tests {
             blocks: 1,
             bytes: 100,
             document_count: names.len() as u64,
+            names_digest: Some(crate::format::names_digest(names.iter().copied())),
             documents: names.iter().map(|n| n.to_string()).collect(),
             hidden: Vec::new(),
             padding: Vec::new(),
@@ -366,6 +676,9 @@ mod tests {
         }
     }
 
+    /// The fixture written by bitsift before manifests had checksums (version 1).
+    const VERSION_1: &str = include_str!("../../tests/fixtures/manifest-v1/collection.json");
+
     #[test]
     fn commit_round_trips_and_raises_the_generation() {
         let dir = tempfile::tempdir().unwrap();
@@ -378,6 +691,10 @@ mod tests {
         let loaded = Manifest::load(dir.path()).unwrap();
         assert_eq!(loaded.generation, 2);
         assert_eq!(loaded, manifest);
+        let text = std::fs::read(dir.path().join(MANIFEST_NAME)).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        assert_eq!(json["version"], 2);
+        assert_eq!(json["checksum"].as_str().unwrap().len(), 16);
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -387,12 +704,29 @@ mod tests {
 
     #[test]
     fn hidden_names_and_placeholders() {
-        let mut s = sub("sub-000001.cobs_compact", &["a", "b", "a", PADDING_NAME]);
+        let mut s = sub(
+            "sub-000001.cobs_compact",
+            &["a", "b", "a", PADDING_NAME, PADDING_NAME],
+        );
         s.hidden = vec!["a".into()];
         s.padding = vec![3];
-        assert_eq!(s.hidden_documents(), vec![0, 2, 3]);
+        assert_eq!(
+            s.hidden_documents(),
+            vec![0, 2, 3, 4],
+            "a placeholder is hidden whether listed or not"
+        );
         assert_eq!(s.visible_names().collect::<Vec<_>>(), vec!["b"]);
         assert_eq!(s.visible_count(), 1);
+        assert_eq!(s.placeholder_count(), 2);
+    }
+
+    /// The error of parsing `manifest` as written (checksum and all).
+    fn refusal(manifest: &Manifest) -> String {
+        let text = manifest.encode().unwrap();
+        let path = Path::new("c/collection.json");
+        let error = Manifest::parse(path, &text).unwrap_err().to_string();
+        assert!(error.starts_with("c/collection.json: "), "{error}");
+        error
     }
 
     #[test]
@@ -406,248 +740,148 @@ mod tests {
         assert!(error("{").contains("not valid JSON"));
         assert!(error("{\"format\": \"other\"}").contains("not a bitsift-collection"));
         let mut manifest = Manifest::new(parameters());
-        manifest.version = 2;
-        let text = serde_json::to_string(&manifest).unwrap();
-        assert!(error(&text).contains("version 2 is not supported"));
+        manifest.version = 3;
+        assert!(refusal(&manifest).contains("version 3 is not supported"));
         let mut manifest = Manifest::new(parameters());
         manifest
             .subindexes
             .push(sub("../escape.cobs_compact", &["a"]));
-        let text = serde_json::to_string(&manifest).unwrap();
-        assert!(error(&text).contains("not a plain file name"));
+        assert!(refusal(&manifest).contains("not a plain file name"));
         let mut manifest = Manifest::new(parameters());
         let mut s = sub("sub-000001.cobs_compact", &["a"]);
         s.document_count = 2;
         manifest.subindexes.push(s);
-        let text = serde_json::to_string(&manifest).unwrap();
-        assert!(error(&text).contains("1 names for 2 documents"));
+        assert!(refusal(&manifest).contains("1 names for 2 documents"));
     }
-}
 
-/// A manifest's format and version, every other field ignored and nothing held (a DOM of a
-/// 661k-genome collection's names would take several times their size).
-#[derive(Deserialize)]
-struct Head {
-    format: Option<serde_json::Value>,
-    version: Option<serde_json::Value>,
-}
-
-impl Head {
-    fn check(&self) -> Result<(), String> {
-        if self.format.as_ref().and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
-            return Err(format!("not a {FORMAT_NAME} manifest"));
-        }
-        match self.version.as_ref().and_then(|v| v.as_u64()) {
-            Some(v) if v == FORMAT_VERSION as u64 => Ok(()),
-            Some(v) => Err(format!(
-                "manifest version {v} is not supported (this bitsift reads version {FORMAT_VERSION}); use a newer bitsift"
-            )),
-            None => Err("the manifest has no version".into()),
-        }
-    }
-}
-
-/// Checks a manifest's format and version.
-fn check_head(text: &[u8]) -> Result<(), String> {
-    let head: Head = serde_json::from_slice(text)
-        .map_err(|e| format!("not valid JSON: {e}; the manifest is damaged"))?;
-    head.check()
-}
-
-/// What a search needs of a manifest: each sub-index's file, document count and hidden
-/// documents. Read without keeping every document name as a string of its own: the names of
-/// a 661k-genome collection are ~10 MB of text, and ~45 MB as strings.
-#[derive(Debug)]
-pub(crate) struct SearchView {
-    /// The manifest's generation.
-    pub generation: u64,
-    /// Sub-indexes in search order.
-    pub subindexes: Vec<SearchEntry>,
-}
-
-/// One sub-index as a search sees it.
-#[derive(Debug)]
-pub(crate) struct SearchEntry {
-    /// File name inside the collection directory.
-    pub file: String,
-    /// Documents in the file.
-    pub document_count: u64,
-    /// Numbers of the documents never reported (tombstones and placeholders), sorted.
-    pub hidden: Vec<u64>,
-}
-
-impl SearchView {
-    /// Reads and checks the manifest of `directory` for a search.
-    pub(crate) fn load(directory: &Path) -> Result<SearchView, CollectionError> {
-        let path = directory.join(MANIFEST_NAME);
-        let io = || CollectionError::io(&path, "cannot read the collection manifest");
-        let invalid = |detail: String| CollectionError::Manifest {
-            path: path.clone(),
-            detail,
+    #[test]
+    fn entries_that_would_hide_or_show_the_wrong_genomes_are_refused() {
+        let with = |change: &dyn Fn(&mut SubIndex)| {
+            let mut manifest = Manifest::new(parameters());
+            let mut s = sub("sub-000001.cobs_compact", &["a", "b", PADDING_NAME]);
+            change(&mut s);
+            manifest.subindexes.push(s);
+            manifest
         };
-        // Streamed twice (head, then the view), never held whole.
-        let open = || std::fs::File::open(&path).map(std::io::BufReader::new);
-        let head: Head = serde_json::from_reader(open().map_err(io())?)
-            .map_err(|e| invalid(format!("not valid JSON: {e}; the manifest is damaged")))?;
-        head.check().map_err(invalid)?;
-        let raw: RawView = serde_json::from_reader(open().map_err(io())?)
-            .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
-        let mut files = HashSet::new();
-        let mut subindexes = Vec::with_capacity(raw.subindexes.len());
-        for sub in raw.subindexes {
-            if !is_plain_file_name(&sub.file) || !files.insert(sub.file.clone()) {
-                return Err(invalid(format!(
-                    "sub-index file name {:?} is not a plain file name inside the collection, or is listed twice",
-                    sub.file
-                )));
-            }
-            if sub.documents.count != sub.document_count {
-                return Err(invalid(format!(
-                    "sub-index {:?} lists {} names for {} documents",
-                    sub.file, sub.documents.count, sub.document_count
-                )));
-            }
-            if let Some(&bad) = sub.padding.iter().find(|&&p| p >= sub.document_count) {
-                return Err(invalid(format!(
-                    "sub-index {:?} has a placeholder at {bad}, past its {} documents",
-                    sub.file, sub.document_count
-                )));
-            }
-            let mut hidden = sub.documents.positions_of(&sub.hidden);
-            hidden.extend_from_slice(&sub.padding);
-            hidden.sort_unstable();
-            hidden.dedup();
-            subindexes.push(SearchEntry {
-                file: sub.file,
-                document_count: sub.document_count,
-                hidden,
-            });
-        }
-        Ok(SearchView {
-            generation: raw.generation,
-            subindexes,
-        })
+        let fine = with(&|s| {
+            s.hidden = vec!["a".into()];
+            s.padding = vec![2];
+        });
+        Manifest::parse(Path::new("c"), &fine.encode().unwrap()).unwrap();
+        let error = refusal(&with(&|s| s.hidden = vec!["c".into()]));
+        assert!(
+            error.contains("hides \"c\", which is not one of its documents"),
+            "{error}"
+        );
+        let error = refusal(&with(&|s| s.padding = vec![1]));
+        assert!(
+            error.contains("lists document 1 as a placeholder"),
+            "{error}"
+        );
+        let error = refusal(&with(&|s| s.documents.swap(0, 1)));
+        assert!(error.contains("names digest of sub-index"), "{error}");
+        let error = refusal(&with(&|s| s.names_digest = None));
+        assert!(error.contains("has no names digest"), "{error}");
     }
-}
 
-#[derive(Deserialize)]
-struct RawView {
-    generation: u64,
-    subindexes: Vec<RawEntry>,
-}
-
-#[derive(Deserialize)]
-struct RawEntry {
-    file: String,
-    document_count: u64,
-    documents: PackedNames,
-    #[serde(default)]
-    hidden: Vec<String>,
-    #[serde(default)]
-    padding: Vec<u64>,
-}
-
-/// Document names read into one buffer, each followed by a newline (names never hold one).
-#[derive(Default)]
-struct PackedNames {
-    text: String,
-    count: u64,
-}
-
-impl PackedNames {
-    /// The positions of `names` among these, sorted (names not found are left out).
-    fn positions_of(&self, names: &[String]) -> Vec<u64> {
-        if names.is_empty() {
-            return Vec::new();
-        }
-        let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
-        self.text
-            .split_terminator('\n')
-            .enumerate()
-            .filter(|(_, name)| wanted.contains(name))
-            .map(|(number, _)| number as u64)
-            .collect()
+    #[test]
+    fn a_changed_byte_fails_the_checksum() {
+        let mut manifest = Manifest::new(parameters());
+        manifest
+            .subindexes
+            .push(sub("sub-000001.cobs_compact", &["a", "b"]));
+        let text = manifest.encode().unwrap();
+        let at = text.windows(3).position(|w| w == b"\"b\"").unwrap() + 1;
+        let mut damaged = text.clone();
+        damaged[at] = b'c';
+        let error = Manifest::parse(Path::new("c/collection.json"), &damaged)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("c/collection.json: checksum mismatch"),
+            "{error}"
+        );
     }
-}
 
-impl<'de> Deserialize<'de> for PackedNames {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = PackedNames;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of document names")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<PackedNames, A::Error> {
-                let mut names = PackedNames::default();
-                while let Some(name) = seq.next_element::<String>()? {
-                    if name.contains('\n') {
-                        return Err(serde::de::Error::custom(
-                            "a document name holds a line break",
-                        ));
-                    }
-                    names.text.push_str(&name);
-                    names.text.push('\n');
-                    names.count += 1;
-                }
-                Ok(names)
-            }
-        }
-        deserializer.deserialize_seq(Visit)
+    #[test]
+    fn a_manifest_of_version_1_is_read_as_it_is() {
+        let manifest = Manifest::parse(Path::new("c"), VERSION_1.as_bytes()).unwrap();
+        assert_eq!(manifest.version, 1);
+        let sub = &manifest.subindexes[0];
+        assert_eq!(sub.names_digest, None);
+        assert_eq!(sub.hidden_documents(), vec![2, 7]);
+        assert_eq!(
+            sub.expected_names_digest(),
+            crate::format::names_digest(sub.documents.iter().map(String::as_str))
+        );
+        let damaged = VERSION_1.replace(
+            "\"g02\"\n      ],\n      \"padding",
+            "\"g2\"\n      ],\n      \"padding",
+        );
+        let error = Manifest::parse(Path::new("c"), damaged.as_bytes()).unwrap_err();
+        assert!(error.to_string().contains("hides \"g2\""), "{error}");
     }
-}
 
-#[cfg(test)]
-mod search_view_tests {
-    use super::*;
+    /// Writes `text` as the manifest of a new directory.
+    fn collection_with(text: &[u8]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MANIFEST_NAME), text).unwrap();
+        dir
+    }
 
     #[test]
     fn a_search_reads_what_the_full_manifest_says() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut manifest = Manifest::new(Parameters {
-            k: 31,
-            canonical: true,
-            hashes: 1,
-            fpr: Some(0.3),
-            page_size: None,
-            rows: RowSizing::Exact,
-        });
+        let mut manifest = Manifest::new(parameters());
         for (n, hidden) in [(5u64, vec!["d2", "d4"]), (3, vec![])] {
-            manifest.subindexes.push(SubIndex {
-                file: format!("sub-{n}.cobs_compact"),
-                kind: SubIndexKind::Compact,
-                page_size: 1,
-                blocks: 1,
-                bytes: 100,
-                document_count: n,
-                documents: (0..n).map(|d| format!("d{d}")).collect(),
-                hidden: hidden.into_iter().map(String::from).collect(),
-                padding: if n == 3 { vec![1] } else { vec![] },
-                created: "2026-01-01T00:00:00Z".into(),
-                provenance: Provenance {
-                    bitsift_version: "0".into(),
-                    command: "add".into(),
-                    options: serde_json::json!({}),
-                    inputs: vec![],
-                },
-            });
+            let mut names: Vec<String> = (0..n).map(|d| format!("d{d}")).collect();
+            if n == 3 {
+                names[1] = PADDING_NAME.into();
+            }
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut entry = sub(&format!("sub-{n}.cobs_compact"), &names);
+            entry.hidden = hidden.into_iter().map(String::from).collect();
+            manifest.subindexes.push(entry);
         }
-        std::fs::write(
-            dir.path().join(MANIFEST_NAME),
-            serde_json::to_vec(&manifest).unwrap(),
-        )
-        .unwrap();
+        let dir = collection_with(&manifest.encode().unwrap());
         let view = SearchView::load(dir.path()).unwrap();
         assert_eq!(view.generation, manifest.generation);
         for (entry, sub) in view.subindexes.iter().zip(&manifest.subindexes) {
             assert_eq!(entry.file, sub.file);
-            assert_eq!(entry.document_count, sub.document_count);
+            assert_eq!(entry.expected.document_count, sub.document_count);
+            assert_eq!(entry.expected.names_digest, sub.expected_names_digest());
             assert_eq!(entry.hidden, sub.hidden_documents());
         }
         assert_eq!(view.subindexes[0].hidden, vec![2, 4]);
         assert_eq!(view.subindexes[1].hidden, vec![1]);
+
+        let legacy = collection_with(VERSION_1.as_bytes());
+        let view = SearchView::load(legacy.path()).unwrap();
+        let full = Manifest::parse(Path::new("c"), VERSION_1.as_bytes()).unwrap();
+        assert_eq!(
+            view.subindexes[0].hidden,
+            full.subindexes[0].hidden_documents()
+        );
+        assert_eq!(
+            view.subindexes[0].expected.names_digest,
+            full.subindexes[0].expected_names_digest()
+        );
+    }
+
+    #[test]
+    fn a_search_refuses_what_the_full_manifest_refuses() {
+        let mut manifest = Manifest::new(parameters());
+        let mut entry = sub("sub-1.cobs_compact", &["a", "b"]);
+        entry.hidden = vec!["c".into()];
+        manifest.subindexes.push(entry);
+        let dir = collection_with(&manifest.encode().unwrap());
+        let error = SearchView::load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("hides \"c\""), "{error}");
+        manifest.subindexes[0].hidden.clear();
+        let mut text = manifest.encode().unwrap();
+        let at = text.len() - 10;
+        text[at] ^= 1;
+        let dir = collection_with(&text);
+        let error = SearchView::load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("checksum"), "{error}");
     }
 }

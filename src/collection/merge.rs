@@ -570,6 +570,7 @@ fn write_merged(
         blocks: written.blocks.len() as u64,
         bytes: written.file_size,
         document_count: written.document_count(),
+        names_digest: Some(written.names.digest()),
         documents: names.iter().map(|n| n.to_string()).collect(),
         hidden: Vec::new(),
         padding,

@@ -38,8 +38,10 @@ mod merge_plan;
 mod merge_rows;
 mod merge_summaries;
 mod remove;
+mod seal;
 mod sources;
 mod time;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -49,11 +51,12 @@ pub use clean::clean;
 pub use lock::WriterLock;
 pub use manifest::{
     is_collection, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME,
-    FORMAT_VERSION, MANIFEST_NAME, PADDING_NAME,
+    FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME, PADDING_NAME,
 };
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use remove::{remove, RemoveOptions, RemoveReport};
-pub use sources::SearchSet;
+pub use sources::{find_indexes, CollectionSeen, IndexSource, SearchSet};
+pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
 /// block summaries). They travel with their index when it is adopted and are deleted with it.
@@ -94,6 +97,13 @@ pub enum CollectionError {
         path: PathBuf,
         /// Which parameter differs, and how.
         detail: String,
+    },
+    /// New genomes to build into a collection whose false-positive rate is unknown (only
+    /// adopted sub-indexes so far: COBS headers do not record it).
+    #[error("{path}: the collection's false-positive rate is unknown (its sub-indexes were adopted, and COBS headers do not record it), so new genomes cannot be built to match it; give the false-positive rate to build them with, and the collection records it", path = path.display())]
+    UnknownFpr {
+        /// The collection.
+        path: PathBuf,
     },
     /// An index to adopt does not have the collection's parameters.
     #[error("{path}: {detail}", path = path.display())]

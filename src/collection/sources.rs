@@ -8,10 +8,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{is_collection, subindex_path, Manifest, SearchView};
+use super::manifest::{
+    check_file, is_collection, subindex_path, Expected, Manifest, SearchView, MANIFEST_NAME,
+};
 use super::CollectionError;
-use crate::format::{HeaderOptions, INDEX_EXTENSIONS};
+use crate::format::{has_index_extension, HeaderOptions, IndexHeader};
+use crate::io::FileIdentity;
 use crate::query::{Index, IndexOptions, OpenError, Sources};
+use crate::walk::{walk, Visit};
 
 /// Index files to search and the documents each must not report; see the module docs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -20,26 +24,75 @@ pub struct SearchSet {
     pub paths: Vec<PathBuf>,
     /// Per file, the document numbers hidden from results (tombstones, placeholders).
     pub hidden: Vec<Vec<u64>>,
-    /// Per file, the document count its collection manifest records (`None`: not in one).
-    expected_documents: Vec<Option<u64>>,
-    /// The collections read, with the generation seen.
-    collections: Vec<(PathBuf, u64)>,
+    /// Per file, what its collection manifest records of it (`None`: not in a collection).
+    expected: Vec<Option<Expected>>,
+    /// The collections read, with the manifest seen.
+    collections: Vec<CollectionSeen>,
     /// Per file: the collection (position in `collections`) it belongs to, if any.
     collection_of: Vec<Option<usize>>,
 }
 
-/// One thing a path names.
-enum Unit {
+/// A collection as a [`SearchSet`] read it: what a server compares with the manifest now to
+/// see a commit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectionSeen {
+    /// The collection's directory, as given.
+    pub directory: PathBuf,
+    /// The manifest's generation.
+    pub generation: u64,
+    /// The manifest file's identity, taken before it was read (`None`: it could not be
+    /// taken): a commit after that point replaces the file, so a later comparison sees it.
+    pub manifest: Option<FileIdentity>,
+}
+
+impl CollectionSeen {
+    /// Whether the manifest file is no longer the one read (a commit replaced it).
+    pub fn manifest_changed(&self) -> bool {
+        let now = FileIdentity::of(&self.directory.join(MANIFEST_NAME)).ok();
+        match (&self.manifest, now) {
+            (Some(seen), Some(now)) => seen.difference(&now).is_some(),
+            (seen, now) => seen.is_some() != now.is_some(),
+        }
+    }
+}
+
+/// One thing an index path names ([`find_indexes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexSource {
+    /// An index file, searched on its own.
     File(PathBuf),
+    /// A collection directory: its manifest says which files it holds.
     Collection(PathBuf),
 }
 
-impl Unit {
-    fn path(&self) -> &Path {
-        match self {
-            Unit::File(p) | Unit::Collection(p) => p,
+/// Expands `paths` and the paths listed in `lists` into index files and collections, in
+/// order: a collection directory stands for itself; any other directory is walked for index
+/// files and collections, in path order (a collection found there is not walked into). A
+/// list's lines are paths relative to its folder (`#` comments and empty lines skipped).
+pub fn find_indexes(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+) -> Result<Vec<IndexSource>, CollectionError> {
+    let mut units = Vec::new();
+    for path in paths {
+        expand_path(path, &mut units)?;
+    }
+    for list in lists {
+        let before = units.len();
+        for path in read_list(list)? {
+            expand_path(&path, &mut units)?;
+        }
+        if units.len() == before {
+            return Err(CollectionError::Invalid(format!(
+                "{}: the index list names no index",
+                list.display()
+            )));
         }
     }
+    if units.is_empty() {
+        return Err(OpenError::NoIndex.into());
+    }
+    Ok(units)
 }
 
 impl SearchSet {
@@ -51,31 +104,13 @@ impl SearchSet {
         lists: &[PathBuf],
         subindexes: &[String],
     ) -> Result<SearchSet, CollectionError> {
-        let mut units = Vec::new();
-        for path in paths {
-            expand_path(path, &mut units)?;
-        }
-        for list in lists {
-            let before = units.len();
-            for path in read_list(list)? {
-                expand_path(&path, &mut units)?;
-            }
-            if units.len() == before {
-                return Err(CollectionError::Invalid(format!(
-                    "{}: the index list names no index",
-                    list.display()
-                )));
-            }
-        }
-        if units.is_empty() {
-            return Err(OpenError::NoIndex.into());
-        }
+        let units = find_indexes(paths, lists)?;
         let mut set = SearchSet::default();
         let mut matched = vec![false; subindexes.len()];
         for unit in units {
             match unit {
-                Unit::File(path) => set.push(path, Vec::new(), None),
-                Unit::Collection(directory) => {
+                IndexSource::File(path) => set.push(path, Vec::new(), None),
+                IndexSource::Collection(directory) => {
                     set.add_collection(&directory, subindexes, &mut matched)?
                 }
             }
@@ -86,7 +121,7 @@ impl SearchSet {
             ));
         }
         if let Some(missing) = matched.iter().position(|m| !m) {
-            let (directory, _) = &set.collections[0];
+            let directory = &set.collections[0].directory;
             let manifest = Manifest::load(directory)?;
             return Err(CollectionError::UnknownSubIndex {
                 path: directory.clone(),
@@ -126,17 +161,16 @@ impl SearchSet {
         let mut flags = keep.iter();
         self.hidden.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
-        self.expected_documents
-            .retain(|_| *flags.next().unwrap_or(&true));
+        self.expected.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
         self.collection_of
             .retain(|_| *flags.next().unwrap_or(&true));
     }
 
-    fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<u64>) {
+    fn push(&mut self, path: PathBuf, hidden: Vec<u64>, expected: Option<Expected>) {
         self.paths.push(path);
         self.hidden.push(hidden);
-        self.expected_documents.push(expected);
+        self.expected.push(expected);
         let collection = expected.map(|_| self.collections.len());
         self.collection_of.push(collection);
     }
@@ -157,7 +191,7 @@ impl SearchSet {
                     // Its directory as given, as a file is named by its path.
                     sources
                         .names
-                        .push(self.collections[*c].0.display().to_string());
+                        .push(self.collections[*c].directory.display().to_string());
                     (sources.names.len() - 1) as u32
                 }),
                 None => {
@@ -176,6 +210,8 @@ impl SearchSet {
         subindexes: &[String],
         matched: &mut [bool],
     ) -> Result<(), CollectionError> {
+        // Its identity before its bytes: a commit from here on is seen by the next comparison.
+        let identity = FileIdentity::of(&directory.join(MANIFEST_NAME)).ok();
         let manifest = SearchView::load(directory)?;
         if manifest.subindexes.is_empty() {
             return Err(CollectionError::Invalid(format!(
@@ -193,11 +229,14 @@ impl SearchSet {
             self.push(
                 subindex_path(directory, &sub.file),
                 sub.hidden.clone(),
-                Some(sub.document_count),
+                Some(sub.expected),
             );
         }
-        self.collections
-            .push((directory.to_path_buf(), manifest.generation));
+        self.collections.push(CollectionSeen {
+            directory: directory.to_path_buf(),
+            generation: manifest.generation,
+            manifest: identity,
+        });
         Ok(())
     }
 
@@ -206,7 +245,9 @@ impl SearchSet {
         !self.collections.is_empty()
     }
 
-    /// Opens the files and checks them against their manifests.
+    /// Opens the files and checks them against their manifests: the number of documents and
+    /// the digest of their names of every collection's sub-index, so that documents hidden by
+    /// number are the ones the manifest removed.
     pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
         self.open_with(options, crate::query::SIDE_MEMORY_DEFAULT)
     }
@@ -224,20 +265,26 @@ impl SearchSet {
             sources: Some(self.sources()),
         };
         let index = Index::open_with(&self.paths, &self.hidden, &options)?;
-        for (header, expected) in index.headers().iter().zip(&self.expected_documents) {
-            if let Some(expected) = *expected {
-                if header.document_count() != expected {
-                    return Err(CollectionError::Manifest {
-                        path: header.path.clone(),
-                        detail: format!(
-                            "has {} documents but the collection manifest records {expected}; the sub-index was changed outside bitsift",
-                            header.document_count()
-                        ),
-                    });
-                }
-            }
+        for (position, header) in index.headers().iter().enumerate() {
+            self.check_header(position, header)?;
         }
         Ok(index)
+    }
+
+    /// Checks that file `position`'s header agrees with what its collection's manifest
+    /// records of it (nothing to check for a file of its own).
+    pub fn check_header(
+        &self,
+        position: usize,
+        header: &IndexHeader,
+    ) -> Result<(), CollectionError> {
+        let Some(Some(expected)) = self.expected.get(position) else {
+            return Ok(());
+        };
+        check_file(header, expected).map_err(|detail| CollectionError::Manifest {
+            path: header.path.clone(),
+            detail,
+        })
     }
 
     /// Expands and opens, trying again when a collection changed in between (a merge that
@@ -266,11 +313,21 @@ impl SearchSet {
         }
     }
 
-    /// Whether a collection's manifest has a new generation since this set was expanded.
-    fn changed_since(&self) -> bool {
-        self.collections.iter().any(|(directory, generation)| {
-            SearchView::load(directory).map_or(true, |m| m.generation != *generation)
-        })
+    /// Whether a collection's manifest was replaced since this set was expanded.
+    pub fn changed_since(&self) -> bool {
+        self.collections
+            .iter()
+            .any(CollectionSeen::manifest_changed)
+    }
+
+    /// The collections read, in the order their files come.
+    pub fn collections(&self) -> &[CollectionSeen] {
+        &self.collections
+    }
+
+    /// Per file: the collection (position in [`SearchSet::collections`]) it belongs to.
+    pub fn collection_of(&self) -> &[Option<usize>] {
+        &self.collection_of
     }
 }
 
@@ -287,63 +344,42 @@ fn listed_names(manifest: &Manifest) -> String {
     }
 }
 
-fn expand_path(path: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
+fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), CollectionError> {
     if is_collection(path) {
-        units.push(Unit::Collection(path.to_path_buf()));
+        units.push(IndexSource::Collection(path.to_path_buf()));
     } else if path.is_dir() {
-        let before = units.len();
-        walk(path, units)?;
-        units[before..].sort_by(|a, b| a.path().cmp(b.path()));
-        if units.len() == before {
+        let found = walk(path, &mut |entry, _| {
+            if is_collection(entry) {
+                Visit::Take
+            } else if entry.is_dir() {
+                Visit::Descend
+            } else if has_index_extension(entry) {
+                Visit::Take
+            } else {
+                Visit::Skip
+            }
+        })
+        .map_err(|e| CollectionError::Io {
+            path: e.path,
+            action: "cannot list directory",
+            source: e.source,
+        })?;
+        if found.is_empty() {
             return Err(CollectionError::Invalid(format!(
                 "{}: directory holds no .cobs_compact or .cobs_classic files and no collection",
                 path.display()
             )));
         }
+        units.extend(found.into_iter().map(|found| match is_collection(&found) {
+            true => IndexSource::Collection(found),
+            false => IndexSource::File(found),
+        }));
     } else {
-        units.push(Unit::File(path.to_path_buf()));
-    }
-    Ok(())
-}
-
-fn walk(directory: &Path, units: &mut Vec<Unit>) -> Result<(), CollectionError> {
-    let entries = std::fs::read_dir(directory)
-        .map_err(CollectionError::io(directory, "cannot list directory"))?;
-    for entry in entries {
-        let path = entry
-            .map_err(CollectionError::io(directory, "cannot list directory"))?
-            .path();
-        if path.is_dir() {
-            if is_collection(&path) {
-                units.push(Unit::Collection(path));
-            } else {
-                walk(&path, units)?;
-            }
-        } else if path
-            .extension()
-            .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
-        {
-            units.push(Unit::File(path));
-        }
+        units.push(IndexSource::File(path.to_path_buf()));
     }
     Ok(())
 }
 
 fn read_list(list: &Path) -> Result<Vec<PathBuf>, CollectionError> {
-    let text = std::fs::read_to_string(list)
-        .map_err(CollectionError::io(list, "cannot read index list"))?;
-    let base = list.parent().unwrap_or(Path::new("."));
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let entry = Path::new(line);
-            if entry.is_absolute() {
-                entry.to_path_buf()
-            } else {
-                base.join(entry)
-            }
-        })
-        .collect())
+    crate::walk::read_list(list).map_err(CollectionError::io(list, "cannot read index list"))
 }

@@ -15,7 +15,7 @@
 //! - [`Checksums::check_file`] reads a whole index and lists what is damaged.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{FormatError, IndexHeader};
@@ -302,24 +302,13 @@ impl Checksums {
     /// Writes the sidecar atomically (temporary file, fsync, rename, fsync of the directory).
     pub fn write(&self) -> Result<(), ChecksumError> {
         let destination = sidecar_path(&self.index_path);
-        let io = |action: &'static str| {
-            let path = destination.clone();
-            move |source| ChecksumError::Io {
-                path,
-                action,
+        tempfiles::write_atomically(&destination, &self.encode()).map_err(|source| {
+            ChecksumError::Io {
+                path: destination,
+                action: "cannot write checksums",
                 source,
             }
-        };
-        let (temporary, mut file) =
-            tempfiles::create_temporary(&destination).map_err(io("cannot create checksums"))?;
-        file.write_all(&self.encode())
-            .and_then(|()| file.sync_all())
-            .map_err(io("cannot write checksums"))?;
-        drop(file);
-        temporary
-            .rename_to(&destination)
-            .map_err(io("cannot move the checksums into place"))?;
-        tempfiles::sync_directory(&destination).map_err(io("cannot sync the directory"))
+        })
     }
 
     /// Checks `bytes`, read at `file_offset`, against the page checksums. The read must start

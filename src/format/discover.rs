@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::walk::{read_list, walk, Visit};
+
 /// File name extensions of COBS indexes.
 pub const INDEX_EXTENSIONS: &[&str] = &["cobs_compact", "cobs_classic"];
 
@@ -15,23 +17,11 @@ pub fn index_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>,
         add(path, &mut files)?;
     }
     for list in lists {
-        let text = std::fs::read_to_string(list)
+        let listed = read_list(list)
             .map_err(|e| format!("{}: cannot read index list: {e}", list.display()))?;
-        let base = list.parent().unwrap_or(Path::new("."));
         let before = files.len();
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let entry = Path::new(line);
-            add(
-                &if entry.is_absolute() {
-                    entry.to_path_buf()
-                } else {
-                    base.join(entry)
-                },
-                &mut files,
-            )?;
+        for entry in &listed {
+            add(entry, &mut files)?;
         }
         if files.len() == before {
             return Err(format!("{}: the index list names no index", list.display()));
@@ -46,39 +36,34 @@ pub fn index_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>,
     Ok(files)
 }
 
-fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    if path.is_dir() {
-        let before = files.len();
-        walk(path, files)?;
-        files[before..].sort();
-        if files.len() == before {
-            return Err(format!(
-                "{}: directory holds no .cobs_compact or .cobs_classic files",
-                path.display()
-            ));
-        }
-    } else {
-        files.push(path.to_path_buf());
-    }
-    Ok(())
+/// Whether `path` has an index file's extension.
+pub fn has_index_extension(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("{}: cannot list directory: {e}", dir.display()))?
-            .path();
-        if path.is_dir() {
-            walk(&path, files)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
-        {
-            files.push(path);
-        }
+fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    if !path.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
     }
+    let found = walk(path, &mut |entry, _| {
+        if entry.is_dir() {
+            Visit::Descend
+        } else if has_index_extension(entry) {
+            Visit::Take
+        } else {
+            Visit::Skip
+        }
+    })
+    .map_err(|e| format!("{}: cannot list directory: {}", e.path.display(), e.source))?;
+    if found.is_empty() {
+        return Err(format!(
+            "{}: directory holds no .cobs_compact or .cobs_classic files",
+            path.display()
+        ));
+    }
+    files.extend(found);
     Ok(())
 }
 

@@ -1,4 +1,55 @@
-//! Document names, stored compactly: one string and the end of each name.
+//! Document names, stored compactly: one string and the end of each name; the one rule for
+//! placeholder documents ([`is_placeholder`]); and the digest of a name list
+//! ([`names_digest`]).
+
+use xxhash_rust::xxh64::Xxh64;
+
+/// Name of the placeholder documents a merge adds to fill a block: all-zero columns that
+/// COBS's fixed stride needs. A `/` cannot come from a file name, and bitsift refuses it as a
+/// record name, so no genome is called this.
+pub const PADDING_NAME: &str = "bitsift/padding";
+
+/// Whether a document named `name` is a placeholder. This is the one rule: wherever a file
+/// comes from (a merge, a merged file adopted into another collection, a plain file given to
+/// a search), its placeholders are never reported, counted or listed.
+pub fn is_placeholder(name: &str) -> bool {
+    name == PADDING_NAME
+}
+
+/// Checks a name for a new document: no control character (a tab would split every TSV
+/// output, a line break the COBS header, which has no escaping), and not the placeholders'
+/// name. The text says what is wrong.
+pub fn check_document_name(name: &str) -> Result<(), String> {
+    if let Some(bad) = name.chars().find(|c| c.is_control()) {
+        let what = match bad {
+            '\t' => "a tab".to_string(),
+            '\n' => "a line break".to_string(),
+            '\r' => "a carriage return".to_string(),
+            other => format!("the control character U+{:04X}", other as u32),
+        };
+        return Err(format!(
+            "the document name {name:?} holds {what}; names are written into TSV outputs and the index header, which cannot hold control characters"
+        ));
+    }
+    if is_placeholder(name) {
+        return Err(format!(
+            "the document name {name:?} is reserved for the placeholders of merged indexes"
+        ));
+    }
+    Ok(())
+}
+
+/// The digest of a list of document names: xxh64 (seed 0) of the names, each followed by a
+/// newline, in order. These are the bytes a COBS header stores the names as, so a collection
+/// manifest can tie its list of a sub-index's names to the file at the cost of one hash.
+pub fn names_digest<'a>(names: impl IntoIterator<Item = &'a str>) -> u64 {
+    let mut hasher = Xxh64::new(0);
+    for name in names {
+        hasher.update(name.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.digest()
+}
 
 /// The document names of an index in header order. 661k names cost one allocation, not 661k.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,6 +102,20 @@ impl DocumentNames {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
+
+    /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
+    pub fn placeholders(&self) -> Vec<u64> {
+        self.iter()
+            .enumerate()
+            .filter(|(_, name)| is_placeholder(name))
+            .map(|(number, _)| number as u64)
+            .collect()
+    }
+
+    /// The digest of the names ([`names_digest`]).
+    pub fn digest(&self) -> u64 {
+        names_digest(self.iter())
+    }
 }
 
 #[cfg(test)]
@@ -68,5 +133,37 @@ mod tests {
         assert_eq!(names.get(1), "");
         assert_eq!(names.get(2), "gen\u{fffd}ome");
         assert_eq!(names.iter().count(), 3);
+    }
+
+    #[test]
+    fn placeholders_and_the_digest_of_the_names() {
+        let mut names = DocumentNames::with_capacity(4);
+        for name in ["a", PADDING_NAME, "b", PADDING_NAME] {
+            names.push(name);
+        }
+        assert_eq!(names.placeholders(), vec![1, 3]);
+        assert!(!is_placeholder("bitsift_padding"));
+        assert_eq!(
+            names.digest(),
+            xxhash_rust::xxh64::xxh64(b"a\nbitsift/padding\nb\nbitsift/padding\n", 0),
+            "the digest is of the names as a header stores them"
+        );
+        assert_ne!(names_digest(["ab", "c"]), names_digest(["a", "bc"]));
+    }
+
+    #[test]
+    fn new_names_hold_no_control_character_and_are_not_placeholders() {
+        check_document_name("SAMD0001.contigs é").unwrap();
+        let error = check_document_name("a\tb").unwrap_err();
+        assert!(error.contains("\"a\\tb\" holds a tab"), "{error}");
+        assert!(check_document_name("a\nb")
+            .unwrap_err()
+            .contains("a line break"));
+        assert!(check_document_name("a\u{7f}")
+            .unwrap_err()
+            .contains("U+007F"));
+        assert!(check_document_name(PADDING_NAME)
+            .unwrap_err()
+            .contains("reserved"));
     }
 }

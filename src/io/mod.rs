@@ -45,6 +45,7 @@ mod aligned;
 mod cache;
 mod fault;
 mod files;
+mod identity;
 mod image;
 mod mmap;
 mod pread;
@@ -70,6 +71,7 @@ pub use fault::{
 pub use files::{
     dio_alignment, drop_file_cache, read_full_at, storage_kind, DataFile, StorageKind,
 };
+pub use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};
 pub use mmap::MmapEngine;
 pub use pread::PreadEngine;

@@ -3,7 +3,7 @@
 //! does not carry the pattern, since iobench must never report reads it could not verify.
 
 use std::ffi::CString;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::pattern::{self, SECTOR_BYTES};
 use super::IobenchError;
 use crate::units::format_bytes;
+use crate::AtomicFile;
 
 /// Bytes generated and written per `write` call while creating the file.
 const WRITE_CHUNK_BYTES: usize = 8 << 20;
@@ -122,8 +123,8 @@ fn check_existing(path: &Path, size: u64) -> Result<(), IobenchError> {
     Ok(())
 }
 
-/// Writes the pattern to a temporary name in the same directory, fsyncs it and renames it to
-/// `path`. On any failure the temporary file is removed.
+/// Writes the pattern to `path` atomically ([`AtomicFile`]). On any failure the temporary file
+/// is removed.
 fn create(path: &Path, size: u64, progress: bool) -> Result<(), IobenchError> {
     if size == 0 || size % SECTOR_BYTES as u64 != 0 {
         return Err(IobenchError::Options(format!(
@@ -150,25 +151,18 @@ fn create(path: &Path, size: u64, progress: bool) -> Result<(), IobenchError> {
             ),
         ));
     }
-    let name = path.file_name().map_or_else(
-        || "iobench".into(),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    let mut temporary = Temporary {
-        path: directory.join(format!(".{name}.iobench-tmp-{}", std::process::id())),
-        renamed: false,
-    };
     let write_error = |e: std::io::Error| {
         IobenchError::file(
             path,
             format!("cannot write the benchmark file: {e}; the partial file was removed"),
         )
     };
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary.path)
-        .map_err(|e| IobenchError::file(&temporary.path, format!("cannot create: {e}")))?;
+    let mut file = AtomicFile::with_buffer(path, 0).map_err(|e| {
+        IobenchError::file(
+            &crate::tempfiles::temporary_path(path),
+            format!("cannot create: {e}"),
+        )
+    })?;
     let bar = creation_bar(progress, size, path);
     let mut chunk = vec![0u8; WRITE_CHUNK_BYTES];
     let mut written = 0u64;
@@ -179,35 +173,15 @@ fn create(path: &Path, size: u64, progress: bool) -> Result<(), IobenchError> {
         written += len as u64;
         bar.set_position(written);
     }
-    file.sync_all().map_err(write_error)?;
-    drop(file);
-    std::fs::rename(&temporary.path, path).map_err(|e| {
+    file.sync().map_err(write_error)?;
+    file.commit().map_err(|e| {
         IobenchError::file(
             path,
             format!("cannot move the finished file into place: {e}"),
         )
     })?;
-    temporary.renamed = true;
-    // The rename is durable once the directory is synced.
-    if let Ok(directory) = File::open(&directory) {
-        let _ = directory.sync_all();
-    }
     bar.finish_and_clear();
     Ok(())
-}
-
-/// A temporary file, removed when dropped unless it was renamed into place.
-struct Temporary {
-    path: PathBuf,
-    renamed: bool,
-}
-
-impl Drop for Temporary {
-    fn drop(&mut self) {
-        if !self.renamed {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
 }
 
 fn creation_bar(visible: bool, size: u64, path: &Path) -> ProgressBar {

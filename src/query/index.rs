@@ -211,7 +211,8 @@ impl Index {
     }
 
     /// An index over already-parsed headers, without checksums (see [`Index::open`], which
-    /// loads each file's checksum sidecar).
+    /// loads each file's checksum sidecar). Placeholder documents ([`crate::format::is_placeholder`])
+    /// are hidden from the start.
     pub fn from_headers(headers: Vec<IndexHeader>) -> Result<Index, OpenError> {
         if headers.is_empty() {
             return Err(OpenError::NoIndex);
@@ -238,7 +239,7 @@ impl Index {
         let hidden = vec![None; headers.len()];
         let read_paths: Vec<PathBuf> = headers.iter().map(|h| h.path.clone()).collect();
         let sources = Sources::of_files(&read_paths);
-        Ok(Index {
+        let mut index = Index {
             headers,
             blocks,
             hidden,
@@ -249,7 +250,13 @@ impl Index {
             summaries: Summaries::default(),
             side_memory: 0,
             sources,
-        })
+        };
+        // Placeholders are hidden wherever a file comes from (`format::is_placeholder`).
+        for file in 0..index.headers.len() {
+            let placeholders = index.headers[file].names.placeholders();
+            index.hide(file, &placeholders)?;
+        }
+        Ok(index)
     }
 
     /// Hides `documents` (numbers in file `file`'s name list) from every result. Ranking

@@ -21,6 +21,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::request::AnswerFormat;
+use super::view::View;
 use super::AppState;
 use crate::query::output::{
     metadata_json, JsonHit, OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings,
@@ -71,19 +72,23 @@ pub struct Answer {
     pub unavailable: Vec<String>,
 }
 
-/// The response that streams `answer`.
-pub fn respond(state: Arc<AppState>, answer: Answer) -> Response {
+/// The response that streams `answer`, found in `view` (named by the `X-Bitsift-View` and
+/// `X-Bitsift-Generations` headers, and in a JSON answer's `view` and `generations`).
+pub fn respond(state: Arc<AppState>, view: Arc<View>, answer: Answer) -> Response {
     let (content_type, download) = match answer.format {
         AnswerFormat::Json => ("application/json", None),
         AnswerFormat::Tsv => ("text/tab-separated-values", Some("bitsift-hits.tsv")),
         AnswerFormat::Matrix => ("text/tab-separated-values", Some("bitsift-matrix.tsv")),
     };
     let (sender, receiver) = mpsc::channel(CHUNKS_AHEAD);
+    let served = served_headers(&view);
     tokio::task::spawn_blocking(move || {
         let mut out = ChunkWriter::new(sender);
         let written = match answer.format {
-            AnswerFormat::Json => write_json(&state, &answer, &mut out),
-            AnswerFormat::Tsv | AnswerFormat::Matrix => write_table(&state, &answer, &mut out),
+            AnswerFormat::Json => write_json(&state, &view, &answer, &mut out),
+            AnswerFormat::Tsv | AnswerFormat::Matrix => {
+                write_table(&state, &view, &answer, &mut out)
+            }
         };
         // A client that went away is the only way this fails: nobody is left to tell.
         let _ = written.and_then(|()| out.flush());
@@ -92,6 +97,11 @@ pub fn respond(state: Arc<AppState>, answer: Answer) -> Response {
     *response.status_mut() = StatusCode::OK;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    for (name, value) in served {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
     if let Some(name) = download {
         let value = format!("attachment; filename=\"{name}\"");
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -101,9 +111,45 @@ pub fn respond(state: Arc<AppState>, answer: Answer) -> Response {
     response
 }
 
-/// `{"results": [...], "stats": {...}}`, each query's hits written one at a time.
-fn write_json(state: &AppState, answer: &Answer, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(b"{\"results\":[")?;
+/// The headers that name the view an answer comes from: its number, and each collection's
+/// manifest generation (`name=generation`, comma-separated; the name percent-encoded where
+/// it is not a plain token).
+fn served_headers(view: &View) -> [(&'static str, String); 2] {
+    let generations: Vec<String> = view
+        .generations()
+        .iter()
+        .map(|g| format!("{}={}", header_token(g.name), g.generation))
+        .collect();
+    [
+        ("x-bitsift-view", view.number.to_string()),
+        ("x-bitsift-generations", generations.join(", ")),
+    ]
+}
+
+/// `text` with every byte outside `[A-Za-z0-9._~-]` percent-encoded.
+fn header_token(text: &str) -> String {
+    let mut token = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"._~-".contains(&byte) {
+            token.push(byte as char);
+        } else {
+            token.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    token
+}
+
+/// `{"view": N, "generations": [...], "results": [...], "stats": {...}}`, each query's hits
+/// written one at a time.
+fn write_json(
+    state: &AppState,
+    view: &View,
+    answer: &Answer,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    write!(out, "{{\"view\":{},\"generations\":", view.number)?;
+    serde_json::to_writer(&mut *out, &view.generations())?;
+    out.write_all(b",\"results\":[")?;
     for (number, query) in answer.queries.iter().enumerate() {
         if number > 0 {
             out.write_all(b",")?;
@@ -112,7 +158,7 @@ fn write_json(state: &AppState, answer: &Answer, out: &mut impl Write) -> io::Re
         serde_json::to_writer(&mut *out, &query.name)?;
         write!(out, ",\"bases\":{}", query.bases)?;
         match &query.outcome {
-            Ok(result) => json_result(state, answer, result, out)?,
+            Ok(result) => json_result(state, view, answer, result, out)?,
             Err((_, error)) => {
                 write!(out, ",\"hits\":[],\"error\":")?;
                 serde_json::to_writer(&mut *out, error)?;
@@ -131,6 +177,7 @@ fn write_json(state: &AppState, answer: &Answer, out: &mut impl Write) -> io::Re
 
 fn json_result(
     state: &AppState,
+    view: &View,
     answer: &Answer,
     result: &QueryResult,
     out: &mut impl Write,
@@ -152,8 +199,8 @@ fn json_result(
         if i > 0 {
             out.write_all(b",")?;
         }
-        let mut hit = JsonHit::of(&state.index, result, i);
-        hit.index = Some(&state.indexes[result.hits[i].index as usize].name);
+        let mut hit = JsonHit::of(&view.index, result, i);
+        hit.index = Some(&view.indexes[result.hits[i].index as usize].name);
         hit.metadata = metadata_json(&state.metadata, hit.document);
         serde_json::to_writer(&mut *out, &hit)?;
     }
@@ -161,13 +208,18 @@ fn json_result(
 }
 
 /// The command line's TSV or matrix, by its own writer.
-fn write_table(state: &AppState, answer: &Answer, out: &mut impl Write) -> io::Result<()> {
+fn write_table(
+    state: &AppState,
+    view: &View,
+    answer: &Answer,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let setup = OutputSetup {
         format: match answer.format {
             AnswerFormat::Matrix => OutputFormat::Matrix,
             AnswerFormat::Tsv | AnswerFormat::Json => OutputFormat::Tsv,
         },
-        index: &state.index,
+        index: &view.index,
         verbatim: false,
         report_misses: true,
         metadata: (!state.metadata.is_empty()).then_some(&state.metadata),

@@ -12,9 +12,11 @@ use tokio::sync::oneshot;
 
 use super::answer::{self, Answer, Answered, ResponseStats};
 use super::body::{self, BodyError};
+use super::connections::Peer;
 use super::dispatch::{JobOutcome, SearchJob};
 use super::metrics::{Rejection, SideMemory};
 use super::request::{queries_of, SearchRequest, LIMIT_DEFAULT, QUERIES_PER_REQUEST_MAX};
+use super::view::View;
 use super::{AppState, SelectError};
 use crate::query::output::{SearchSettings, SkipReason};
 use crate::query::{QueryResult, SearchError, SearchOptions};
@@ -138,21 +140,26 @@ async fn search_inner(
     let mut request: SearchRequest = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
     drop(body); // the body budget charges for the body and one parsed copy, not more
-    let threshold = request.cutoff()?.threshold(state.index.k_max());
+                // The view this request searches and answers from, whatever happens meanwhile.
+    let view = state.fresh_view().await;
+    let threshold = request.cutoff()?.threshold(view.index.k_max());
     request.check_output()?;
     let group_by = match &request.group_by {
-        Some(column) => Some(state.grouping(column).map_err(ApiError::bad_request)?),
+        Some(column) => Some(
+            view.grouping(&state.metadata, column)
+                .map_err(ApiError::bad_request)?,
+        ),
         None => None,
     };
     let selection = match &request.indexes {
         None => None,
-        Some(names) => Some(state.select(names).map_err(|e| match e {
+        Some(names) => Some(view.select(names).map_err(|e| match e {
             SelectError::Invalid(message) => ApiError::bad_request(message),
             SelectError::Unavailable(message) => ApiError::index_unavailable(message),
         })?),
     };
     let unavailable: Vec<String> = match selection {
-        None => state.unavailable.iter().map(|u| u.name.clone()).collect(),
+        None => view.unavailable.iter().map(|u| u.name.clone()).collect(),
         Some(_) => Vec::new(),
     };
     let mut records = queries_of(&mut request, state.config.max_query_bases)?;
@@ -188,7 +195,7 @@ async fn search_inner(
     };
     let deadline = started + state.config.request_timeout;
     let (answers, batch_requests, queued) =
-        run_job(state, queries, selection, options, deadline).await?;
+        run_job(state, &view, queries, selection, options, deadline).await?;
     let mut stats = ResponseStats {
         queries: answers.len(),
         requests_in_batch: batch_requests,
@@ -213,7 +220,7 @@ async fn search_inner(
         stats,
         unavailable,
     };
-    Ok(answer::respond(state.clone(), answer))
+    Ok(answer::respond(state.clone(), view, answer))
 }
 
 /// Waits for a turn: at most `max_concurrent` searches run, at most `max_queued` wait, and
@@ -256,6 +263,7 @@ type JobAnswers = (Vec<Result<QueryResult, SearchError>>, usize, Duration);
 /// Hands the queries to the search workers and waits for their answers until `deadline`.
 async fn run_job(
     state: &AppState,
+    view: &View,
     queries: Vec<Vec<u8>>,
     selection: Option<Vec<bool>>,
     options: SearchOptions,
@@ -270,7 +278,7 @@ async fn run_job(
         queued: Instant::now(),
         reply,
     };
-    if !state.dispatcher.submit(job) {
+    if !view.dispatcher.submit(job) {
         return Err(at_capacity());
     }
     let remaining = deadline.saturating_duration_since(Instant::now());
@@ -389,8 +397,9 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// `GET /api/indexes`: the served indexes (`status` "ok", or "changed" with the `error`), and
-/// those that could not be opened under `unavailable`.
+/// `GET /api/indexes`: the served indexes (`status` "ok", or "changed" with the `error`),
+/// each collection with the manifest `generation` served, those that could not be opened
+/// under `unavailable`, and the `view` they belong to.
 pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
     /// One index as requests name it: a collection (all its files) or a file.
     #[derive(Serialize)]
@@ -401,6 +410,8 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
         status: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        generation: Option<u64>,
         format: &'static str,
         documents: u64,
         k: u32,
@@ -410,9 +421,10 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
         page_size: u64,
         file_size: u64,
     }
+    let view = state.fresh_view().await;
     let mut list: Vec<IndexInfo> = Vec::new();
-    for (position, entry) in state.indexes.iter().enumerate() {
-        let (status, error) = index_status(&state, position);
+    for (position, entry) in view.indexes.iter().enumerate() {
+        let (status, error) = index_status(&view, position);
         match list.iter_mut().find(|info| info.name == entry.name) {
             Some(info) => {
                 info.files.push(&entry.file);
@@ -429,6 +441,7 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
                 files: vec![&entry.file],
                 status,
                 error,
+                generation: entry.generation,
                 format: entry.format,
                 documents: entry.documents,
                 k: entry.k,
@@ -440,10 +453,12 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
             }),
         }
     }
-    let cache = state.cache.as_ref().map(|c| c.stats());
+    let cache = view.cache.as_ref().map(|c| c.stats());
     axum::Json(serde_json::json!({
+        "view": view.number,
         "indexes": list,
-        "unavailable": unavailable_json(&state),
+        "unavailable": unavailable_json(&view),
+        "reload_failed": state.views.failure(),
         "metadata_columns": state.metadata.columns(),
         "limits": {
             "max_query_bases": state.config.max_query_bases,
@@ -452,7 +467,7 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
             "max_body_bytes": state.config.body_bytes_max(),
         },
         "cache": cache,
-        "image": state.image.as_ref().map(|image| serde_json::json!({
+        "image": view.image.as_ref().map(|image| serde_json::json!({
             "bytes": image.bytes(),
             "loaded": image.is_loaded(),
             "error": image.failure(),
@@ -463,9 +478,9 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
 
 /// Status of served index `position`, looking at its file now: ("ok", None) or
 /// ("changed", the error).
-fn index_status(state: &AppState, position: usize) -> (&'static str, Option<&str>) {
-    match state.watch.check(position) {
-        Ok(()) => match state.watch.damaged(position) {
+fn index_status(view: &View, position: usize) -> (&'static str, Option<&str>) {
+    match view.watch.check(position) {
+        Ok(()) => match view.watch.damaged(position) {
             None => ("ok", None),
             Some(message) => ("damaged", Some(message)),
         },
@@ -473,37 +488,36 @@ fn index_status(state: &AppState, position: usize) -> (&'static str, Option<&str
     }
 }
 
-fn unavailable_json(state: &AppState) -> serde_json::Value {
-    state
-        .unavailable
+fn unavailable_json(view: &View) -> serde_json::Value {
+    view.unavailable
         .iter()
         .map(|u| serde_json::json!({"name": u.name, "file": u.file, "status": "unavailable", "error": u.error}))
         .collect()
 }
 
 /// `GET /healthz`: 200 "ok"; 200 "degraded" when indexes that could not be opened were left
-/// out at start (`--skip-broken`, listed under `unavailable`); 503 "unhealthy" when a served
-/// index changed on disk (listed under `changed`), since searches of it now fail, or when a
-/// read did not match the index's checksums (listed under `damaged`).
+/// out (`--skip-broken`, listed under `unavailable`) or the last reload failed (under
+/// `reload_failed`: the previous view is still served); 503 "unhealthy" when a served index
+/// changed on disk (listed under `changed`), since searches of it now fail, or when a read did
+/// not match the index's checksums (listed under `damaged`).
 pub async fn health(State(state): State<Arc<AppState>>) -> Response {
-    let changed: Vec<serde_json::Value> = state
+    let view = state.fresh_view().await;
+    let entry = |position: usize, status: &str, error: &str| {
+        let index = &view.indexes[position];
+        serde_json::json!({"name": index.name, "file": index.file, "status": status, "error": error})
+    };
+    let changed: Vec<serde_json::Value> = view
         .changed_indexes()
         .into_iter()
-        .map(|(position, error)| {
-            let index = &state.indexes[position];
-            serde_json::json!({"name": index.name, "file": index.file, "status": "changed", "error": error})
-        })
+        .map(|(position, error)| entry(position, "changed", error))
         .collect();
-    let damaged: Vec<serde_json::Value> = (0..state.indexes.len())
-        .filter_map(|position| {
-            let error = state.watch.damaged(position)?;
-            let index = &state.indexes[position];
-            Some(serde_json::json!({"name": index.name, "file": index.file, "status": "damaged", "error": error}))
-        })
+    let damaged: Vec<serde_json::Value> = (0..view.indexes.len())
+        .filter_map(|position| Some(entry(position, "damaged", view.watch.damaged(position)?)))
         .collect();
+    let failure = state.views.failure();
     let (status, code) = if !changed.is_empty() || !damaged.is_empty() {
         ("unhealthy", StatusCode::SERVICE_UNAVAILABLE)
-    } else if !state.unavailable.is_empty() {
+    } else if !view.unavailable.is_empty() || failure.is_some() {
         ("degraded", StatusCode::OK)
     } else {
         ("ok", StatusCode::OK)
@@ -513,6 +527,8 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
         "uptime_seconds": state.started.elapsed().as_secs(),
         "in_flight": state.metrics.in_flight(),
         "connections": state.metrics.connections_open(),
+        "view": view.number,
+        "generations": view.generations(),
     });
     if !changed.is_empty() {
         body["changed"] = changed.into();
@@ -520,15 +536,47 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
     if !damaged.is_empty() {
         body["damaged"] = damaged.into();
     }
-    if !state.unavailable.is_empty() {
-        body["unavailable"] = unavailable_json(&state);
+    if !view.unavailable.is_empty() {
+        body["unavailable"] = unavailable_json(&view);
+    }
+    if let Some(failure) = failure {
+        body["reload_failed"] = serde_json::json!(failure);
     }
     (code, axum::Json(body)).into_response()
 }
 
+/// `POST /api/reload`, from this machine only: opens a new view of the indexes whatever
+/// changed (as SIGHUP does) and answers with it, or 500 with why the previous view is still
+/// served.
+pub async fn reload(
+    State(state): State<Arc<AppState>>,
+    peer: Option<axum::Extension<Peer>>,
+) -> Response {
+    if !peer.is_some_and(|axum::Extension(Peer(address))| address.ip().is_loopback()) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "reloads are accepted from this machine only (or send the server SIGHUP)",
+        )
+        .into_response();
+    }
+    match state.reload().await {
+        Ok(view) => axum::Json(serde_json::json!({
+            "view": view.number,
+            "generations": view.generations(),
+            "index_files": view.indexes.len(),
+            "documents": view.indexes.iter().map(|i| i.documents).sum::<u64>(),
+        }))
+        .into_response(),
+        Err(failure) => {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, failure.error).into_response()
+        }
+    }
+}
+
 /// `GET /metrics`.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
-    let index = &state.index;
+    let view = state.views.current();
+    let index = &view.index;
     let side = SideMemory {
         budget_bytes: index.side_memory(),
         cache: index.side_cache().map(|c| c.stats()),
@@ -536,7 +584,7 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     };
     let text = state
         .metrics
-        .render(state.cache.as_ref().map(|c| c.stats()), &side);
+        .render(view.cache.as_ref().map(|c| c.stats()), &side);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 

@@ -66,11 +66,17 @@ pub fn descriptors_free() -> Option<usize> {
     Some(free.saturating_sub(16 + free / 16))
 }
 
+/// The address of the client that sent a request (in the request's extensions).
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub std::net::SocketAddr);
+
 /// What [`serve`] did at shutdown.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Drained {
     /// Connections still open when the grace period ended, and cut.
     pub cut: usize,
+    /// When the shutdown began: the grace period counts from here.
+    pub stopping: Instant,
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then drains: it waits for the
@@ -136,30 +142,33 @@ pub async fn serve(
         }
     }
     drop(listener);
+    let stopping = Instant::now();
     let _ = stop.send(true);
-    drain(tasks, grace, hurry, &metrics).await
+    let cut = drain(tasks, grace, hurry, &metrics).await;
+    Drained { cut, stopping }
 }
 
-/// Waits for the connection tasks to end, at most `grace` or until `hurry`, then cuts the rest.
+/// Waits for the connection tasks to end, at most `grace` or until `hurry`, then cuts the
+/// rest; returns how many it cut.
 async fn drain(
     mut tasks: JoinSet<()>,
     grace: Duration,
     hurry: impl Future<Output = ()>,
     metrics: &Metrics,
-) -> Drained {
+) -> usize {
     let all_done = async { while tasks.join_next().await.is_some() {} };
     let finished = tokio::select! {
         _ = all_done => true,
         _ = tokio::time::sleep(grace) => false,
         _ = hurry => false,
     };
-    let mut drained = Drained::default();
-    if !finished {
-        drained.cut = tasks.len();
-        metrics.connection_closed(ConnectionClose::GraceExpired, drained.cut as u64);
-        tasks.shutdown().await;
+    if finished {
+        return 0;
     }
-    drained
+    let cut = tasks.len();
+    metrics.connection_closed(ConnectionClose::GraceExpired, cut as u64);
+    tasks.shutdown().await;
+    cut
 }
 
 /// Tells a refused client why, without waiting for it (the socket closes right after).
@@ -185,6 +194,7 @@ struct Connection {
 impl Connection {
     /// Serves one connection; returns why the server closed it, if it did.
     async fn run(mut self, stream: TcpStream, tracker: Arc<Tracker>) -> Option<ConnectionClose> {
+        let peer = stream.peer_addr().ok().map(Peer);
         let io = TokioIo::new(Tracked {
             inner: stream,
             tracker: tracker.clone(),
@@ -192,7 +202,10 @@ impl Connection {
         let service = self.service.clone();
         let busy = tracker.clone();
         // The router, with every request counted in flight on this connection.
-        let service = hyper::service::service_fn(move |request| {
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+            if let Some(peer) = peer {
+                request.extensions_mut().insert(peer);
+            }
             let guard = busy.enter();
             let call = hyper::service::Service::call(&service, request);
             async move {

@@ -131,12 +131,11 @@ impl Dispatcher {
 }
 
 impl Drop for Dispatcher {
+    /// Closes the queue; the workers end when they have answered what is queued. They are
+    /// not waited for: a view is dropped by whichever request finished with it last, maybe
+    /// on an async thread, and [`Dispatcher::close`] is how the server waits at shutdown.
     fn drop(&mut self) {
         self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|e| e.into_inner()));
-        for worker in workers {
-            let _ = worker.join();
-        }
     }
 }
 

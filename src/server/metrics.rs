@@ -108,6 +108,8 @@ pub enum ConnectionRefusal {
 #[derive(Debug, Default)]
 pub struct Metrics {
     requests: AtomicU64,
+    reloads: AtomicU64,
+    reload_failures: AtomicU64,
     queries: AtomicU64,
     query_errors: AtomicU64,
     batches: AtomicU64,
@@ -146,6 +148,16 @@ impl Metrics {
     /// Records a rejected request.
     pub fn reject(&self, why: Rejection) {
         self.rejections[why as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a reload: a new view opened (`opened`), or the current one kept.
+    pub fn reloaded(&self, opened: bool) {
+        let counter = if opened {
+            &self.reloads
+        } else {
+            &self.reload_failures
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records an answered request of `queries` queries taking `elapsed`.
@@ -231,6 +243,16 @@ impl Metrics {
             "bitsift_query_errors_total",
             "Query sequences that could not be answered (e.g. shorter than k).",
             get(&self.query_errors),
+        );
+        counter(
+            "bitsift_reloads_total",
+            "New views opened after start-up (a collection changed, SIGHUP, POST /api/reload).",
+            get(&self.reloads),
+        );
+        counter(
+            "bitsift_reload_failures_total",
+            "Reloads that failed, leaving the previous view serving.",
+            get(&self.reload_failures),
         );
         counter(
             "bitsift_batches_total",

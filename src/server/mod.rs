@@ -26,29 +26,26 @@ pub mod dispatch;
 pub mod metadata;
 pub mod metrics;
 mod request;
+pub mod view;
 pub mod watch;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::format::HeaderOptions;
-use crate::io::{EngineOptions, MemoryImage, PageCache, RowMemory, Warmup};
-use crate::query::{
-    Grouping, Index, IndexOptions, OpenError, Session as Searcher, SessionSetup, Sources,
-};
+use crate::collection::CollectionError;
+use crate::io::EngineOptions;
+use crate::query::OpenError;
 use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
-use dispatch::Dispatcher;
 use metadata::Metadata;
 use metrics::Metrics;
-use watch::IndexWatch;
+pub use view::{IndexSources, SelectError, Trigger, View, Views};
 
 /// The web page, plain HTML and JavaScript with no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -58,14 +55,10 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// How to run the server.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Index files.
-    pub indexes: Vec<PathBuf>,
-    /// Per index file, the documents never reported (a collection's removed documents and
-    /// placeholders; see [`crate::collection::SearchSet`]). Missing entries hide nothing.
-    pub hidden: Vec<Vec<u64>>,
-    /// Per index file, the name of the collection it belongs to (`None` or missing: a file
-    /// of its own). A collection is served under its name, whatever its sub-indexes.
-    pub collections: Vec<Option<String>>,
+    /// What to serve: index files, directories, collections (expanded by
+    /// [`crate::collection::SearchSet`] at start-up and at every reload). A collection is
+    /// served under its directory's name, whatever its sub-indexes.
+    pub sources: IndexSources,
     /// Address to listen on.
     pub listen: SocketAddr,
     /// Page cache budget in bytes (0: no cache).
@@ -150,6 +143,10 @@ pub enum ServerError {
     /// An index could not be opened.
     #[error(transparent)]
     Open(#[from] OpenError),
+    /// The paths given could not be expanded, or a collection's files disagree with its
+    /// manifest.
+    #[error(transparent)]
+    Collection(#[from] CollectionError),
     /// No index could be opened (with `skip_broken`).
     #[error("no index could be opened:\n{0}")]
     NothingToServe(String),
@@ -208,6 +205,8 @@ pub struct IndexEntry {
     pub page_size: u64,
     /// File size.
     pub file_size: u64,
+    /// The manifest generation served, for a collection's file.
+    pub generation: Option<u64>,
 }
 
 /// An index that could not be opened (with `skip_broken`).
@@ -225,28 +224,14 @@ pub struct UnavailableIndex {
 pub struct AppState {
     /// Settings.
     pub config: ServerConfig,
-    /// The indexes, in searcher order.
-    pub indexes: Vec<IndexEntry>,
-    /// Indexes that could not be opened, in the order given.
-    pub unavailable: Vec<UnavailableIndex>,
-    /// File identities of `indexes`, to see them change on disk.
-    pub watch: Arc<IndexWatch>,
+    /// What is served now; see [`view`].
+    pub views: Views,
     /// Memory for request bodies.
     pub body_budget: BodyBudget,
     /// Document metadata.
     pub metadata: Metadata,
-    /// Groupings of the documents by a metadata column, made on first use per column.
-    pub groupings: Mutex<HashMap<String, Arc<Grouping>>>,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
-    /// The shared page cache.
-    pub cache: Option<Arc<PageCache>>,
-    /// The image of the whole index, when the cache budget holds it.
-    pub image: Option<Arc<MemoryImage>>,
-    /// The index the workers share: its side memory is reported by `/metrics`.
-    pub index: Arc<Index>,
-    /// The search workers.
-    pub dispatcher: Dispatcher,
     /// Permits for running searches.
     pub permits: Arc<tokio::sync::Semaphore>,
     /// Requests waiting for a permit.
@@ -255,278 +240,28 @@ pub struct AppState {
     pub started: Instant,
 }
 
-/// Why a request's `indexes` cannot be searched.
-#[derive(Debug, PartialEq, Eq)]
-pub enum SelectError {
-    /// The request is wrong: an unknown name, or an empty list.
-    Invalid(String),
-    /// A named index is known but cannot be searched now.
-    Unavailable(String),
-}
-
 impl AppState {
-    /// The grouping of the documents by `column` of the metadata, made on first use; an
-    /// error when the server has no such column.
-    pub fn grouping(&self, column: &str) -> Result<Arc<Grouping>, String> {
-        if self.metadata.columns().is_empty() {
-            return Err(format!(
-                "cannot group by {column:?}: this server was started without a sample table"
-            ));
-        }
-        let mut groupings = self.groupings.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(grouping) = groupings.get(column) {
-            return Ok(grouping.clone());
-        }
-        let grouping = Arc::new(Grouping::new(&self.index, &self.metadata, column)?);
-        groupings.insert(column.to_string(), grouping.clone());
-        Ok(grouping)
+    /// The view a request should use: the current one, replaced first when a followed
+    /// collection's manifest changed (see [`view`]).
+    pub async fn fresh_view(&self) -> Arc<View> {
+        self.views.fresh(&self.config, &self.metrics).await
     }
 
-    /// The selection mask for index `names`, or an error naming the unknown or unavailable one.
-    pub fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
-        let mut mask = vec![false; self.indexes.len()];
-        for name in names {
-            let mut found = false;
-            for (position, entry) in self.indexes.iter().enumerate() {
-                if &entry.name == name {
-                    mask[position] = true;
-                    found = true;
-                }
-            }
-            if found {
-                continue;
-            } else if let Some(broken) = self.unavailable.iter().find(|i| &i.name == name) {
-                return Err(SelectError::Unavailable(format!(
-                    "index {name:?} is unavailable: {}",
-                    broken.error
-                )));
-            } else {
-                let mut known: Vec<&str> = self.indexes.iter().map(|i| i.name.as_str()).collect();
-                known.dedup();
-                return Err(SelectError::Invalid(format!(
-                    "unknown index {name:?}; this server has: {}",
-                    known.join(", ")
-                )));
-            }
-        }
-        if names.is_empty() {
-            return Err(SelectError::Invalid(
-                "\"indexes\" is empty; leave it out to search all indexes".into(),
-            ));
-        }
-        Ok(mask)
+    /// Opens a new view whatever changed (SIGHUP, `POST /api/reload`).
+    pub async fn reload(&self) -> Result<Arc<View>, view::ReloadFailure> {
+        self.views
+            .reload(Trigger::Asked, &self.config, &self.metrics)
+            .await
     }
-
-    /// Looks at every index file now and returns the changed ones: (position, error text).
-    pub fn changed_indexes(&self) -> Vec<(usize, &str)> {
-        (0..self.watch.len())
-            .filter_map(|i| self.watch.check(i).err().map(|e| (i, e)))
-            .collect()
-    }
-}
-
-/// The sources of files named `names` (files of one name are one source).
-fn sources_of(names: &[String]) -> Sources {
-    let mut sources = Sources::default();
-    for name in names {
-        let source = match sources.names.iter().position(|n| n == name) {
-            Some(source) => source,
-            None => {
-                sources.names.push(name.clone());
-                sources.names.len() - 1
-            }
-        };
-        sources.of_file.push(source as u32);
-    }
-    sources
-}
-
-/// Names for index files, unique per source: a collection's files all take the
-/// collection's name (`collections[i]`, its directory's name), other files their file name
-/// without extension; a name taken by another source gets a number.
-fn index_names(paths: &[PathBuf], collections: &[Option<String>]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::with_capacity(paths.len());
-    // Names given so far, each with the collection it stands for (`None`: a plain file).
-    let mut taken: Vec<(String, Option<&str>)> = Vec::new();
-    for (position, path) in paths.iter().enumerate() {
-        let collection = collections.get(position).and_then(Option::as_deref);
-        if let Some(c) = collection {
-            if let Some((name, _)) = taken.iter().find(|(_, of)| *of == Some(c)) {
-                names.push(name.clone());
-                continue;
-            }
-        }
-        let stem = collection.map(str::to_string).unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "index".into())
-        });
-        let mut name = stem.clone();
-        let mut n = 2;
-        while taken.iter().any(|(t, _)| *t == name) {
-            name = format!("{stem}_{n}");
-            n += 1;
-        }
-        taken.push((name.clone(), collection));
-        names.push(name);
-    }
-    names
-}
-
-/// The indexes a server will serve, and those it leaves out.
-#[derive(Default)]
-struct Sorted {
-    /// Files to serve.
-    paths: Vec<PathBuf>,
-    /// Their hidden documents.
-    hidden: Vec<Vec<u64>>,
-    /// Their names.
-    names: Vec<String>,
-    /// Indexes left out.
-    unavailable: Vec<UnavailableIndex>,
-}
-
-/// The indexes to serve: all of them, or with `skip_broken` those that open on their own,
-/// the others listed with their error.
-fn sort_out_broken(config: &ServerConfig) -> Result<Sorted, ServerError> {
-    let names = index_names(&config.indexes, &config.collections);
-    if !config.skip_broken {
-        return Ok(Sorted {
-            paths: config.indexes.clone(),
-            hidden: config.hidden.clone(),
-            names,
-            unavailable: Vec::new(),
-        });
-    }
-    let mut sorted = Sorted::default();
-    for (position, (path, name)) in config.indexes.iter().zip(names).enumerate() {
-        // Opening each index alone runs every check a searcher makes, and finds them all.
-        let opened = Searcher::open_with(
-            std::slice::from_ref(path),
-            &HeaderOptions::default(),
-            &config.engine,
-        );
-        match opened {
-            Ok(_) => {
-                sorted.paths.push(path.clone());
-                sorted
-                    .hidden
-                    .push(config.hidden.get(position).cloned().unwrap_or_default());
-                sorted.names.push(name);
-            }
-            Err(error) => {
-                tracing::warn!("{error}; serving the other indexes without it");
-                sorted.unavailable.push(UnavailableIndex {
-                    name,
-                    file: path.display().to_string(),
-                    error: error.to_string(),
-                });
-            }
-        }
-    }
-    if sorted.paths.is_empty() {
-        let errors: Vec<&str> = sorted
-            .unavailable
-            .iter()
-            .map(|u| u.error.as_str())
-            .collect();
-        return Err(ServerError::NothingToServe(errors.join("\n")));
-    }
-    Ok(sorted)
-}
-
-/// One searcher per worker over `paths`, sharing the memory of the cache budget: a paged
-/// cache, or one image of the whole index when the budget holds it (see [`RowMemory`]).
-fn open_searchers(
-    paths: &[PathBuf],
-    hidden: &[Vec<u64>],
-    names: &[String],
-    config: &ServerConfig,
-) -> Result<(Vec<Searcher>, Option<RowMemory>), ServerError> {
-    let workers = config.workers.max(1);
-    // Headers, geometry and names are parsed once and shared; each worker adds its engine.
-    let options = IndexOptions {
-        side_memory: config.side_memory,
-        sources: Some(sources_of(names)),
-        ..IndexOptions::default()
-    };
-    let index = Index::open_with(paths, hidden, &options)?;
-    if config.summaries {
-        // Their headers were read at open; a summaries file that cannot be used leaves its
-        // index searched in full.
-        let summaries = index.summaries();
-        for problem in summaries.problems() {
-            tracing::warn!("{problem}");
-        }
-        if summaries.any() {
-            tracing::info!(
-                "block summaries: {} on disk, read page by page; side memory budget {}",
-                crate::units::format_bytes(summaries.file_bytes()),
-                crate::units::format_bytes(index.side_memory())
-            );
-        }
-    }
-    // Rows scored in memory spread over every core: the threads come from one shared pool,
-    // so workers running at once share the cores instead of multiplying threads.
-    let setup = SessionSetup::new(config.engine).with_memory(
-        (config.cache_bytes > 0).then_some(config.cache_bytes),
-        &index,
-    );
-    let mut searchers = Vec::with_capacity(workers);
-    for _ in 0..workers {
-        let searcher = setup.open(&index)?;
-        if searchers.is_empty() {
-            if let Some(notice) = searcher.notice() {
-                tracing::warn!("{notice}");
-            }
-        }
-        searchers.push(searcher);
-    }
-    Ok((searchers, setup.memory))
 }
 
 /// Opens everything and returns the router and state (so tests can serve it themselves).
-pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warmup>), ServerError> {
+pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>), ServerError> {
     let metrics = Arc::new(Metrics::default());
-    let Sorted {
-        paths,
-        hidden,
-        names,
-        unavailable,
-    } = sort_out_broken(&config)?;
-    // Identities first: a change made while the files are being opened is seen.
-    let watch = IndexWatch::capture(&paths)
-        .map_err(|(path, source)| ServerError::Identity { path, source })?;
-    let watch = Arc::new(watch);
-    let (searchers, memory) = open_searchers(&paths, &hidden, &names, &config)?;
-    let cache = memory.as_ref().and_then(|m| m.pages().cloned());
-    let image = match &memory {
-        Some(RowMemory::Image(image)) => Some(image.clone()),
-        _ => None,
-    };
-    let mut indexes = index_entries(&searchers[0], names);
-    let shared_index = searchers[0].index().clone();
-    for (file, entry) in indexes.iter_mut().enumerate() {
-        entry.documents = shared_index.shown_documents(file as u32);
-    }
-    let warm_ranges = searchers[0].warm_ranges();
+    let first = View::open(&config, 1, &metrics)?;
     let metadata = match &config.metadata {
         Some(path) => Metadata::load(path).map_err(|e| ServerError::Metadata(e.to_string()))?,
         None => Metadata::default(),
-    };
-    let dispatcher = Dispatcher::start(
-        searchers,
-        metrics.clone(),
-        config.max_concurrent + config.max_queued,
-        watch.clone(),
-    );
-    let warmup = match (&cache, config.warm) {
-        (Some(cache), true) => Some(Warmup::start_checked(
-            warm_ranges,
-            cache.clone(),
-            Some(shared_index.warm_check()),
-        )),
-        _ => None,
     };
     let body_budget =
         BodyBudget::new(usize::try_from(config.body_memory_bytes()).unwrap_or(usize::MAX));
@@ -535,39 +270,12 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>, Option<Warm
         waiting: AtomicUsize::new(0),
         started: Instant::now(),
         config,
-        indexes,
-        unavailable,
-        watch,
+        views: Views::new(first),
         body_budget,
         metadata,
-        groupings: Mutex::new(HashMap::new()),
         metrics,
-        cache,
-        image,
-        index: shared_index,
-        dispatcher,
     });
-    Ok((router(state.clone()), state, warmup))
-}
-
-/// What the server tells about each index of `searcher`, named `names`.
-fn index_entries(searcher: &Searcher, names: Vec<String>) -> Vec<IndexEntry> {
-    searcher
-        .headers()
-        .zip(names)
-        .map(|(header, name)| IndexEntry {
-            name,
-            file: header.path.display().to_string(),
-            format: header.kind.as_str(),
-            documents: 0,
-            k: header.k,
-            canonical: header.canonical,
-            hashes: header.num_hashes,
-            blocks: header.blocks.len(),
-            page_size: header.page_size,
-            file_size: header.file_size,
-        })
-        .collect()
+    Ok((router(state.clone()), state))
 }
 
 fn router(state: Arc<AppState>) -> Router {
@@ -575,6 +283,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/", get(api::page))
         .route("/api/search", post(api::search))
         .route("/api/indexes", get(api::indexes))
+        .route("/api/reload", post(api::reload))
         .route("/api/openapi.json", get(api::openapi))
         .route("/healthz", get(api::health))
         .route("/metrics", get(api::metrics))
@@ -605,8 +314,9 @@ fn connection_limits(config: &ServerConfig) -> Result<ConnectionLimits, ServerEr
 
 /// Runs the server until SIGINT or SIGTERM, then drains it: idle and half-sent connections
 /// close, requests in flight are answered, and after the grace period (or a second signal)
-/// the rest are cut.
+/// the rest are cut. It follows its collections meanwhile, and reloads on SIGHUP.
 pub fn run(config: ServerConfig) -> Result<(), ServerError> {
+    return_large_buffers_to_the_system();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -616,7 +326,7 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
     runtime.block_on(async move {
         let listen = config.listen;
         let grace = config.shutdown_grace;
-        let (router, state, warmup) = build(config)?;
+        let (router, state) = build(config)?;
         let limits = connection_limits(&state.config)?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -631,7 +341,8 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
                 source,
             })?;
         announce(&state, address, &limits);
-        let stopping = Instant::now();
+        let follower = tokio::spawn(follow(state.clone()));
+        let hangups = tokio::spawn(reload_on_hangup(state.clone()));
         let drained = connections::serve(
             listener,
             router,
@@ -642,26 +353,77 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
             async { shutdown_signal().await },
         )
         .await;
-        let left = grace.saturating_sub(stopping.elapsed());
-        let searches_done = state.dispatcher.close(left);
-        if let Some(warmup) = warmup {
-            warmup.stop();
-        }
+        follower.abort();
+        hangups.abort();
+        let view = state.views.current();
+        view.stop_warmup();
+        let left = grace.saturating_sub(drained.stopping.elapsed());
+        let searches_done = view.dispatcher.close(left);
         if drained.cut == 0 && searches_done {
             eprintln!("bitsift: stopped; requests in flight were answered");
         } else {
             eprintln!(
-                "bitsift: stopped after the {} s grace period; {} connection(s) cut",
+                "bitsift: stopped when the {} s grace period ran out (or a second signal came): {} connection(s) cut{}",
                 grace.as_secs_f64(),
-                drained.cut
+                drained.cut,
+                if searches_done { "" } else { ", searches left unfinished" }
             );
         }
         Ok(())
     })
 }
 
+/// A server opens views again and again, and each open allocates and frees buffers of a few
+/// MiB. glibc raises its mmap threshold to the size of the largest buffer freed, so later ones
+/// come from the heap and stay there: 20 reloads of a 500 MB collection left 680 MiB of
+/// freed memory resident. A fixed threshold of 128 KiB (which turns the raising off) gives
+/// such buffers back when they are freed: 30 MiB after the same reloads. The search path
+/// allocates nothing per row, so the cost is a few `mmap` calls per view and per batch.
+fn return_large_buffers_to_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
+/// How often an idle server looks at the manifests it follows (a request looks at once).
+const FOLLOW_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Follows the collections while no request comes, so an idle server moves to a new
+/// generation too and releases the files a merge replaced.
+async fn follow(state: Arc<AppState>) {
+    let mut tick = tokio::time::interval(FOLLOW_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let view = state.views.current();
+        if state.views.due(&view) {
+            drop(view);
+            let _ = state
+                .views
+                .reload(Trigger::Manifest, &state.config, &state.metrics)
+                .await;
+        }
+    }
+}
+
+/// Opens a new view at every SIGHUP.
+async fn reload_on_hangup(state: Arc<AppState>) {
+    let Ok(mut hangup) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+    else {
+        tracing::warn!("cannot listen for SIGHUP; reload with POST /api/reload");
+        return;
+    };
+    while hangup.recv().await.is_some() {
+        tracing::info!("SIGHUP: reloading the indexes");
+        let _ = state.reload().await;
+    }
+}
+
 fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
-    let documents: u64 = state.indexes.iter().map(|i| i.documents).sum();
+    let view = state.views.current();
+    let documents: u64 = view.indexes.iter().map(|i| i.documents).sum();
     tracing::info!(
         "at most {} connections, {} bytes of request body memory",
         limits.max_connections,
@@ -669,7 +431,7 @@ fn announce(state: &AppState, address: SocketAddr, limits: &ConnectionLimits) {
     );
     eprintln!(
         "bitsift: serving {}, {}, on http://{address}/ (Ctrl-C to stop)",
-        crate::units::plural(state.indexes.len() as u64, "index"),
+        crate::units::plural(view.indexes.len() as u64, "index"),
         crate::units::plural(documents, "document")
     );
 }
@@ -693,29 +455,4 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = interrupt.await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_names_are_unique() {
-        let paths: Vec<PathBuf> = ["a/x.cobs_compact", "b/x.cobs_compact", "y.cobs_classic"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
-        assert_eq!(index_names(&paths, &[]), vec!["x", "x_2", "y"]);
-        // A collection's files share its name; a file named like it gets a number.
-        let files: Vec<PathBuf> = [
-            "c/sub-1.cobs_compact",
-            "c/sub-2.cobs_compact",
-            "d/c.cobs_compact",
-        ]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
-        let of = [Some("c".to_string()), Some("c".to_string()), None];
-        assert_eq!(index_names(&files, &of), vec!["c", "c", "c_2"]);
-    }
 }

@@ -9,63 +9,28 @@
 //! 5.8 µs on the 2-core VM of `BENCHMARKS.md` (0.3–1 µs is usual on bare metal): 1.8 ms per
 //! batch over Phylign's 305 indexes, nothing measurable over one.
 //!
-//! A change is sticky: once seen, the index stays unhealthy until the server restarts, even
+//! A change is sticky: once seen, the index stays unhealthy in this view of the server, even
 //! if the file is put back, because reads made in between (and pages cached from them) may
-//! have come from the other bytes. The change time is part of the identity because it cannot
-//! be set back by a copy that restores the modification time (`cp -p`, `rsync -t`); the cost
-//! is that a `chmod` or `touch` of a served index also counts as a change.
+//! have come from the other bytes; a reload (SIGHUP, `POST /api/reload`) opens a new view
+//! with fresh identities. A collection's files are compared through the open file instead of
+//! the path: the collection's manifest names the current files, the server follows it
+//! (`super::view`), and a committed merge unlinks files that searches of the previous view
+//! may still be reading.
 
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// What identifies the contents of a file without reading it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileIdentity {
-    device: u64,
-    inode: u64,
-    size: u64,
-    modified_ns: i128,
-    changed_ns: i128,
-}
-
-impl FileIdentity {
-    /// The identity of `path` now (following symbolic links, as opening it does).
-    pub fn of(path: &Path) -> std::io::Result<FileIdentity> {
-        let meta = std::fs::metadata(path)?;
-        Ok(FileIdentity {
-            device: meta.dev(),
-            inode: meta.ino(),
-            size: meta.size(),
-            modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-            changed_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-        })
-    }
-
-    /// How `now` differs from `self`, in words, or `None` when it is the same file.
-    fn difference(&self, now: &FileIdentity) -> Option<String> {
-        if (now.device, now.inode) != (self.device, self.inode) {
-            Some("the path now names another file (replaced)".into())
-        } else if now.size != self.size {
-            Some(format!(
-                "its size went from {} to {} bytes",
-                self.size, now.size
-            ))
-        } else if now.modified_ns != self.modified_ns {
-            Some("it was modified (its modification time changed)".into())
-        } else if now.changed_ns != self.changed_ns {
-            Some("it was modified (its change time changed)".into())
-        } else {
-            None
-        }
-    }
-}
+use crate::io::FileIdentity;
 
 /// One watched index file.
 #[derive(Debug)]
 struct Watched {
     path: PathBuf,
     identity: FileIdentity,
+    /// The file itself, for a collection's sub-index: compared through the open file, since
+    /// a committed merge unlinks the files it replaced while searches may still read them.
+    held: Option<File>,
     changed: OnceLock<String>,
     /// A read of the file did not match its checksums (the first such error).
     damaged: OnceLock<String>,
@@ -80,14 +45,31 @@ pub struct IndexWatch {
 impl IndexWatch {
     /// Records the identity of every file, in searcher order. Call it before the files are
     /// opened, so that a change made while they are being opened is seen by the first check.
-    pub fn capture(paths: &[PathBuf]) -> Result<IndexWatch, (PathBuf, std::io::Error)> {
+    /// Files of a collection (`in_collection[i]`) are held open and compared through the open
+    /// file: the collection's manifest says which files are current, and the server follows
+    /// it; other files are compared through their path.
+    pub fn capture(
+        paths: &[PathBuf],
+        in_collection: &[bool],
+    ) -> Result<IndexWatch, (PathBuf, std::io::Error)> {
         let files = paths
             .iter()
-            .map(|path| {
-                let identity = FileIdentity::of(path).map_err(|e| (path.clone(), e))?;
+            .enumerate()
+            .map(|(position, path)| {
+                let failed = |e| (path.clone(), e);
+                let held = match in_collection.get(position) {
+                    Some(true) => Some(File::open(path).map_err(failed)?),
+                    _ => None,
+                };
+                let identity = match &held {
+                    Some(file) => FileIdentity::of_file(file),
+                    None => FileIdentity::of(path),
+                }
+                .map_err(failed)?;
                 Ok(Watched {
                     path: path.clone(),
                     identity,
+                    held,
                     changed: OnceLock::new(),
                     damaged: OnceLock::new(),
                 })
@@ -113,7 +95,11 @@ impl IndexWatch {
         if let Some(message) = watched.changed.get() {
             return Err(message);
         }
-        let cause = match FileIdentity::of(&watched.path) {
+        let now = match &watched.held {
+            Some(file) => FileIdentity::of_file(file),
+            None => FileIdentity::of(&watched.path),
+        };
+        let cause = match now {
             Ok(now) => watched.identity.difference(&now),
             Err(e) => Some(format!("it can no longer be read: {e}")),
         };
@@ -121,7 +107,7 @@ impl IndexWatch {
             None => Ok(()),
             Some(cause) => {
                 let message = format!(
-                    "{}: index changed on disk since the server started ({cause}); restart the server to serve the new file",
+                    "{}: index changed on disk since the server started ({cause}); reload the server (SIGHUP, or POST /api/reload from this machine) to serve the new file",
                     watched.path.display()
                 );
                 let stored = watched.changed.get_or_init(|| message);
@@ -133,7 +119,7 @@ impl IndexWatch {
 
     /// Records that a read of file `index` did not match its checksums. Searches go on (the
     /// other pages may be intact, and a search needing the damaged one fails with the
-    /// error), but the file is reported damaged until the server restarts.
+    /// error), but the file is reported damaged until the server reloads it.
     pub fn mark_damaged(&self, index: usize, message: String) {
         if let Some(watched) = self.files.get(index) {
             if watched.damaged.set(message).is_ok() {
@@ -167,7 +153,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.cobs_compact");
         std::fs::write(&path, bytes).unwrap();
-        let watch = IndexWatch::capture(std::slice::from_ref(&path)).unwrap();
+        let watch = IndexWatch::capture(std::slice::from_ref(&path), &[]).unwrap();
         (dir, path, watch)
     }
 
@@ -225,5 +211,25 @@ mod tests {
             .check(0)
             .unwrap_err()
             .contains("can no longer be read"));
+    }
+
+    #[test]
+    fn a_collection_file_unlinked_by_a_merge_is_unchanged_but_one_written_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub-000001.cobs_compact");
+        std::fs::write(&path, [1u8; 4096]).unwrap();
+        let watch = IndexWatch::capture(std::slice::from_ref(&path), &[true]).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(watch.check(0), Ok(()));
+
+        std::fs::write(&path, [1u8; 4096]).unwrap();
+        let watch = IndexWatch::capture(std::slice::from_ref(&path), &[true]).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
+        assert!(watch.check(0).unwrap_err().contains("size"));
     }
 }

@@ -353,6 +353,73 @@ pub fn open(
     Ok(Some(SummarySource::Paged(layout)))
 }
 
+/// What [`verify`] found in a summaries file that opened: its format, its size, and the
+/// data pages (file page numbers) whose checksum does not match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryCheck {
+    /// 1 or 2.
+    pub format: u32,
+    /// Bytes of the file.
+    pub bytes: u64,
+    /// Format 2: damaged data pages, in order (a search counts their k-mers as present in
+    /// every block: more reads, never a lost hit). Format 1 is checked whole: a damaged file
+    /// is an error instead.
+    pub damaged_pages: Vec<u64>,
+}
+
+/// Reads the whole summaries file beside `index_path` and checks it: the header (its
+/// checksum, and that it belongs to `header`'s index), then every data page against its own
+/// checksum, a few pages at a time (format 2); a format-1 file is read whole and checked by
+/// its one checksum. `None` when there is no summaries file.
+pub fn verify(
+    index_path: &Path,
+    header: &IndexHeader,
+) -> Result<Option<SummaryCheck>, SummaryError> {
+    let path = summary_path(index_path);
+    let layout = match open(index_path, header)? {
+        None => return Ok(None),
+        Some(SummarySource::Whole { bytes }) => {
+            return BlockSummaries::load(index_path, header).map(|_| {
+                Some(SummaryCheck {
+                    format: 1,
+                    bytes,
+                    damaged_pages: Vec::new(),
+                })
+            })
+        }
+        Some(SummarySource::Paged(layout)) => layout,
+    };
+    let io = |source| SummaryError::Io {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::File::open(&path).map_err(io)?;
+    let mut damaged_pages = Vec::new();
+    let mut chunk = vec![0u8; (PAGES_PER_READ * PAGE_BYTES) as usize];
+    let mut page = layout.header_pages;
+    let end = layout.header_pages + layout.data_pages;
+    while page < end {
+        let count = PAGES_PER_READ.min(end - page);
+        let bytes = &mut chunk[..(count * PAGE_BYTES) as usize];
+        std::os::unix::fs::FileExt::read_exact_at(&file, bytes, page * PAGE_BYTES).map_err(io)?;
+        for (number, bytes) in (page..).zip(bytes.chunks(PAGE_BYTES as usize)) {
+            if layout.check_page(number, bytes).is_err() {
+                damaged_pages.push(number);
+            }
+        }
+        page += count;
+    }
+    let bytes = file.metadata().map_err(io)?.len();
+    Ok(Some(SummaryCheck {
+        format: 2,
+        bytes,
+        damaged_pages,
+    }))
+}
+
+/// Pages [`verify`] reads at a time.
+const PAGES_PER_READ: u64 = 256;
+
 /// Reads into `buffer` until it is full or the file ends; returns the bytes read.
 fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
     use std::io::Read;
