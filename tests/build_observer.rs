@@ -46,6 +46,7 @@ fn options(dir: &Path, inputs: PathBuf) -> BuildOptions {
         order: Default::default(),
         metadata: None,
         summaries: None,
+        rows: Default::default(),
     }
 }
 

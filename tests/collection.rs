@@ -389,7 +389,8 @@ fn merge_respects_max_documents_and_page_sizes() {
     }
     let other = dir.path().join("wide.cobs_compact");
     build(&other, &genomes[..1], &["--page-size", "16", "-k", "31"]);
-    // An index of another page size joins as its own group, never merged with page size 8.
+    // An index of another page size (16) joins the last group; the merged file takes the
+    // page size with the fewest blocks, then the fewest bytes.
     let adopted = run(&[
         "add",
         text(&collection),
@@ -417,9 +418,13 @@ fn merge_respects_max_documents_and_page_sizes() {
                 - s["padding"].as_array().map_or(0, |p| p.len() as u64)
         })
         .collect();
-    assert_eq!(documents, vec![4, 4, 2, 1], "{subs:?}");
-    assert_eq!(subs[3]["page_size"], 16);
-    assert_eq!(subs[3]["provenance"]["command"], "adopt");
+    assert_eq!(documents, vec![4, 4, 3], "{subs:?}");
+    assert_eq!(
+        subs[2]["page_size"], 8,
+        "two blocks either way, narrower rows are fewer bytes"
+    );
+    assert_eq!(subs[2]["blocks"], 2, "two row counts that do not divide");
+    assert_eq!(subs[2]["provenance"]["inputs"].as_array().unwrap().len(), 2);
     let nothing = ok(run(&["merge", text(&collection), "--max-documents", "4"]));
     assert!(
         stdout(&nothing).contains("nothing to merge"),

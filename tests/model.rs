@@ -133,6 +133,7 @@ fn build_collection(
         order: Default::default(),
         metadata: None,
         summaries: Some(Default::default()),
+        rows: Default::default(),
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");
@@ -747,6 +748,7 @@ fn build_ordered(
             bits_per_kmer: bits,
             max_ram_bytes: cap,
         }),
+        rows: Default::default(),
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");

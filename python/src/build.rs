@@ -214,6 +214,7 @@ pub fn build<'py>(
         order,
         metadata,
         summaries: summaries.then(bitsift::builder::summaries::SummaryOptions::default),
+        rows: Default::default(),
     };
     let built = run_observed(py, options, progress)?;
     // Every count was reported before the index was put in place; flush the last messages.

@@ -152,6 +152,8 @@ pub struct BuildOptions {
     pub metadata: Option<PathBuf>,
     /// Block summaries to write beside the index (`None`: none, and a stale one is removed).
     pub summaries: Option<SummaryOptions>,
+    /// How each block's row count follows from its largest document.
+    pub rows: layout::RowSizing,
 }
 
 /// What a build produced.
@@ -451,7 +453,13 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
         files,
         per_block,
     )?;
-    let blocks = layout::plan_blocks(&documents, page_size, options.num_hashes, options.fpr);
+    let blocks = layout::plan_blocks(
+        &documents,
+        page_size,
+        options.num_hashes,
+        options.fpr,
+        options.rows,
+    );
     Ok(Planned {
         documents,
         sketches,

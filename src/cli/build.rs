@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use bitsift::builder::layout::bits_per_kmer;
+use bitsift::builder::layout::{bits_per_kmer, RowSizing};
 use bitsift::builder::order::Order;
 use bitsift::builder::summaries::{SummaryOptions, DEFAULT_BITS_PER_KMER, DEFAULT_MAX_RAM};
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
@@ -51,6 +51,10 @@ pub struct BuildArgs {
     /// Hash k-mers as written instead of as canonical DNA k-mers
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
+    /// Rows of a block: exact (the fewest for --fpr, as COBS) or power-of-two (up to 2x the
+    /// rows, a lower rate, and blocks that `bitsift merge` can always combine)
+    #[arg(long, value_enum, default_value_t = Rows::Exact, help_heading = "Index")]
+    rows: Rows,
 
     #[command(flatten)]
     layout: LayoutArgs,
@@ -61,6 +65,24 @@ pub struct BuildArgs {
     /// Memory budget, e.g. 8G [default: half the available memory]
     #[arg(short, long, value_parser = parse_memory_size, value_name = "SIZE", help_heading = "Resources")]
     memory: Option<u64>,
+}
+
+/// `--rows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rows {
+    /// The fewest rows for the false-positive rate, as COBS sizes them
+    Exact,
+    /// The next power of two, so that merges can combine blocks
+    PowerOfTwo,
+}
+
+impl From<Rows> for RowSizing {
+    fn from(rows: Rows) -> RowSizing {
+        match rows {
+            Rows::Exact => RowSizing::Exact,
+            Rows::PowerOfTwo => RowSizing::PowerOfTwo,
+        }
+    }
 }
 
 /// Block order and summaries: the options `build` and `add` share.
@@ -133,6 +155,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         order,
         metadata,
         summaries,
+        rows: args.rows.into(),
     };
     let report = build(&options)?;
     if !ui.quiet {

@@ -57,6 +57,11 @@ pub struct AddArgs {
     /// Hash k-mers as written (only for a new collection, or one that does so)
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
+    /// Rows of a block: exact (as COBS) or power-of-two (up to 2x the rows, and blocks that
+    /// merges always combine); kept for later additions [default: the collection's; exact
+    /// for a new one]
+    #[arg(long, value_enum, help_heading = "Index")]
+    rows: Option<super::build::Rows>,
 
     #[command(flatten)]
     layout: super::build::LayoutArgs,
@@ -94,6 +99,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
             hashes: args.num_hashes,
             canonical: args.no_canonical.then_some(false),
             page_size: args.page_size,
+            rows: args.rows.map(Into::into),
         },
         threads: super::threads_or_cores(args.threads.unwrap_or(0)),
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
@@ -227,6 +233,11 @@ pub struct MergeArgs {
     /// Memory for re-packed rows
     #[arg(short, long, value_parser = parse_size, default_value = "256M", value_name = "SIZE")]
     memory: u64,
+    /// Fold a document's filter (to share a block with filters of another row count) only
+    /// while its false-positive rate stays at or below FPR; 0 never folds [default: the
+    /// collection's --fpr]
+    #[arg(long, value_name = "FPR")]
+    max_fpr: Option<f64>,
     /// Print the plan (and what was done) as JSON on standard output
     #[arg(long)]
     json: bool,
@@ -238,8 +249,15 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         max_documents: args.max_documents,
         dry_run: args.dry_run,
         memory_bytes: args.memory,
+        max_fpr: args.max_fpr,
     };
-    let report = collection::merge(&options)?;
+    let report = collection::merge(&options).map_err(|error| match error {
+        CollectionError::Unverified { ref path } => anyhow!(
+            "{error}\nhint: check the index (search it for genomes you know it holds), then `bitsift checksum {}` makes checksums of it as it is",
+            path.display()
+        ),
+        other => other.into(),
+    })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(Outcome::Success);
@@ -248,24 +266,45 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     if report.plan.outputs.is_empty() {
-        println!("nothing to merge: every sub-index is alone in its page size and has no removed documents");
+        println!("nothing to merge: no sub-index has removed documents or another to merge with");
         return Ok(Outcome::Success);
     }
     let verb = if args.dry_run { "would write" } else { "wrote" };
     for (number, output) in report.plan.outputs.iter().enumerate() {
         let name = report.written.get(number).map_or("", String::as_str);
         println!(
-            "{verb} {name}{}{} documents from {} ({} removed dropped, {} blocks copied, {} re-packed, {} placeholders): {} (was {})",
+            "{verb} {name}{}{} documents from {} ({} removed dropped; {} blocks -> {}: {} copied, {} re-packed, {} placeholders, {}-byte rows): {} (was {})",
             if name.is_empty() { "" } else { ": " },
             output.documents,
             output.members.join(", "),
             output.documents_dropped,
+            output.blocks_before,
+            output.blocks,
             output.blocks_copied,
             output.blocks_repacked,
             output.placeholders,
+            output.page_size,
             format_bytes(output.bytes),
             format_bytes(output.bytes_before)
         );
+        if let Some(fpr) = output.fpr_folded_max {
+            println!(
+                "  {} document filters folded to share blocks; the highest false-positive rate now {fpr:.3}",
+                output.documents_folded
+            );
+        }
+        if output.blocks > output.blocks_minimum {
+            println!(
+                "  {} blocks where one row count would need {}: their row counts neither divide one another nor fold within the false-positive bound; only a rebuild from the genomes can combine them (sub-indexes added with --rows power-of-two always can)",
+                output.blocks, output.blocks_minimum
+            );
+        }
     }
+    println!(
+        "blocks of the collection (row reads per k-mer hash): {} {} {}",
+        report.plan.blocks_before,
+        if args.dry_run { "would become" } else { "->" },
+        report.plan.blocks_after
+    );
     Ok(Outcome::Success)
 }

@@ -125,6 +125,7 @@ fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
         order: Default::default(),
         metadata: None,
         summaries: Some(Default::default()),
+        rows: Default::default(),
     };
     let report = build(&options)?;
     println!(

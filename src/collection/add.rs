@@ -8,6 +8,7 @@ use super::clean::{clean, only_leftovers, remove_sidecars};
 use super::lock::{WriterLock, LOCK_NAME};
 use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
+use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
 use crate::format::{IndexHeader, IndexKind};
 
@@ -25,6 +26,8 @@ pub struct ExplicitParameters {
     pub canonical: Option<bool>,
     /// Bytes per row.
     pub page_size: Option<u64>,
+    /// How blocks' rows are sized.
+    pub rows: Option<RowSizing>,
 }
 
 /// What to do with document names the collection already shows.
@@ -246,6 +249,7 @@ fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
         hashes: explicit.hashes.unwrap_or(hashes),
         fpr: explicit.fpr.or(building.then_some(0.3)),
         page_size: explicit.page_size,
+        rows: explicit.rows.unwrap_or_default(),
     };
     Ok(parameters)
 }
@@ -308,6 +312,9 @@ fn build_subindex(
     };
     parameters.fpr = Some(fpr);
     let page_size = parameters.page_size.or(options.explicit.page_size);
+    // Row sizing is a policy for new sub-indexes, not a parameter searches share: an addition
+    // may change it (sub-indexes of both kinds search together).
+    parameters.rows = options.explicit.rows.unwrap_or(parameters.rows);
     let build_options = BuildOptions {
         output: PathBuf::new(),
         inputs: options.inputs.clone(),
@@ -325,6 +332,7 @@ fn build_subindex(
         order: options.order.clone(),
         metadata: options.metadata.clone(),
         summaries: options.summaries,
+        rows: parameters.rows,
     };
     let file = manifest.reserve_file("cobs_compact");
     let output = subindex_path(&options.directory, &file);
@@ -343,6 +351,7 @@ fn build_subindex(
             "hashes": build_options.num_hashes,
             "canonical": build_options.canonical,
             "page_size": build_options.page_size,
+            "rows": build_options.rows,
             "per_record": build_options.per_record,
             "threads": build_options.threads,
             "memory_bytes": build_options.memory_bytes,

@@ -186,6 +186,7 @@ mod tests {
             hashes: 1,
             fpr: None,
             page_size: None,
+            rows: Default::default(),
         });
         manifest.subindexes.push(super::super::SubIndex {
             file: "sub-000001.cobs_compact".into(),

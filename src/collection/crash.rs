@@ -21,3 +21,23 @@ pub fn point(point: &str) {
         std::process::abort();
     }
 }
+
+/// Damages the file at `path` here when [`CRASH_VARIABLE`] is `POINT:damage`: flips one bit
+/// in the middle of it, as a bad disk or a stray write would, so a test can show that the
+/// checks after this point catch it. Never set outside tests.
+pub fn damage(point: &str, path: &std::path::Path) {
+    let Some(value) = std::env::var_os(CRASH_VARIABLE) else {
+        return;
+    };
+    if value.to_string_lossy().strip_suffix(":damage") != Some(point) {
+        return;
+    }
+    let Ok(mut bytes) = std::fs::read(path) else {
+        return;
+    };
+    let middle = bytes.len() / 2;
+    if let Some(byte) = bytes.get_mut(middle) {
+        *byte ^= 0x04;
+    }
+    let _ = std::fs::write(path, &bytes);
+}

@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
+use crate::builder::layout::RowSizing;
 use crate::format::{is_placeholder, IndexHeader, IndexKind};
 use crate::tempfiles::{self, AtomicFile};
 
@@ -70,6 +71,14 @@ pub struct Parameters {
     /// Bytes per row of new sub-indexes (`None`: each new sub-index gets the default for its
     /// own number of documents, so a small addition is not as wide as a large block).
     pub page_size: Option<u64>,
+    /// How new sub-indexes size their blocks' rows (manifests of earlier versions, and those
+    /// of collections with exact rows, leave it out).
+    #[serde(default, skip_serializing_if = "is_exact")]
+    pub rows: RowSizing,
+}
+
+fn is_exact(rows: &RowSizing) -> bool {
+    *rows == RowSizing::Exact
 }
 
 /// Where a sub-index came from.
@@ -663,6 +672,7 @@ mod tests {
             hashes: 1,
             fpr: Some(0.3),
             page_size: None,
+            rows: RowSizing::Exact,
         }
     }
 

@@ -1,35 +1,45 @@
-//! `merge`: combines compatible sub-indexes (same k, canonical form, hash functions and page
-//! size) into larger ones and drops removed documents, without reading a genome.
+//! `merge`: combines compatible sub-indexes (same k, canonical form and hash functions) into
+//! larger ones with fewer, fuller blocks, and drops removed documents, without reading a
+//! genome.
 //!
 //! A COBS compact file is a header and independent blocks, and a document's Bloom filter is
-//! its bit column in its block. A block whose documents are all shown is copied verbatim. The
-//! shown documents of the other blocks (partly filled last blocks, blocks with removed
-//! documents or placeholders) are re-packed: their bit columns are copied into new blocks,
-//! row by row. Only columns of blocks with the same number of rows can share a block: a
-//! column's bits are `hash mod rows`, and a filter of another size could only be made from
-//! the k-mers themselves. So every document keeps its exact filter, and every score is the
-//! same before and after a merge. COBS wants every block but the last to hold exactly
-//! `8 · page_size` documents; a re-packed block that is not full and not last is filled with
-//! placeholder documents (zero columns, which take no room the block did not already have:
-//! its rows are `page_size` bytes either way), listed in the manifest and never reported.
+//! its bit column in its block. A block whose documents are all shown, and whose page size the
+//! merged file keeps, is copied verbatim. The shown documents of the other blocks (partly
+//! filled blocks of small additions, blocks with removed documents or placeholders) are
+//! re-packed: their bit columns are copied into new blocks, row by row, each tiled to the new
+//! block's rows when its own row count divides them (the exact same filter: every score is
+//! unchanged) or, within a false-positive bound, folded ([`super::merge_plan`] has the
+//! arithmetic). Columns whose row counts do neither cannot share a block; only a rebuild from
+//! the genomes can put them together, and the report says so. Sub-indexes added with
+//! power-of-two row counts (`bitsift add --rows power-of-two`) always tile.
+//!
+//! When the collection does not fix a page size, the merged file gets the page size (a power
+//! of two from its members' widest up to 4096) that gives the fewest blocks, then the fewest
+//! bytes: every block costs one row read per k-mer hash. COBS wants every block but the last
+//! to hold exactly `8 · page_size` documents; a re-packed block that is not full and not last
+//! is filled with placeholder documents (zero columns, which take no room the block did not
+//! already have: its rows are `page_size` bytes either way), listed in the manifest and never
+//! reported.
+//!
+//! Nothing unchecked enters the collection: members are read through the checksum layer (a
+//! damaged page fails the merge), and the merged file, its checksums and its block summaries
+//! are verified ([`super::merge_check`]) before the manifest names it.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::bits::or_bits;
 use super::clean::{clean, remove_sidecars};
 use super::lock::WriterLock;
 use super::manifest::{subindex_path, Manifest, Provenance, SubIndex, SubIndexKind, PADDING_NAME};
+use super::merge_plan::{self, Fills, Fold, OutBlock, Plan, SourceBlock};
+use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
-use super::{crash, time, CollectionError};
+use super::{crash, merge_check, time, CollectionError};
 use crate::builder::output::PendingFile;
-use crate::format::{
-    write_compact_header, CompactLayout, HeaderOptions, IndexHeader, CHECKSUM_PAGE_BYTES,
-};
-use crate::io::{open_engine, EngineOptions, ReadEngine};
-use crate::query::Index;
-use crate::read::{read_range, with_layers, LayerScratch};
+use crate::format::{write_compact_header, CompactLayout, IndexHeader};
+
+/// The widest page size a merge chooses by itself (one aligned 4 KiB page per row).
+const PAGE_SIZE_MAX: u64 = 4096;
 
 /// What to merge.
 #[derive(Clone, Debug)]
@@ -42,6 +52,9 @@ pub struct MergeOptions {
     pub dry_run: bool,
     /// Memory for rows being re-packed.
     pub memory_bytes: u64,
+    /// The largest false-positive rate a document may get from folding its filter to share a
+    /// block (`None`: the collection's target false-positive rate; 0: never fold).
+    pub max_fpr: Option<f64>,
 }
 
 /// One merged sub-index to write.
@@ -57,10 +70,22 @@ pub struct PlannedOutput {
     pub documents_dropped: u64,
     /// Placeholder documents filling re-packed blocks.
     pub placeholders: u64,
+    /// Blocks of the members.
+    pub blocks_before: u64,
+    /// Blocks of the merged file.
+    pub blocks: u64,
+    /// Blocks the documents would need if they all had one row count: fewer than `blocks`
+    /// only when row counts that neither divide nor fold keep blocks apart (a rebuild from
+    /// the genomes could reach it).
+    pub blocks_minimum: u64,
     /// Blocks copied verbatim.
     pub blocks_copied: u64,
     /// Blocks re-packed column by column.
     pub blocks_repacked: u64,
+    /// Documents whose filters were folded to share a block.
+    pub documents_folded: u64,
+    /// The largest false-positive rate of a folded document (estimated from its bits set).
+    pub fpr_folded_max: Option<f64>,
     /// Size of the new file (0 when every document was removed: nothing is written).
     pub bytes: u64,
     /// Size of the files it replaces.
@@ -74,6 +99,10 @@ pub struct MergePlan {
     pub outputs: Vec<PlannedOutput>,
     /// Sub-indexes left as they are.
     pub untouched: Vec<String>,
+    /// Blocks of the whole collection before: the row reads of one k-mer hash.
+    pub blocks_before: u64,
+    /// Blocks of the whole collection after.
+    pub blocks_after: u64,
 }
 
 /// What a merge did.
@@ -94,24 +123,14 @@ struct Member {
     visible: Vec<bool>,
 }
 
-/// A block of the merged file.
-enum OutBlock {
-    /// Block `block` of member `member`, byte for byte.
-    Copy { member: usize, block: usize },
-    /// Columns of blocks with `rows` rows, then `placeholders` zero columns.
-    Pack {
-        rows: u64,
-        columns: Vec<Column>,
-        placeholders: u64,
-    },
-}
-
-/// A document's bit column: column `column` of block `block` of member `member`.
-#[derive(Clone, Copy, Debug)]
-struct Column {
-    member: usize,
-    block: usize,
-    column: u64,
+/// One group's members, the blocks the planner saw, its plan and the fills it used.
+struct Layout {
+    members: Vec<Member>,
+    sources: Vec<SourceBlock>,
+    plan: Plan,
+    fills: Fills,
+    /// The widest page size the plan could choose.
+    page_size_max: u64,
 }
 
 /// Merges the collection as `options` say; see the module documentation.
@@ -128,23 +147,24 @@ pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
             "the largest merged sub-index must hold at least one document".into(),
         ));
     }
+    if options.max_fpr.is_some_and(|f| !(0.0..1.0).contains(&f)) {
+        return Err(CollectionError::Invalid(
+            "the largest false-positive rate of a folded filter must be at least 0 and below 1"
+                .into(),
+        ));
+    }
     let _lock = WriterLock::acquire(directory)?;
     let mut manifest = Manifest::load(directory)?;
     if !options.dry_run {
         clean(directory, Some(&manifest))?;
     }
     let groups = plan_groups(&manifest, options.max_documents);
-    let mut plan = MergePlan {
-        outputs: Vec::new(),
-        untouched: untouched(&manifest, &groups),
-    };
     let mut layouts = Vec::new();
     for group in &groups {
         let members = open_members(directory, &manifest, group)?;
-        let blocks = plan_blocks(&members);
-        plan.outputs.push(describe(&members, &blocks));
-        layouts.push((members, blocks));
+        layouts.push(plan_group(&manifest, members, options)?);
     }
+    let plan = describe_all(&manifest, &groups, &layouts);
     if options.dry_run || groups.is_empty() {
         return Ok(MergeReport {
             plan,
@@ -160,81 +180,109 @@ pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
     })
 }
 
-/// Writes every merged file, commits the manifest, then deletes the replaced files.
-fn write_outputs(
+/// The plan of one group: its page sizes to try, and folds within the bound (reading the bit
+/// counts of the columns that might fold).
+fn plan_group(
+    manifest: &Manifest,
+    members: Vec<Member>,
     options: &MergeOptions,
-    manifest: &mut Manifest,
-    groups: &[Vec<usize>],
-    layouts: &[(Vec<Member>, Vec<OutBlock>)],
-) -> Result<Vec<String>, CollectionError> {
-    let directory = &options.directory;
-    let mut replacements: Vec<(usize, Option<SubIndex>)> = Vec::new();
-    let mut written: Vec<String> = Vec::new();
-    for (group, (members, blocks)) in groups.iter().zip(layouts) {
-        if blocks.is_empty() {
-            replacements.push((group[0], None));
-            continue;
-        }
-        let file = manifest.reserve_file("cobs_compact");
-        let result = write_merged(directory, &file, members, blocks, options);
-        match result {
-            Ok(entry) => {
-                written.push(file);
-                replacements.push((group[0], Some(entry)));
-            }
-            Err(error) => {
-                for file in &written {
-                    let _ = std::fs::remove_file(subindex_path(directory, file));
-                    let _ = remove_sidecars(directory, file);
-                }
-                return Err(error);
-            }
-        }
-        crash::point("merge-wrote-one");
-    }
-    crash::point("merge-written");
-    let replaced: Vec<String> = groups
-        .iter()
-        .flatten()
-        .map(|&i| manifest.subindexes[i].file.clone())
-        .collect();
-    let mut next = Vec::with_capacity(manifest.subindexes.len());
-    let in_group: std::collections::HashSet<usize> = groups.iter().flatten().copied().collect();
-    for (position, sub) in manifest.subindexes.iter().enumerate() {
-        if let Some((_, replacement)) = replacements.iter().find(|(at, _)| *at == position) {
-            next.extend(replacement.iter().cloned());
-        } else if !in_group.contains(&position) {
-            next.push(sub.clone());
+) -> Result<Layout, CollectionError> {
+    let sources = source_blocks(&members);
+    let page_sizes = page_sizes(manifest, &members);
+    let bound = options
+        .max_fpr
+        .or(manifest.parameters.fpr)
+        .filter(|&fpr| fpr > 0.0);
+    let mut fills = Fills::new();
+    if bound.is_some() {
+        let wanted = merge_plan::fold_candidates(&sources, &page_sizes);
+        if !wanted.is_empty() {
+            let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
+            let mut files = Sources::open(&paths(&members))?;
+            fills = column_fills(&headers, &mut files, &wanted, options.memory_bytes)?;
         }
     }
-    manifest.subindexes = next;
-    manifest.commit(directory)?;
-    crash::point("merge-committed");
-    for file in replaced {
-        let path = subindex_path(directory, &file);
-        if let Err(error) = std::fs::remove_file(&path) {
-            tracing::warn!(
-                "{}: cannot remove the merged sub-index: {error}; the next writer removes it",
-                path.display()
-            );
-        }
-        let _ = remove_sidecars(directory, &file);
-    }
-    Ok(written)
+    let fold = bound.map(|fpr_max| Fold {
+        fpr_max,
+        hashes: members[0].header.num_hashes,
+        fills: &fills,
+    });
+    let plan = merge_plan::plan(&sources, &page_sizes, fold);
+    // The widest page size holds each source block's columns in one block, so some plan
+    // always has at most the members' blocks.
+    assert!(
+        plan.blocks.len() <= sources.len(),
+        "a merge never adds blocks"
+    );
+    Ok(Layout {
+        members,
+        sources,
+        plan,
+        fills,
+        page_size_max: page_sizes.last().copied().unwrap_or(1),
+    })
 }
 
-/// Groups of manifest positions to merge: compact sub-indexes of equal page size, in
-/// manifest order, each group up to `max_documents` shown documents. A sub-index with
-/// nothing to drop and no partner is left alone.
+/// The page sizes a merged file may have, narrowest first: the group's when the collection
+/// fixes one (its groups share a page size); else the members' own and every power-of-two
+/// multiple of the narrowest up to [`PAGE_SIZE_MAX`] (or the widest member's). The plan with
+/// the fewest blocks wins, so rows are narrowed only where that costs no block.
+fn page_sizes(manifest: &Manifest, members: &[Member]) -> Vec<u64> {
+    let own: Vec<u64> = members.iter().map(|m| m.header.page_size).collect();
+    let narrowest = own.iter().copied().min().unwrap_or(1);
+    let widest = own.iter().copied().max().unwrap_or(1);
+    if manifest.parameters.page_size.is_some() {
+        return vec![widest];
+    }
+    let mut sizes = own;
+    let mut size = narrowest;
+    while size <= PAGE_SIZE_MAX.max(widest) {
+        sizes.push(size);
+        size *= 2;
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+fn paths(members: &[Member]) -> Vec<PathBuf> {
+    members.iter().map(|m| m.header.path.clone()).collect()
+}
+
+/// Every block of every member, with its shown columns.
+fn source_blocks(members: &[Member]) -> Vec<SourceBlock> {
+    let mut sources = Vec::new();
+    for (member_number, member) in members.iter().enumerate() {
+        for (block_number, block) in member.header.blocks.iter().enumerate() {
+            sources.push(SourceBlock {
+                member: member_number,
+                block: block_number,
+                rows: block.row_count,
+                page_size: member.header.page_size,
+                documents: block.document_count,
+                shown: (0..block.document_count)
+                    .filter(|&c| member.visible[(block.first_document + c) as usize])
+                    .collect(),
+            });
+        }
+    }
+    sources
+}
+/// Groups of manifest positions to merge, in manifest order, each up to `max_documents` shown
+/// documents: every compact sub-index together, or, when the collection fixes a page size,
+/// those of each page size apart. A sub-index with nothing to drop and no partner is left
+/// alone.
 fn plan_groups(manifest: &Manifest, max_documents: u64) -> Vec<Vec<usize>> {
+    let fixed = manifest.parameters.page_size.is_some();
     let mut by_page_size: Vec<(u64, Vec<usize>)> = Vec::new();
     for (position, sub) in manifest.subindexes.iter().enumerate() {
         if sub.kind != SubIndexKind::Compact {
             continue;
         }
-        match by_page_size.iter_mut().find(|(p, _)| *p == sub.page_size) {
+        let key = if fixed { sub.page_size } else { 0 };
+        match by_page_size.iter_mut().find(|(p, _)| *p == key) {
             Some((_, members)) => members.push(position),
-            None => by_page_size.push((sub.page_size, vec![position])),
+            None => by_page_size.push((key, vec![position])),
         }
     }
     let dirty = |sub: &SubIndex| !sub.hidden.is_empty();
@@ -299,6 +347,12 @@ fn open_members(
                     ),
                 });
             }
+            // The merged file gets fresh checksums: bytes nobody could check must not get them.
+            if !crate::format::sidecar_path(&header.path).is_file() {
+                return Err(CollectionError::Unverified {
+                    path: header.path.clone(),
+                });
+            }
             let visible = entry.visible_mask();
             Ok(Member {
                 entry,
@@ -309,62 +363,66 @@ fn open_members(
         .collect()
 }
 
-/// The blocks of the merged file: full clean blocks copied, the rest re-packed by row count.
-fn plan_blocks(members: &[Member]) -> Vec<OutBlock> {
-    let page_size = members[0].header.page_size;
-    let per_block = 8 * page_size;
-    let mut blocks = Vec::new();
-    let mut pools: Vec<(u64, Vec<Column>)> = Vec::new();
-    for (member_number, member) in members.iter().enumerate() {
-        for (block_number, block) in member.header.blocks.iter().enumerate() {
-            let shown: Vec<u64> = (0..block.document_count)
-                .filter(|&c| member.visible[(block.first_document + c) as usize])
-                .collect();
-            if shown.len() as u64 == per_block {
-                blocks.push(OutBlock::Copy {
-                    member: member_number,
-                    block: block_number,
-                });
-                continue;
+/// Writes every merged file, commits the manifest, then deletes the replaced files.
+fn write_outputs(
+    options: &MergeOptions,
+    manifest: &mut Manifest,
+    groups: &[Vec<usize>],
+    layouts: &[Layout],
+) -> Result<Vec<String>, CollectionError> {
+    let directory = &options.directory;
+    let mut replacements: Vec<(usize, Option<SubIndex>)> = Vec::new();
+    let mut written: Vec<String> = Vec::new();
+    for (group, layout) in groups.iter().zip(layouts) {
+        if layout.plan.blocks.is_empty() {
+            replacements.push((group[0], None));
+            continue;
+        }
+        let file = manifest.reserve_file("cobs_compact");
+        match write_merged(directory, &file, layout, options) {
+            Ok(entry) => {
+                written.push(file);
+                replacements.push((group[0], Some(entry)));
             }
-            let columns = shown.into_iter().map(|column| Column {
-                member: member_number,
-                block: block_number,
-                column,
-            });
-            match pools.iter_mut().find(|(rows, _)| *rows == block.row_count) {
-                Some((_, pool)) => pool.extend(columns),
-                None => pools.push((block.row_count, columns.collect())),
+            Err(error) => {
+                for file in written.iter().chain([&file]) {
+                    let _ = std::fs::remove_file(subindex_path(directory, file));
+                    let _ = remove_sidecars(directory, file);
+                }
+                return Err(error);
             }
         }
+        crash::point("merge-wrote-one");
     }
-    let mut partial = Vec::new();
-    for (rows, pool) in pools {
-        for chunk in pool.chunks(per_block as usize) {
-            let block = OutBlock::Pack {
-                rows,
-                columns: chunk.to_vec(),
-                placeholders: per_block - chunk.len() as u64,
-            };
-            if chunk.len() as u64 == per_block {
-                blocks.push(block);
-            } else {
-                partial.push(block);
-            }
+    crash::point("merge-written");
+    let replaced: Vec<String> = groups
+        .iter()
+        .flatten()
+        .map(|&i| manifest.subindexes[i].file.clone())
+        .collect();
+    let mut next = Vec::with_capacity(manifest.subindexes.len());
+    let in_group: HashSet<usize> = groups.iter().flatten().copied().collect();
+    for (position, sub) in manifest.subindexes.iter().enumerate() {
+        if let Some((_, replacement)) = replacements.iter().find(|(at, _)| *at == position) {
+            next.extend(replacement.iter().cloned());
+        } else if !in_group.contains(&position) {
+            next.push(sub.clone());
         }
     }
-    blocks.extend(partial);
-    if let Some(OutBlock::Pack { placeholders, .. }) = blocks.last_mut() {
-        *placeholders = 0;
+    manifest.subindexes = next;
+    manifest.commit(directory)?;
+    crash::point("merge-committed");
+    for file in replaced {
+        let path = subindex_path(directory, &file);
+        if let Err(error) = std::fs::remove_file(&path) {
+            tracing::warn!(
+                "{}: cannot remove the merged sub-index: {error}; the next writer removes it",
+                path.display()
+            );
+        }
+        let _ = remove_sidecars(directory, &file);
     }
-    blocks
-}
-
-fn block_rows(members: &[Member], block: &OutBlock) -> u64 {
-    match block {
-        OutBlock::Copy { member, block } => members[*member].header.blocks[*block].row_count,
-        OutBlock::Pack { rows, .. } => *rows,
-    }
+    Ok(written)
 }
 
 /// Names of the merged file in header order, and the placeholders' numbers.
@@ -400,24 +458,53 @@ fn merged_names<'a>(members: &'a [Member], blocks: &[OutBlock]) -> (Vec<&'a str>
     (names, padding)
 }
 
-fn describe(members: &[Member], blocks: &[OutBlock]) -> PlannedOutput {
-    let page_size = members[0].header.page_size;
-    let (names, padding) = merged_names(members, blocks);
-    let header_bytes = if blocks.is_empty() {
+/// The collection-wide plan: every group's output, and the blocks before and after.
+fn describe_all(manifest: &Manifest, groups: &[Vec<usize>], layouts: &[Layout]) -> MergePlan {
+    let outputs: Vec<PlannedOutput> = layouts.iter().map(describe).collect();
+    let blocks_before: u64 = manifest.subindexes.iter().map(|s| s.blocks).sum();
+    let replaced: u64 = outputs.iter().map(|o| o.blocks_before).sum();
+    let merged: u64 = outputs.iter().map(|o| o.blocks).sum();
+    MergePlan {
+        outputs,
+        untouched: untouched(manifest, groups),
+        blocks_before,
+        blocks_after: blocks_before - replaced + merged,
+    }
+}
+
+fn describe(layout: &Layout) -> PlannedOutput {
+    let Layout {
+        members,
+        sources,
+        plan,
+        fills,
+        ..
+    } = layout;
+    let (names, padding) = merged_names(members, &plan.blocks);
+    let header_bytes = if plan.blocks.is_empty() {
         0
     } else {
-        write_compact_header(&layout(members, blocks), names.iter().copied())
+        write_compact_header(&compact_layout(layout), names.iter().copied())
             .map_or(0, |h| h.len() as u64)
     };
-    let data: u64 = blocks
-        .iter()
-        .map(|b| block_rows(members, b) * page_size)
-        .sum();
     let before_documents: u64 = members.iter().map(|m| m.entry.visible_count()).sum();
     let shown = names.len() as u64 - padding.len() as u64;
+    let count = |copied: bool| {
+        plan.blocks
+            .iter()
+            .filter(|b| matches!(b, OutBlock::Copy { .. }) == copied)
+            .count() as u64
+    };
+    let folded: Vec<f64> = plan
+        .folded()
+        .map(|(c, factor)| {
+            let set = fills.get(&c.source()).map_or(0, |f| f[c.column as usize]);
+            merge_plan::folded_fpr(set, c.rows, factor, members[0].header.num_hashes)
+        })
+        .collect();
     PlannedOutput {
         members: members.iter().map(|m| m.entry.file.clone()).collect(),
-        page_size,
+        page_size: plan.page_size,
         documents: shown,
         documents_dropped: members
             .iter()
@@ -425,113 +512,57 @@ fn describe(members: &[Member], blocks: &[OutBlock]) -> PlannedOutput {
             .sum::<u64>()
             - before_documents,
         placeholders: padding.len() as u64,
-        blocks_copied: blocks
-            .iter()
-            .filter(|b| matches!(b, OutBlock::Copy { .. }))
-            .count() as u64,
-        blocks_repacked: blocks
-            .iter()
-            .filter(|b| matches!(b, OutBlock::Pack { .. }))
-            .count() as u64,
-        bytes: if blocks.is_empty() {
+        blocks_before: members.iter().map(|m| m.header.blocks.len() as u64).sum(),
+        blocks: plan.blocks.len() as u64,
+        blocks_minimum: shown.div_ceil(8 * layout.page_size_max),
+        blocks_copied: count(true),
+        blocks_repacked: count(false),
+        documents_folded: folded.len() as u64,
+        fpr_folded_max: folded.iter().copied().reduce(f64::max),
+        bytes: if plan.blocks.is_empty() {
             0
         } else {
-            header_bytes + data
+            header_bytes + plan.data_bytes(sources)
         },
         bytes_before: members.iter().map(|m| m.header.file_size).sum(),
     }
 }
 
-fn layout(members: &[Member], blocks: &[OutBlock]) -> CompactLayout {
-    let first = &members[0].header;
+fn compact_layout(layout: &Layout) -> CompactLayout {
+    let first = &layout.members[0].header;
     CompactLayout {
         k: first.k,
         canonical: first.canonical,
         num_hashes: first.num_hashes,
-        page_size: first.page_size,
-        block_rows: blocks.iter().map(|b| block_rows(members, b)).collect(),
+        page_size: layout.plan.page_size,
+        block_rows: layout
+            .plan
+            .blocks
+            .iter()
+            .map(|b| b.rows(&layout.sources))
+            .collect(),
     }
 }
 
-/// Writes one merged file as `file` (atomically) and returns its manifest entry.
+/// Writes one merged file as `file` (atomically), its block summaries, checks them all, and
+/// returns its manifest entry.
 fn write_merged(
     directory: &Path,
     file: &str,
-    members: &[Member],
-    blocks: &[OutBlock],
+    layout: &Layout,
     options: &MergeOptions,
 ) -> Result<SubIndex, CollectionError> {
     let path = subindex_path(directory, file);
-    let (names, padding) = merged_names(members, blocks);
-    let layout = layout(members, blocks);
-    let header = write_compact_header(&layout, names.iter().copied())
-        .map_err(|detail| CollectionError::Invalid(format!("{}: {detail}", path.display())))?;
-    let mut files = Sources::open(members)?;
-    // The checksum sidecar is computed from the bytes as they are written and committed
-    // with the file; summaries (issue 14) are not written for merged files.
-    let mut pending = PendingFile::create_index(&path, false, header.len() as u64)?;
-    pending.write_all(&header)?;
-    for out in blocks {
-        match out {
-            OutBlock::Copy { member, block } => {
-                let block = &members[*member].header.blocks[*block];
-                files.read(
-                    *member,
-                    block.data_offset,
-                    block.data_bytes(),
-                    &mut |bytes| Ok(pending.write_all(bytes)?),
-                )?;
-            }
-            OutBlock::Pack { rows, columns, .. } => {
-                repack(
-                    members,
-                    &mut files,
-                    *rows,
-                    columns,
-                    layout.page_size,
-                    options.memory_bytes,
-                    &mut pending,
-                )?;
-            }
-        }
-    }
-    let expected = header.len() as u64 + layout.data_bytes();
-    assert_eq!(
-        pending.written(),
-        expected,
-        "merged file size follows its layout"
-    );
-    pending.commit()?;
+    let (names, padding) = merged_names(&layout.members, &layout.plan.blocks);
+    write_rows(&path, layout, &names, options.memory_bytes)?;
+    crash::damage("merge-output", &path);
     let written = IndexHeader::open(&path)?;
-    assert_eq!(written.document_count(), names.len() as u64);
     // Summaries from the members' (a crash before the manifest names the file leaves both
     // to the next clean).
-    let packed: Vec<Vec<(usize, usize)>> = blocks
-        .iter()
-        .map(|out| match out {
-            OutBlock::Pack { columns, .. } => {
-                let mut parts: Vec<(usize, usize)> =
-                    columns.iter().map(|c| (c.member, c.block)).collect();
-                parts.sort_unstable();
-                parts.dedup();
-                parts
-            }
-            OutBlock::Copy { .. } => Vec::new(),
-        })
-        .collect();
-    let sources: Vec<Source> = blocks
-        .iter()
-        .zip(&packed)
-        .map(|(out, parts)| match out {
-            OutBlock::Copy { member, block } => Source::Copy {
-                member: *member,
-                block: *block,
-            },
-            OutBlock::Pack { .. } => Source::Pack(parts),
-        })
-        .collect();
-    let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
-    merge_summaries::write(&headers, &sources, &written)?;
+    let headers: Vec<&IndexHeader> = layout.members.iter().map(|m| &m.header).collect();
+    let summaries = merge_summaries::write(&headers, &summary_sources(layout), &written)?;
+    crash::damage("merge-summaries", &crate::summary::summary_path(&path));
+    merge_check::check(&written, &names, summaries)?;
     Ok(SubIndex {
         file: file.to_string(),
         kind: SubIndexKind::Compact,
@@ -547,129 +578,91 @@ fn write_merged(
         provenance: Provenance {
             bitsift_version: env!("CARGO_PKG_VERSION").into(),
             command: "merge".into(),
-            options: serde_json::json!({ "max_documents": options.max_documents }),
-            inputs: members.iter().map(|m| m.entry.file.clone()).collect(),
+            options: serde_json::json!({
+                "max_documents": options.max_documents,
+                "max_fpr": options.max_fpr,
+            }),
+            inputs: layout
+                .members
+                .iter()
+                .map(|m| m.entry.file.clone())
+                .collect(),
         },
     })
 }
 
-/// The members' files, read through the read path ([`crate::read`]): every byte a merge
-/// copies is checked against its sub-index's checksums first, so a damaged page fails the
-/// merge instead of entering the merged file under fresh checksums.
-struct Sources {
-    index: Arc<Index>,
-    engine: Box<dyn ReadEngine>,
-    layers: LayerScratch,
-    buffer: Vec<u8>,
-}
-
-impl Sources {
-    fn open(members: &[Member]) -> Result<Sources, CollectionError> {
-        let paths: Vec<PathBuf> = members.iter().map(|m| m.header.path.clone()).collect();
-        let index = Index::open(&paths, &HeaderOptions::default())?;
-        let engine = open_engine(index.read_paths(), &EngineOptions::default())?.engine;
-        Ok(Sources {
-            index,
-            engine,
-            layers: LayerScratch::default(),
-            buffer: Vec::new(),
-        })
-    }
-
-    /// Hands bytes `offset..offset + len` of member `member` to `sink`, checked, in order.
-    fn read(
-        &mut self,
-        member: usize,
-        offset: u64,
-        len: u64,
-        sink: &mut dyn FnMut(&[u8]) -> Result<(), CollectionError>,
-    ) -> Result<(), CollectionError> {
-        let layers = self.index.layers(None);
-        let alignment = self.engine.alignment().max(CHECKSUM_PAGE_BYTES);
-        let buffer = &mut self.buffer;
-        with_layers(self.engine.as_mut(), &layers, &mut self.layers, |engine| {
-            read_range(engine, alignment, member as u32, offset, len, buffer, sink)
-        })?;
-        Ok(())
-    }
-}
-
-/// A run of adjacent columns of one source block that land adjacent in the new block.
-struct Run {
-    source: usize,
-    from: usize,
-    to: usize,
-    len: usize,
-}
-
-/// Writes a block of `rows` rows holding `columns` (then zero columns), reading the source
-/// blocks' rows in chunks that fit `memory_bytes`.
-fn repack(
-    members: &[Member],
-    files: &mut Sources,
-    rows: u64,
-    columns: &[Column],
-    page_size: u64,
+/// Writes the merged file at `path`: header, then every block copied or re-packed from the
+/// members (read through their checksums), with its checksum sidecar; commits both.
+fn write_rows(
+    path: &Path,
+    layout: &Layout,
+    names: &[&str],
     memory_bytes: u64,
-    pending: &mut PendingFile,
 ) -> Result<(), CollectionError> {
-    let mut sources: Vec<(usize, usize)> = Vec::new();
-    let mut source_of: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut runs: Vec<Run> = Vec::new();
-    for (to, c) in columns.iter().enumerate() {
-        let source = *source_of.entry((c.member, c.block)).or_insert_with(|| {
-            sources.push((c.member, c.block));
-            sources.len() - 1
-        });
-        let from = c.column as usize;
-        match runs.last_mut() {
-            Some(run)
-                if run.source == source && run.from + run.len == from && run.to + run.len == to =>
-            {
-                run.len += 1
+    let members = &layout.members;
+    let geometry = compact_layout(layout);
+    let header = write_compact_header(&geometry, names.iter().copied())
+        .map_err(|detail| CollectionError::Invalid(format!("{}: {detail}", path.display())))?;
+    let headers: Vec<&IndexHeader> = members.iter().map(|m| &m.header).collect();
+    let mut files = Sources::open(&paths(members))?;
+    // The checksum sidecar is computed from the bytes as they are written and committed
+    // with the file.
+    let mut pending = PendingFile::create_index(path, false, header.len() as u64)?;
+    pending.write_all(&header)?;
+    for out in &layout.plan.blocks {
+        match out {
+            OutBlock::Copy { member, block } => {
+                let block = &members[*member].header.blocks[*block];
+                files.read(
+                    *member,
+                    block.data_offset,
+                    block.data_bytes(),
+                    &mut |bytes| Ok(pending.write_all(bytes)?),
+                )?;
             }
-            _ => runs.push(Run {
-                source,
-                from,
-                to,
-                len: 1,
-            }),
-        }
-    }
-    let row_bytes = page_size as usize;
-    let buffers_per_row = (sources.len() + 1) as u64 * page_size;
-    let chunk_rows = (memory_bytes / buffers_per_row).clamp(1, rows.max(1)) as usize;
-    let mut inputs: Vec<Vec<u8>> = vec![Vec::new(); sources.len()];
-    let mut out = Vec::new();
-    let mut row = 0u64;
-    while row < rows {
-        let count = chunk_rows.min((rows - row) as usize);
-        for ((member, block), buffer) in sources.iter().zip(&mut inputs) {
-            let header = &members[*member].header;
-            let block = &header.blocks[*block];
-            assert_eq!(block.row_count, rows, "re-packed columns share a row count");
-            buffer.clear();
-            files.read(
-                *member,
-                block.row_offset(row),
-                (count * row_bytes) as u64,
-                &mut |bytes| {
-                    buffer.extend_from_slice(bytes);
-                    Ok(())
-                },
-            )?;
-        }
-        out.clear();
-        out.resize(count * row_bytes, 0);
-        for r in 0..count {
-            let target = &mut out[r * row_bytes..(r + 1) * row_bytes];
-            for run in &runs {
-                let source = &inputs[run.source][r * row_bytes..(r + 1) * row_bytes];
-                or_bits(source, run.from, target, run.to, run.len);
+            OutBlock::Pack { rows, columns, .. } => {
+                let page_size = geometry.page_size;
+                repack(
+                    &headers,
+                    &mut files,
+                    *rows,
+                    columns,
+                    page_size,
+                    memory_bytes,
+                    &mut pending,
+                )?;
             }
         }
-        pending.write_all(&out)?;
-        row += count as u64;
     }
+    let expected = header.len() as u64 + geometry.data_bytes();
+    assert_eq!(
+        pending.written(),
+        expected,
+        "merged file size follows its layout"
+    );
+    pending.commit()?;
     Ok(())
+}
+
+/// Where each merged block's summary comes from: a copied block's own, or the union of the
+/// source blocks of a re-packed one's columns (folding and tiling change rows, never the
+/// k-mers a block holds, which is all a summary records).
+fn summary_sources(layout: &Layout) -> Vec<Source> {
+    layout
+        .plan
+        .blocks
+        .iter()
+        .map(|out| match out {
+            OutBlock::Copy { member, block } => Source::Copy {
+                member: *member,
+                block: *block,
+            },
+            OutBlock::Pack { columns, .. } => {
+                let mut parts: Vec<(usize, usize)> = columns.iter().map(|c| c.source()).collect();
+                parts.sort_unstable();
+                parts.dedup();
+                Source::Pack(parts)
+            }
+        })
+        .collect()
 }

@@ -18,11 +18,11 @@ use crate::summary::{header_fingerprint, summary_path, BlockSummaries};
 use super::CollectionError;
 
 /// Where a block of the merged file comes from.
-pub(super) enum Source<'a> {
+pub(super) enum Source {
     /// Block `block` of member `member`, copied.
     Copy { member: usize, block: usize },
     /// The columns of these (member, block)s, re-packed.
-    Pack(&'a [(usize, usize)]),
+    Pack(Vec<(usize, usize)>),
 }
 
 /// Writes the summaries of the merged file `header` (committed), whose blocks come from
@@ -30,7 +30,7 @@ pub(super) enum Source<'a> {
 /// some member has none, or not in format 2 of one geometry).
 pub(super) fn write(
     members: &[&IndexHeader],
-    sources: &[Source<'_>],
+    sources: &[Source],
     header: &IndexHeader,
 ) -> Result<bool, CollectionError> {
     let mut loaded = Vec::with_capacity(members.len());

@@ -14,8 +14,9 @@
 //! Every sub-index is a plain COBS compact (or adopted classic) file that COBS itself can
 //! search. Removed documents stay in their files until a merge and are hidden from results
 //! ([`crate::query::Index::hide`]); a merge copies whole blocks verbatim and re-packs the bit
-//! columns of blocks that lost documents, so every remaining document keeps its exact Bloom
-//! filter and its scores.
+//! columns of the others into fewer, fuller blocks: a column tiled to a block of more rows
+//! keeps its exact Bloom filter and its scores; one folded to fewer rows (only within a
+//! false-positive bound) keeps every k-mer and gains false positives ([`merge()`]).
 //!
 //! ```no_run
 //! use bitsift::collection::SearchSet;
@@ -32,6 +33,9 @@ mod crash;
 mod lock;
 mod manifest;
 mod merge;
+mod merge_check;
+mod merge_plan;
+mod merge_rows;
 mod merge_summaries;
 mod remove;
 mod seal;
@@ -151,6 +155,20 @@ pub enum CollectionError {
     /// A sub-index's bytes could not be read, or do not match its checksums.
     #[error("{0}; the collection was not changed")]
     Read(#[from] crate::read::ReadError),
+    /// A sub-index to merge has no checksums, so damage in it cannot be told from data.
+    #[error("{path}: has no checksums, so damage in it cannot be told from data, and the merged sub-index's checksums would vouch for bytes nobody checked; nothing was merged", path = path.display())]
+    Unverified {
+        /// The sub-index.
+        path: PathBuf,
+    },
+    /// A merged sub-index failed the check it must pass before the manifest names it.
+    #[error("{path}: the merged sub-index failed verification: {detail}; it was deleted and the collection was not changed", path = path.display())]
+    MergedDamaged {
+        /// The merged file.
+        path: PathBuf,
+        /// What failed.
+        detail: String,
+    },
     /// Something asked of the collection cannot be done.
     #[error("{0}")]
     Invalid(String),
