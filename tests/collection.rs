@@ -66,20 +66,6 @@ fn write_queries(dir: &Path, sequences: &[Vec<u8>], seed: u64) -> PathBuf {
     path
 }
 
-fn text(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn ok(output: Output) -> Output {
-    assert!(
-        output.status.success(),
-        "failed: {}\n{}",
-        stderr(&output),
-        stdout(&output)
-    );
-    output
-}
-
 /// One hit: (query, document, k-mers found).
 type Hit = (String, String, u64);
 

@@ -27,20 +27,6 @@ fn write_genomes(dir: &Path, count: usize, seed: u64) -> Vec<PathBuf> {
         .collect()
 }
 
-fn text(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn ok(output: Output) -> Output {
-    assert!(
-        output.status.success(),
-        "failed: {}\n{}",
-        stderr(&output),
-        stdout(&output)
-    );
-    output
-}
-
 fn failed(output: Output) -> String {
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let text = stderr(&output);

@@ -10,7 +10,6 @@ mod common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use bitsift::format::{write_compact_header, CompactLayout};
 use common::*;
@@ -73,20 +72,6 @@ fn write_queries(path: &Path, sequences: &[Vec<u8>], count: usize, seed: u64) ->
         .collect();
     write_fasta(path, &records);
     queries
-}
-
-fn text(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn ok(output: Output) -> Output {
-    assert!(
-        output.status.success(),
-        "failed: {}\n{}",
-        stderr(&output),
-        stdout(&output)
-    );
-    output
 }
 
 /// Score of every reported (query number, document) of `query --format json`.

@@ -19,6 +19,22 @@ pub fn run(args: &[&str]) -> Output {
     bitsift().args(args).output().expect("run bitsift")
 }
 
+/// `output`, after asserting that its command succeeded (its output in the message if not).
+pub fn ok(output: Output) -> Output {
+    assert!(
+        output.status.success(),
+        "failed: {}\n{}",
+        stderr(&output),
+        stdout(&output)
+    );
+    output
+}
+
+/// A path as the `&str` a command line takes.
+pub fn text(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
 /// Standard error as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
