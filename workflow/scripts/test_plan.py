@@ -104,5 +104,29 @@ class PlanShards(unittest.TestCase):
         self.assertEqual(tables, ["shard-0001.metadata.tsv", "shard-0002.metadata.tsv"])
 
 
+class SheetFromList(unittest.TestCase):
+    def test_allthebacteria_file_list(self):
+        # The columns of AllTheBacteria's file_list.all.latest.tsv.gz; two made-up rows.
+        import gzip
+        import subprocess
+        with tempfile.TemporaryDirectory() as directory:
+            listing = os.path.join(directory, "file_list.tsv.gz")
+            with gzip.open(listing, "wt") as handle:
+                handle.write("sample\tspecies_sylph\tspecies_miniphy\tfilename_in_tar_xz\t"
+                             "tar_xz\ttar_xz_url\ttar_xz_md5\ttar_xz_size_MB\n"
+                             "SAMD1\tEscherichia coli\tecoli\tSAMD1.fa\tb1.tar.xz\tu\tm\t3\n"
+                             "SAMD2\tKlebsiella pneumoniae\tkp\tSAMD2.fa\tb2.tar.xz\tu\tm\t3\n")
+            sheet = os.path.join(directory, "samples.tsv")
+            script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "sheet_from_list.py")
+            subprocess.run([sys.executable, script, listing, "--path", "atb/{sample}.fa",
+                            "--group", "species_sylph", "--where", "species_miniphy=kp",
+                            "-o", sheet], check=True, stderr=subprocess.DEVNULL)
+            with open(sheet) as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
+            self.assertEqual([(r["path"], r["group"]) for r in rows],
+                             [("atb/SAMD2.fa", "Klebsiella pneumoniae")])
+
+
 if __name__ == "__main__":
     unittest.main()
