@@ -201,7 +201,8 @@ awk -F'\t' 'NR == FNR { name[$1] = $2; next } FNR > 1 && $5 == "1.0000" { print 
 check "group order: whole-query hits with the same counts as one index" cmp "$WORK/grouped/hits.full" "$WORK/one.full"
 
 # --- No block summaries, a fixed page size, and a group column of the sample sheet ------------
-# (order group:group without a metadata table), files stat'ed by the planner (no size column).
+# (order group:group without a metadata table), power-of-two rows, files stat'ed by the planner
+# (no size column).
 cat > "$WORK/plain.yaml" <<YAML
 bitsift: $BITSIFT
 samples: samples.tsv
@@ -211,6 +212,7 @@ max_documents_per_shard: 4
 build_threads: 1
 order: group:group
 page_size: 16
+rows: power-of-two
 summaries: false
 queries: queries.fa
 hits: plain/hits.tsv
@@ -229,6 +231,15 @@ page_sizes() { # DIR BYTES: every index of DIR has pages of BYTES
     done
 }
 check "page_size reaches every shard" page_sizes "$WORK/plain/work/indexes" 16
+power_of_two_rows() { # DIR: every index of DIR has a power-of-two row count
+    local index rows
+    for index in "$1"/*.cobs_compact; do
+        "$BITSIFT" info "$index" > "$WORK/info.txt"
+        rows=$(awk '$1 == "rows" { print $2 }' "$WORK/info.txt")
+        [ -n "$rows" ] && [ $((rows & (rows - 1))) -eq 0 ] || { echo "$index: $rows rows"; return 1; }
+    done
+}
+check "rows: power-of-two reaches every shard" power_of_two_rows "$WORK/plain/work/indexes"
 (cd "$WORK" && "$BITSIFT" query -q -i plain/collection -f queries.fa -t 0.8 --no-summaries > plain/single.tsv)
 check "no summaries: gathered ranking = one exact search of the collection" cmp "$WORK/plain/hits.tsv" "$WORK/plain/single.tsv"
 awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/plain/hits.tsv" | sort > "$WORK/plain/hits.full"
