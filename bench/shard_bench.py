@@ -5,6 +5,7 @@ simulated genomes and scaled to real ones.
     python3 bench/shard_bench.py [--genomes 2048] [--genome-size 500000] [--memory 8G,256M]
                                  [--target-documents 32768] [--target-genome-bases 5000000]
                                  [--collection 661405] [--work DIR] [--keep] [--drop-caches]
+    python3 bench/shard_bench.py --report bench/results/shard-DATE/shard.json
 
 1. `bitsift-simulate` writes --genomes genomes (one species, clades, accessory genes, as in
    bench/collection_bench.py; --genome-size is the core genome, the genomes come out larger).
@@ -18,7 +19,9 @@ simulated genomes and scaled to real ones.
    memory: the budget (the builder stays within -m; a block larger than it is built in column
    groups spilled to disk beside the output, which the smaller budget measures). Then the
    whole collection: ceil(--collection / target documents) shards, core-hours = shards x
-   scaled wall time x threads.
+   scaled CPU time. CPU time is scaled rather than wall time because this machine is shared:
+   the wall time on idle cores is CPU time / threads (2 threads keep 2 cores busy: see
+   BENCHMARKS.md, "Builds at a job slot's memory").
 
 Raw results go to RESULTS_DIR/shard.json (default bench/results/shard-<date>/) and a Markdown
 table to standard output for BENCHMARKS.md. --drop-caches (root) drops the page cache before
@@ -59,6 +62,7 @@ def arguments():
     p.add_argument("--collection", type=int, default=661405, help="genomes of the collection")
     p.add_argument("--drop-caches", action="store_true", help="drop the page cache (root)")
     p.add_argument("--keep", action="store_true", help="keep the data under --work")
+    p.add_argument("--report", help="only print the table of this shard.json")
     return p.parse_args()
 
 
@@ -81,8 +85,35 @@ def timed(cmd):
     }
 
 
+def report(result):
+    """The Markdown table of a result: measured, then scaled by k-mer positions."""
+    target, scale = result["target"], result["target"]["scale"]
+    print("%d genomes, %.2f M k-mer positions each (%.2f G in all), page size %d (one block),"
+          " -T %d; scaled to %d x %.1f Mb genomes: x%.1f"
+          % (result["genomes"], result["kmer_positions"] / result["genomes"] / 1e6,
+             result["kmer_positions"] / 1e9, result["page_size"], result["threads"],
+             target["documents"], target["genome_bases"] / 1e6, scale))
+    print()
+    print("| -m | wall | CPU | M k-mers per CPU-s | max RSS | index | scaled: CPU per shard |"
+          " wall on %d idle cores | index | %d shards, core-hours |"
+          % (result["threads"], target["shards"]))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for b in result["builds"]:
+        cpu_hours = b["cpu_s"] * scale / 3600
+        print("| %s | %.1f s | %.1f s | %.1f | %.0f MiB | %.0f MiB | %.1f h | %.1f h | %.1f GB"
+              " | %.0f |"
+              % (b["memory"], b["wall_s"], b["cpu_s"], b["kmers"] / b["cpu_s"] / 1e6,
+                 b["max_rss_mib"], b["index_bytes"] / 2**20, cpu_hours,
+                 cpu_hours / result["threads"], b["index_bytes"] * scale / 1e9,
+                 target["shards"] * cpu_hours))
+
+
 def main():
     args = arguments()
+    if args.report:
+        with open(args.report) as handle:
+            report(json.load(handle))
+        return
     genomes_dir = os.path.join(args.work, "genomes")
     if os.path.isdir(args.work):
         shutil.rmtree(args.work)
@@ -116,39 +147,26 @@ def main():
         figures.update(memory=memory, kmers=int(seconds * rate * 1e6),
                        index_bytes=os.path.getsize(index))
         builds.append(figures)
-        os.remove(index)
+        for path in glob.glob(index + "*"):
+            os.remove(path)
 
     kmers = builds[0]["kmers"]
-    scale = args.target_documents * args.target_genome_bases / kmers
-    shards = math.ceil(args.collection / args.target_documents)
     result = {
         "date": datetime.date.today().isoformat(),
         "genomes": args.genomes, "genome_size": args.genome_size, "page_size": page_size,
         "threads": args.threads, "input_bytes": input_bytes, "kmer_positions": kmers,
-        "simulate": simulated, "builds": builds,
+        "load_average": os.getloadavg(), "simulate": simulated, "builds": builds,
         "target": {"documents": args.target_documents,
-                   "genome_bases": args.target_genome_bases, "scale": scale,
-                   "collection": args.collection, "shards": shards},
+                   "genome_bases": args.target_genome_bases,
+                   "scale": args.target_documents * args.target_genome_bases / kmers,
+                   "collection": args.collection,
+                   "shards": math.ceil(args.collection / args.target_documents)},
     }
     results = args.results or os.path.join(ROOT, "bench/results", "shard-" + result["date"])
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, "shard.json"), "w") as handle:
         json.dump(result, handle, indent=2)
-
-    print("%d genomes, %.2f M k-mer positions each (%.2f G in all), page size %d (one block),"
-          " -T %d; scale to %d x %.1f Mb: x%.1f"
-          % (args.genomes, kmers / args.genomes / 1e6, kmers / 1e9, page_size, args.threads,
-             args.target_documents, args.target_genome_bases / 1e6, scale))
-    print()
-    print("| -m | wall | CPU | M k-mers/s | max RSS | index | scaled wall | scaled index |"
-          " collection core-hours |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for b in builds:
-        hours = b["wall_s"] * scale / 3600
-        print("| %s | %.1f s | %.1f s | %.1f | %.0f MiB | %.0f MiB | %.2f h | %.1f GB | %.0f |"
-              % (b["memory"], b["wall_s"], b["cpu_s"], b["kmers"] / b["wall_s"] / 1e6,
-                 b["max_rss_mib"], b["index_bytes"] / 2**20, hours,
-                 b["index_bytes"] * scale / 1e9, shards * hours * args.threads))
+    report(result)
     if not args.keep:
         shutil.rmtree(args.work)
 
