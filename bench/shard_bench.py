@@ -5,7 +5,7 @@ simulated genomes and scaled to real ones.
     python3 bench/shard_bench.py [--genomes 2048] [--genome-size 500000] [--memory 8G,256M]
                                  [--target-documents 32768] [--target-genome-bases 5000000]
                                  [--collection 661405] [--work DIR] [--keep] [--drop-caches]
-    python3 bench/shard_bench.py --report bench/results/shard-DATE/shard.json
+    python3 bench/shard_bench.py --report bench/results/DATE-shard/shard.json
 
 1. `bitsift-simulate` writes --genomes genomes (one species, clades, accessory genes, as in
    bench/collection_bench.py; --genome-size is the core genome, the genomes come out larger).
@@ -23,7 +23,7 @@ simulated genomes and scaled to real ones.
    the wall time on idle cores is CPU time / threads (2 threads keep 2 cores busy: see
    BENCHMARKS.md, "Builds at a job slot's memory").
 
-Raw results go to RESULTS_DIR/shard.json (default bench/results/shard-<date>/) and a Markdown
+Raw results go to RESULTS_DIR/shard.json (default bench/results/<date>-shard/) and a Markdown
 table to standard output for BENCHMARKS.md. --drop-caches (root) drops the page cache before
 each build so the genomes are read from disk. Everything under --work is deleted at the end
 unless --keep.
@@ -162,7 +162,7 @@ def main():
                    "collection": args.collection,
                    "shards": math.ceil(args.collection / args.target_documents)},
     }
-    results = args.results or os.path.join(ROOT, "bench/results", "shard-" + result["date"])
+    results = args.results or os.path.join(ROOT, "bench/results", result["date"] + "-shard")
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, "shard.json"), "w") as handle:
         json.dump(result, handle, indent=2)
