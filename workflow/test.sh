@@ -7,7 +7,8 @@
 # Bloom-filter false positives, whose rate depends on each block's row count, and so on how
 # the genomes were split into shards: they can differ from one index by a few k-mers.)
 #
-# Then the same genomes as bitsift-simulate lays them out (genome_NNNNN.fa.gz, metadata.tsv),
+# The planner's unit tests run first (workflow/scripts/test_plan.py). Then the same genomes as
+# bitsift-simulate lays them out (genome_NNNNN.fa.gz, metadata.tsv),
 # sheet from scripts/sheet_from_metadata.py, built with order group:species and a metadata table;
 # and once more without block summaries, with a fixed page size and the sheet's group column as
 # the order. Checksums beside every index, the planner's refusals.
@@ -31,6 +32,11 @@ if [ ! -x "$VENV/bin/snakemake" ] || [ "$("$VENV/bin/snakemake" --version)" != "
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "snakemake==$SNAKEMAKE_VERSION"
 fi
+
+# The shard planner's unit tests (whole blocks, pooling of small groups): no Snakemake needed.
+python3 "$ROOT/workflow/scripts/test_plan.py" 2>&1 | tail -1 | grep -qx OK \
+    || { python3 "$ROOT/workflow/scripts/test_plan.py"; exit 1; }
+echo "ok   planner unit tests (workflow/scripts/test_plan.py)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bitsift-workflow-XXXXXX")
 [ -n "${KEEP_WORK:-}" ] || trap 'rm -rf "$WORK"' EXIT
@@ -83,6 +89,9 @@ subindexes=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))
 groups=$(ls "$WORK/work/search/groups" | wc -l)
 echo "$shards shards, $subindexes sub-indexes, $groups search jobs"
 check "three or more shards, one sub-index each" test "$shards" -ge 3 -a "$subindexes" -eq "$shards" -a "$groups" -ge 2
+# Issue 21: the 7 genera (5 of one genome) are pooled: 4 shards of 3, not 8 of which 5 hold one.
+check "small groups pooled: 4 shards of 3 genomes" \
+    test "$(awk -F'\t' 'NR > 1 { print $2 }' "$WORK/work/shards/plan.tsv" | tr '\n' ' ')" = "3 3 3 3 "
 
 # Run where the workflow runs, so the collection is named the same way.
 (cd "$WORK" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 > single.tsv)
@@ -192,7 +201,8 @@ awk -F'\t' 'NR == FNR { name[$1] = $2; next } FNR > 1 && $5 == "1.0000" { print 
 check "group order: whole-query hits with the same counts as one index" cmp "$WORK/grouped/hits.full" "$WORK/one.full"
 
 # --- No block summaries, a fixed page size, and a group column of the sample sheet ------------
-# (order group:group without a metadata table), files stat'ed by the planner (no size column).
+# (order group:group without a metadata table), power-of-two rows, files stat'ed by the planner
+# (no size column).
 cat > "$WORK/plain.yaml" <<YAML
 bitsift: $BITSIFT
 samples: samples.tsv
@@ -202,6 +212,7 @@ max_documents_per_shard: 4
 build_threads: 1
 order: group:group
 page_size: 16
+rows: power-of-two
 summaries: false
 queries: queries.fa
 hits: plain/hits.tsv
@@ -220,6 +231,15 @@ page_sizes() { # DIR BYTES: every index of DIR has pages of BYTES
     done
 }
 check "page_size reaches every shard" page_sizes "$WORK/plain/work/indexes" 16
+power_of_two_rows() { # DIR: every index of DIR has a power-of-two row count
+    local index rows
+    for index in "$1"/*.cobs_compact; do
+        "$BITSIFT" info "$index" > "$WORK/info.txt"
+        rows=$(awk '$1 == "rows" { print $2 }' "$WORK/info.txt")
+        [ -n "$rows" ] && [ $((rows & (rows - 1))) -eq 0 ] || { echo "$index: $rows rows"; return 1; }
+    done
+}
+check "rows: power-of-two reaches every shard" power_of_two_rows "$WORK/plain/work/indexes"
 (cd "$WORK" && "$BITSIFT" query -q -i plain/collection -f queries.fa -t 0.8 --no-summaries > plain/single.tsv)
 check "no summaries: gathered ranking = one exact search of the collection" cmp "$WORK/plain/hits.tsv" "$WORK/plain/single.tsv"
 awk -F'\t' 'NR > 1 && $5 == "1.0000" { print $1 "\t" $2 "\t" $3 }' "$WORK/plain/hits.tsv" | sort > "$WORK/plain/hits.full"

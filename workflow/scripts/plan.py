@@ -1,15 +1,31 @@
 #!/usr/bin/env python3
 """Planning steps of the bitsift workflow (called by the Snakefile's checkpoints).
 
-    plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS [--order ORDER] [--metadata TSV]
+    plan.py shards SAMPLES.tsv OUT_DIR SHARD_DOCUMENTS [--block-documents N] [--order ORDER]
+                   [--metadata TSV]
         Reads the sample sheet: a header line naming the columns, `path` (relative paths are
         relative to the sheet) and optionally `group` and `size` (bytes; without it every
-        file is stat'ed once, in parallel), then one sample per line. Cuts the N samples into
-        ceil(N / MAX_DOCUMENTS) shards of equal size (at most MAX_DOCUMENTS each): the samples
-        of a group stay together (a group larger than a shard fills whole shards first), small
-        groups are packed best fit into what is left, and each group's samples are sorted by
-        size, then path. Writes OUT_DIR/shard-NNNN.list (one path per line) and
-        OUT_DIR/plan.tsv (shard, documents, input_bytes, groups).
+        file is stat'ed once, in parallel), then one sample per line, and cuts the N samples
+        into shards of at most SHARD_DOCUMENTS.
+
+        Whole blocks: a block of the index holds 8 x page size documents (--block-documents,
+        default 32768: 4096-byte rows), and a query reads one row per k-mer in every block,
+        so the shards hold whole blocks. With SHARD_DOCUMENTS >= N_BLOCK, the samples make
+        ceil(N / N_BLOCK) blocks (the fewest possible), dealt out to ceil(blocks /
+        (SHARD_DOCUMENTS // N_BLOCK)) shards as evenly as whole blocks allow; only the last
+        shard ends with a partial block. A smaller SHARD_DOCUMENTS (a test, or parallel jobs
+        on a small collection) cuts ceil(N / SHARD_DOCUMENTS) shards of equal size instead.
+
+        Pooling: the samples of a group stay together (a group larger than a block fills
+        whole blocks first), and the rest of every group, and every small group (a species of
+        one genome), is pooled with others, best fit, into the room left in a block; each
+        group's samples are sorted by size, then path. Related genomes thus share blocks, few
+        groups are split, and many small groups make no near-empty shards. Which of a shard's
+        documents share a block is then the builder's `--order` (group:COLUMN keeps each
+        group in as few blocks as fit; similarity clusters by k-mer content).
+
+        Writes OUT_DIR/shard-NNNN.list (one path per line) and OUT_DIR/plan.tsv (shard,
+        documents, input_bytes, groups).
 
         Document names (the file name without its sequence and compression extensions, as
         `bitsift build` names them) must be unique: two samples of one name are refused here,
@@ -247,10 +263,30 @@ def read_group_values(table, column):
     return values
 
 
+def shard_sizes(count, shard_documents, block_documents):
+    """Documents of each shard, and the unit the samples are packed into (a block, or an
+    equal share when shards are smaller than a block). Shards hold whole blocks, except the
+    last one's last block: ceil(count / block) blocks in all, the fewest there can be."""
+    if shard_documents < block_documents:
+        shards = -(-count // shard_documents)
+        unit = -(-count // shards)
+        return [min(unit, count - start) for start in range(0, count, unit)], unit
+    blocks = -(-count // block_documents)
+    per_shard = shard_documents // block_documents
+    shards = -(-blocks // per_shard)
+    # Blocks dealt out evenly (the first shards get one more), the partial block last.
+    counts = [blocks // shards + (1 if i < blocks % shards else 0) for i in range(shards)]
+    sizes = [n * block_documents for n in counts]
+    sizes[-1] = count - sum(sizes[:-1])
+    assert 0 < sizes[-1] <= counts[-1] * block_documents
+    assert sum(sizes) == count
+    return sizes, block_documents
+
+
 def pack(groups, capacity):
-    """Group numbers in shard order: a group that does not fit where the current shard's
-    room ends runs on into the next shard. Groups of at least `capacity` go first, so their
-    whole shards start at shard boundaries; then each shard takes the largest group that
+    """Group numbers in block order: a group that does not fit where the current block's
+    room ends runs on into the next block. Groups of at least `capacity` go first, so their
+    whole blocks start at block boundaries; then each block takes the largest group that
     fits in what is left of it (the earliest of equal size), and when none fits the largest
     group left starts there (best fit decreasing, as `bitsift build --order group` packs
     blocks). Returns (group, first member, members) pieces."""
@@ -280,9 +316,12 @@ def pack(groups, capacity):
     return pieces
 
 
-def plan_shards(sheet, out_dir, max_documents, order="size", metadata=None):
-    if max_documents < 1:
-        fail("max_documents_per_shard must be at least 1")
+def plan_shards(sheet, out_dir, shard_documents, order="size", metadata=None,
+                block_documents=32768):
+    if shard_documents < 1:
+        fail("documents per shard must be at least 1")
+    if block_documents < 64 or block_documents % 64:
+        fail("documents per block must be a multiple of 64 (8 x a page size of 8 or more)")
     column = group_column(order)
     if metadata is not None and column is None:
         fail("a metadata table is read only by the order group:COLUMN (the order is %s)" % order)
@@ -331,10 +370,9 @@ def plan_shards(sheet, out_dir, max_documents, order="size", metadata=None):
         group.sort(key=by_size)
 
     count = len(paths)
-    shards = -(-count // max_documents)
-    capacity = -(-count // shards)
+    sizes_of_shards, unit = shard_sizes(count, shard_documents, block_documents)
     order_of_samples = []
-    for number, first, length in pack(members, capacity):
+    for number, first, length in pack(members, unit):
         order_of_samples.extend(members[number][first:first + length])
     group_number = [0] * count
     for number, group in enumerate(members):
@@ -343,8 +381,10 @@ def plan_shards(sheet, out_dir, max_documents, order="size", metadata=None):
 
     os.makedirs(out_dir, exist_ok=True)
     plan = []
-    for start in range(0, count, capacity):
-        chunk = order_of_samples[start:start + capacity]
+    start = 0
+    for documents in sizes_of_shards:
+        chunk = order_of_samples[start:start + documents]
+        start += documents
         shard = "shard-%04d" % (len(plan) + 1)
         with open(os.path.join(out_dir, shard + ".list"), "w") as handle:
             handle.write("\n".join([paths[i] for i in chunk]) + "\n")
@@ -377,7 +417,8 @@ def plan_search(collection, out_dir, per_job):
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="plan.py",
-        usage="plan.py shards SAMPLES.tsv OUT_DIR MAX_DOCUMENTS [--order ORDER] [--metadata TSV]"
+        usage="plan.py shards SAMPLES.tsv OUT_DIR SHARD_DOCUMENTS [--block-documents N]"
+              " [--order ORDER] [--metadata TSV]"
               " | search COLLECTION OUT_DIR PER_JOB",
     )
     parser.add_argument("step", choices=("shards", "search"))
@@ -386,16 +427,18 @@ def main(argv):
     parser.add_argument("count")
     parser.add_argument("--order", default="size")
     parser.add_argument("--metadata")
+    parser.add_argument("--block-documents", type=int, default=32768)
     args = parser.parse_args(argv[1:])
     try:
         count = int(args.count)
     except ValueError:
         fail("%r is not a number" % args.count)
     if args.step == "shards":
-        plan_shards(args.source, args.out_dir, count, args.order, args.metadata or None)
+        plan_shards(args.source, args.out_dir, count, args.order, args.metadata or None,
+                    args.block_documents)
     else:
-        if args.metadata or args.order != "size":
-            fail("--order and --metadata belong to `plan.py shards`")
+        if args.metadata or args.order != "size" or args.block_documents != 32768:
+            fail("--order, --metadata and --block-documents belong to `plan.py shards`")
         plan_search(args.source, args.out_dir, count)
 
 
