@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use bitsift::builder::layout::RowSizing;
 use bitsift::builder::order::Order;
-use bitsift::builder::{build, default_memory_bytes, inputs, BuildOptions};
+use bitsift::builder::{build, default_memory_bytes, inputs, BuildError, BuildOptions};
 use clap::Args;
 
 use super::super::build::print_report;
@@ -128,6 +128,13 @@ fn run(options: &BuildOptions, ui: Ui) -> Result<Outcome> {
 /// The build that COBS's options ask for (page size still to be chosen).
 fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
     note_ignored(args);
+    if args.out_file.exists() && !args.clobber {
+        // Before the document list is read and printed, which takes a pass over the inputs.
+        return Err(BuildError::OutputExists {
+            path: args.out_file.clone(),
+        }
+        .into());
+    }
     let (inputs, lists) = match args.file_type.as_str() {
         "any" | "*" | "fasta" | "fastq" => (vec![args.input.clone()], Vec::new()),
         "list" => (Vec::new(), vec![args.input.clone()]),
@@ -161,7 +168,10 @@ fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
 
 fn note_ignored(args: &ConstructArgs) {
     if args.continue_build {
-        ignored("--continue", "bitsift builds in one pass, without a temporary directory");
+        ignored(
+            "--continue",
+            "bitsift builds in one pass, without a temporary directory",
+        );
     }
     if args.keep_temporary {
         ignored("--keep-temporary", "bitsift keeps no temporary index files");

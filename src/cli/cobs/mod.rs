@@ -101,7 +101,10 @@ fn run(verb: Verb, ui: Ui) -> Result<Outcome> {
         Verb::PrintParameters(args) => report::print_parameters(args),
         Verb::PrintKmers(args) => report::print_kmers(args),
         Verb::Version => {
-            println!("bitsift {} (COBS-compatible command line)", bitsift::VERSION);
+            println!(
+                "bitsift {} (COBS-compatible command line)",
+                bitsift::VERSION
+            );
             Ok(Outcome::Success)
         }
     }

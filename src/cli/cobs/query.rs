@@ -144,8 +144,7 @@ mod tests {
         let index = dir.path().join("a.cobs_classic");
         std::fs::write(&index, b"COBS:CLASSIC_INDEX\x01\0\0\0").unwrap();
         let missing = dir.path().join("missing.cobs_compact");
-        let (indexes, lists) =
-            split_lists(vec![list.clone(), index.clone(), missing.clone()]);
+        let (indexes, lists) = split_lists(vec![list.clone(), index.clone(), missing.clone()]);
         assert_eq!(lists, vec![list]);
         assert_eq!(indexes, vec![index, missing]);
     }

@@ -129,9 +129,17 @@ fn document_list_text(listed: &[Listed], k: u32) -> String {
     if n > 0 {
         let terms = listed.iter().map(|d| d.terms);
         let total: u64 = terms.clone().sum();
-        let _ = writeln!(text, "minimum {k}-mers: {}", terms.clone().min().unwrap_or(0));
+        let _ = writeln!(
+            text,
+            "minimum {k}-mers: {}",
+            terms.clone().min().unwrap_or(0)
+        );
         let _ = writeln!(text, "maximum {k}-mers: {}", terms.max().unwrap_or(0));
-        let _ = writeln!(text, "average {k}-mers: {}", (total as f64 / n as f64) as u64);
+        let _ = writeln!(
+            text,
+            "average {k}-mers: {}",
+            (total as f64 / n as f64) as u64
+        );
         let _ = writeln!(text, "total {k}-mers: {total}");
     }
     text
@@ -150,8 +158,7 @@ fn cobs_document_name(path: &Path) -> String {
 }
 
 pub fn print_parameters(args: ParametersArgs) -> Result<Outcome> {
-    if args.num_hashes == 0 || !(args.false_positive_rate > 0.0 && args.false_positive_rate < 1.0)
-    {
+    if args.num_hashes == 0 || !(args.false_positive_rate > 0.0 && args.false_positive_rate < 1.0) {
         return Err(UsageError(
             "--num-hashes is at least 1 and --false-positive-rate between 0 and 1".into(),
         )
@@ -276,7 +283,10 @@ mod tests {
 
     #[test]
     fn document_names_cut_at_the_first_dot() {
-        assert_eq!(cobs_document_name(Path::new("d/SAMD001.contigs.fa.gz")), "SAMD001");
+        assert_eq!(
+            cobs_document_name(Path::new("d/SAMD001.contigs.fa.gz")),
+            "SAMD001"
+        );
         assert_eq!(cobs_document_name(Path::new("plain")), "plain");
     }
 

@@ -556,8 +556,24 @@ mod tests {
     #[test]
     fn cobs_queries_are_query_defaults() {
         let parsed = Wrapper::parse_from([
-            "q", "-i", "x.cobs_compact", "--index-list", "l.txt", "-f", "q.fa", "-t", "0.33",
-            "-l", "5", "-T", "2", "--engine", "ram", "--format", "cobs", "--cobs-bases",
+            "q",
+            "-i",
+            "x.cobs_compact",
+            "--index-list",
+            "l.txt",
+            "-f",
+            "q.fa",
+            "-t",
+            "0.33",
+            "-l",
+            "5",
+            "-T",
+            "2",
+            "--engine",
+            "ram",
+            "--format",
+            "cobs",
+            "--cobs-bases",
             "--no-summaries",
         ]);
         let built = QueryArgs::from_cobs(CobsQuery {
