@@ -53,13 +53,20 @@ fn record_names(path: &Path) -> Vec<String> {
 
 /// COBS's `cobs query -f` text, rebuilt from COBS's Python module: per record `*name<TAB>hits`
 /// and then `document<TAB>score` lines in COBS's order (the peer keeps that order).
-fn expected_cobs_text(index: &Path, queries: &Path, threshold: &str) -> Option<String> {
+fn expected_cobs_text(
+    index: &Path,
+    queries: &Path,
+    threshold: &str,
+    limit: &str,
+) -> Option<String> {
     let peer = cobs_peer(&[
         "query",
         "-i",
         text(index),
         "-t",
         threshold,
+        "-l",
+        limit,
         "-f",
         text(queries),
     ])?;
@@ -89,7 +96,7 @@ fn phylign_query_prints_cobs_text() {
     let index = build_demo(dir.path());
     for file in ["amr_genes.fa", "replicons.fa"] {
         let queries = demo_file(&format!("queries/{file}"));
-        let Some(expected) = expected_cobs_text(&index, &queries, "0.33") else {
+        let Some(expected) = expected_cobs_text(&index, &queries, "0.33", "0") else {
             return;
         };
         assert!(
@@ -121,6 +128,73 @@ fn phylign_query_prints_cobs_text() {
         ]));
         assert_eq!(stdout(&bitsift), expected, "{file}");
     }
+}
+
+/// Ties (threshold 0: every document, many with score 0) and limits (`-l`) are ordered and
+/// cut as COBS orders and cuts them: score descending, then document order.
+#[test]
+fn ties_and_limits_as_cobs() {
+    let dir = temp_dir();
+    let index = build_demo(dir.path());
+    let queries = demo_file("queries/replicons.fa");
+    for limit in ["0", "3"] {
+        let Some(expected) = expected_cobs_text(&index, &queries, "0", limit) else {
+            return;
+        };
+        let output = ok(cobs(&[
+            "query",
+            "-t",
+            "0",
+            "-l",
+            limit,
+            "-i",
+            text(&index),
+            "-f",
+            text(&queries),
+        ]));
+        assert_eq!(stdout(&output), expected, "-l {limit}");
+    }
+}
+
+/// `--index-sizes`: an index streamed through a pipe (`-i <(xzcat …)` in Phylign) is read.
+#[test]
+fn streamed_index_is_read() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = temp_dir();
+    let index = build_demo(dir.path());
+    let bytes = std::fs::read(&index).unwrap();
+    let queries = demo_file("queries/replicons.fa");
+    let expected = stdout(&ok(cobs(&[
+        "query",
+        "-i",
+        text(&index),
+        "-f",
+        text(&queries),
+    ])));
+    let size = bytes.len().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cobs"))
+        .args([
+            "query",
+            "--load-complete",
+            "--index-sizes",
+            &size,
+            "-i",
+            "/dev/stdin",
+        ])
+        .args(["-f", text(&queries)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(stdout(&ok(output)), expected);
 }
 
 /// The index `cobs compact-construct` writes is read by COBS with the scores bitsift gives,
@@ -195,7 +269,7 @@ fn classic_construct_is_read_by_cobs() {
         stderr(&output)
     );
     let queries = demo_file("queries/replicons.fa");
-    let Some(expected) = expected_cobs_text(&index, &queries, "0.8") else {
+    let Some(expected) = expected_cobs_text(&index, &queries, "0.8", "0") else {
         return;
     };
     let output = ok(cobs(&["query", "-i", text(&index), "-f", text(&queries)]));

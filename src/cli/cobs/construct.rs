@@ -26,19 +26,19 @@ pub struct ConstructArgs {
     /// "list" to read a file list, or filter documents by file type (any, fasta, fastq)
     #[arg(long, default_value = "any", value_name = "TYPE")]
     file_type: String,
-    /// memory in bytes to use, default: half the available memory
+    /// memory in bytes to use [default: half the available memory]
     #[arg(short, long, value_parser = parse_size, value_name = "BYTES")]
     memory: Option<u64>,
-    /// number of hash functions, default: 1
+    /// number of hash functions
     #[arg(long, default_value_t = 1, value_name = "N")]
     num_hashes: u32,
-    /// false positive rate, default: 0.3
+    /// false positive rate
     #[arg(short, long, default_value_t = 0.3, value_name = "RATE")]
     false_positive_rate: f64,
-    /// term size (k-mer size), default: 31
+    /// term size (k-mer size)
     #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
     term_size: u32,
-    /// don't canonicalize DNA k-mers, default: false
+    /// don't canonicalize DNA k-mers
     #[arg(long)]
     no_canonicalize: bool,
     /// erase output file if it exists
@@ -47,7 +47,7 @@ pub struct ConstructArgs {
     /// continue in existing output directory (ignored)
     #[arg(long = "continue")]
     continue_build: bool,
-    /// number of threads to use, default: max cores
+    /// number of threads to use (0: one per core)
     #[arg(short = 'T', long, default_value_t = 0, value_name = "N")]
     threads: usize,
     /// keep temporary files during construction (ignored)

@@ -21,17 +21,17 @@ pub struct CobsQueryArgs {
     /// query (fasta) file to process
     #[arg(short, long, value_name = "FILE")]
     file: Option<PathBuf>,
-    /// threshold in percentage of terms in query matching, default: 0.8
+    /// threshold in percentage of terms in query matching
     #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold,
           allow_negative_numbers = true)]
     threshold: f64,
-    /// number of results to return, default: all
+    /// number of results to return (0: all)
     #[arg(short, long, default_value_t = 0, value_name = "N")]
     limit: usize,
     /// load complete index into RAM for batch queries
     #[arg(long)]
     load_complete: bool,
-    /// number of threads to use, default: max cores
+    /// number of threads to use (0: one per core)
     #[arg(short = 'T', long, default_value_t = 0, value_name = "N")]
     threads: usize,
     /// sizes of indexes streamed through pipes (one per -i, in order)

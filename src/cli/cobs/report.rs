@@ -21,17 +21,17 @@ pub struct DocListArgs {
     /// "list" to read a file list, or filter documents by file type (any, fasta, fastq)
     #[arg(long, default_value = "any", value_name = "TYPE")]
     file_type: String,
-    /// term size (k-mer size), default: 31
+    /// term size (k-mer size)
     #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
     term_size: u32,
 }
 
 #[derive(Args, Debug)]
 pub struct ParametersArgs {
-    /// number of hash functions, default: 1
+    /// number of hash functions
     #[arg(long, default_value_t = 1, value_name = "N")]
     num_hashes: u32,
-    /// false positive rate, default: 0.3
+    /// false positive rate
     #[arg(short, long, default_value_t = 0.3, value_name = "RATE")]
     false_positive_rate: f64,
     /// number of elements to be inserted into the index
@@ -44,7 +44,7 @@ pub struct KmersArgs {
     /// the dna sequence to search for
     #[arg(value_name = "QUERY")]
     query: String,
-    /// the size of one kmer, default: 31
+    /// the size of one kmer
     #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
     kmer_size: u32,
 }
