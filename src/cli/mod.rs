@@ -3,6 +3,7 @@
 
 mod build;
 mod checksum;
+mod cobs;
 mod collection;
 mod demo;
 mod indexes;
@@ -94,6 +95,9 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Create the checksums of indexes built without them (by COBS, for example)
     Checksum(checksum::ChecksumArgs),
+    /// COBS's command line (`cobs query`, `compact-construct`, …) with COBS's output; also
+    /// installed as the `cobs` executable
+    Cobs(cobs::CobsArgs),
 }
 
 /// How a command ended, when it did not fail. Exit status 0 or [`EXIT_PARTIAL`].
@@ -127,8 +131,12 @@ pub struct Ui {
     pub quiet: bool,
 }
 
-/// Runs the command line and returns the process exit status.
+/// Runs the command line and returns the process exit status. Under the name `cobs` (the
+/// `cobs` executable, or a link so named) the command line is COBS's ([`cobs`]).
 pub fn main() -> ExitCode {
+    if cobs::invoked_as_cobs() {
+        return cobs::main();
+    }
     let cli = Cli::parse();
     logging::init(cli.verbose, cli.quiet);
     let ui = Ui {
@@ -162,7 +170,13 @@ pub fn main() -> ExitCode {
         Command::Synth(args) => synth::run(args, ui),
         Command::Verify(args) => verify::run(args),
         Command::Checksum(args) => checksum::run(args),
+        Command::Cobs(args) => cobs::run_args(args, ui),
     };
+    finish(result)
+}
+
+/// The exit status of a finished command, after printing its error if it failed.
+fn finish(result: anyhow::Result<Outcome>) -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Partial) => ExitCode::from(EXIT_PARTIAL),

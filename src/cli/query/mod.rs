@@ -164,7 +164,7 @@ pub struct QueryArgs {
     cache_size: Option<u64>,
     /// Memory for pages of the checksums and block summaries, kept between the queries of
     /// this run (they are read page by page as queries need them, never whole)
-    #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", default_value = "64M", help_heading = "I/O")]
+    #[arg(long, value_parser = parse_memory_size, value_name = "BYTES", default_value_t = SIDE_MEMORY_DEFAULT, help_heading = "I/O")]
     side_memory: u64,
     /// Stream the index into the cache in the background (needs --cache-size)
     #[arg(long, requires = "cache_size", help_heading = "I/O")]
@@ -176,6 +176,76 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
     direct_io: DirectIo,
 }
+
+/// What `cobs query` asks for, in bitsift's terms (see [`super::cobs`]).
+#[derive(Debug)]
+pub struct CobsQuery {
+    /// Index files, directories or collections.
+    pub indexes: Vec<PathBuf>,
+    /// Files listing index paths.
+    pub index_lists: Vec<PathBuf>,
+    /// Query file (FASTA or FASTQ).
+    pub file: Option<PathBuf>,
+    /// A query sequence from the command line; it wins over `file`, as in COBS.
+    pub sequence: Option<String>,
+    /// Fraction of a query's k-mers a document must contain.
+    pub threshold: f64,
+    /// Most documents reported per query (0: all).
+    pub limit: usize,
+    /// Scoring threads (0: one per core).
+    pub threads: usize,
+    /// `--load-complete`: hold the whole index in memory.
+    pub load_complete: bool,
+}
+
+impl QueryArgs {
+    /// The `bitsift query --format cobs` run that answers `query`: COBS's byte rule for
+    /// bases, COBS's order, every block read; every other option at its default.
+    pub fn from_cobs(query: CobsQuery) -> QueryArgs {
+        QueryArgs {
+            indexes: query.indexes,
+            subindexes: Vec::new(),
+            index_list: query.index_lists,
+            legacy_k: None,
+            legacy_canonical: None,
+            file: query.file,
+            sequence: query.sequence,
+            cobs_bases: true,
+            fold_case: false,
+            metadata: None,
+            group_by: None,
+            threshold: query.threshold,
+            min_identity: None,
+            limit: query.limit,
+            format: OutputFormat::Cobs,
+            presence: false,
+            report_misses: false,
+            coverage: false,
+            stats: false,
+            output: None,
+            batch: 0,
+            no_prune: false,
+            no_summaries: true,
+            waves: false,
+            threads: query.threads,
+            engine: if query.load_complete {
+                EngineChoice::Ram
+            } else {
+                EngineChoice::Auto
+            },
+            merge_gap: None,
+            read_max: None,
+            cache_size: None,
+            side_memory: SIDE_MEMORY_DEFAULT,
+            warm: false,
+            queue_depth: QUEUE_DEPTH_DEFAULT,
+            direct_io: DirectIo::Auto,
+        }
+    }
+}
+
+/// `--side-memory`'s default.
+const SIDE_MEMORY_DEFAULT: u64 = 64 << 20;
 
 fn parse_yes_no(text: &str) -> Result<bool, String> {
     match text {
@@ -473,6 +543,51 @@ fn finish(skips: &Skips) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: QueryArgs,
+    }
+
+    /// `cobs query` runs exactly `bitsift query --format cobs --cobs-bases --no-summaries`
+    /// with the same values: every other option keeps its command-line default.
+    #[test]
+    fn cobs_queries_are_query_defaults() {
+        let parsed = Wrapper::parse_from([
+            "q",
+            "-i",
+            "x.cobs_compact",
+            "--index-list",
+            "l.txt",
+            "-f",
+            "q.fa",
+            "-t",
+            "0.33",
+            "-l",
+            "5",
+            "-T",
+            "2",
+            "--engine",
+            "ram",
+            "--format",
+            "cobs",
+            "--cobs-bases",
+            "--no-summaries",
+        ]);
+        let built = QueryArgs::from_cobs(CobsQuery {
+            indexes: vec!["x.cobs_compact".into()],
+            index_lists: vec!["l.txt".into()],
+            file: Some("q.fa".into()),
+            sequence: None,
+            threshold: 0.33,
+            limit: 5,
+            threads: 2,
+            load_complete: true,
+        });
+        assert_eq!(format!("{:?}", parsed.args), format!("{built:?}"));
+    }
 
     #[test]
     fn file_names_given_as_sequences_get_a_hint() {

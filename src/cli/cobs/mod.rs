@@ -1,0 +1,147 @@
+//! COBS's command line on bitsift's library: `bitsift cobs <verb> …`, and the same verbs when
+//! the program runs under the name `cobs` (the `cobs` executable installed beside `bitsift`,
+//! or a link named `cobs`), so a pipeline written for COBS v0.3 runs unchanged.
+//!
+//! The verbs take COBS's options ([`Verb`]) and print what COBS prints on standard output:
+//! `query` through `bitsift query --format cobs` ([`query`]), the constructions through
+//! bitsift's builder with COBS's parameters ([`construct`]), `doc-list`, `print-parameters`
+//! and `print-kmers` in COBS's exact text ([`report`]). Options that mean nothing to bitsift
+//! are accepted and said to be ignored on standard error ([`ignored`]).
+
+mod construct;
+mod query;
+mod report;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+use super::{Outcome, Ui};
+
+const ABOUT: &str = "(Co)mpact (B)it-Sliced (S)ignature Index for Genome Search: COBS's command \
+line, run by bitsift (see the README, \"Drop-in for COBS\")";
+
+/// The `cobs` executable's command line.
+#[derive(Parser, Debug)]
+#[command(name = "cobs", version, about = ABOUT)]
+struct CobsCli {
+    #[command(subcommand)]
+    verb: Verb,
+}
+
+/// `bitsift cobs`: the same verbs under bitsift's name.
+#[derive(Args, Debug)]
+pub struct CobsArgs {
+    #[command(subcommand)]
+    verb: Verb,
+}
+
+/// COBS's verbs, with COBS's own descriptions where they are right.
+#[derive(Subcommand, Debug)]
+enum Verb {
+    /// read a list of documents and print the list
+    DocList(report::DocListArgs),
+    /// constructs a classic index from the documents in <input>
+    ClassicConstruct(construct::ClassicArgs),
+    /// constructs a compact index from the documents in <input>
+    CompactConstruct(construct::CompactArgs),
+    /// query an index
+    Query(query::CobsQueryArgs),
+    /// calculates index parameters
+    PrintParameters(report::ParametersArgs),
+    /// print all canonical kmers from <query>
+    PrintKmers(report::KmersArgs),
+    /// prints version and exit
+    Version,
+}
+
+/// Whether this process was started under the name `cobs`.
+pub fn invoked_as_cobs() -> bool {
+    std::env::args_os().next().is_some_and(|arg0| {
+        Path::new(&arg0)
+            .file_stem()
+            .is_some_and(|stem| stem == "cobs")
+    })
+}
+
+/// The `cobs` executable: parses COBS's command line and runs the verb.
+pub fn main() -> ExitCode {
+    let cli = CobsCli::parse();
+    super::logging::init(0, false);
+    super::finish(run(cli.verb, ui()))
+}
+
+/// `bitsift cobs <verb>`.
+pub fn run_args(args: CobsArgs, ui: Ui) -> Result<Outcome> {
+    run(args.verb, ui)
+}
+
+fn ui() -> Ui {
+    use std::io::IsTerminal;
+    Ui {
+        progress: std::io::stderr().is_terminal(),
+        quiet: false,
+    }
+}
+
+fn run(verb: Verb, ui: Ui) -> Result<Outcome> {
+    // COBS's verbs print line by line: a reader that stops (`cobs query … | head`) ends the
+    // process quietly, as it ends `cat`.
+    // SAFETY: restoring a signal's default disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    match verb {
+        Verb::DocList(args) => report::doc_list(args),
+        Verb::ClassicConstruct(args) => construct::classic(args, ui),
+        Verb::CompactConstruct(args) => construct::compact(args, ui),
+        Verb::Query(args) => query::run(args, ui),
+        Verb::PrintParameters(args) => report::print_parameters(args),
+        Verb::PrintKmers(args) => report::print_kmers(args),
+        Verb::Version => {
+            println!(
+                "bitsift {} (COBS-compatible command line)",
+                bitsift::VERSION
+            );
+            Ok(Outcome::Success)
+        }
+    }
+}
+
+/// Says on standard error that `option` was accepted but means nothing to bitsift, and why.
+fn ignored(option: &str, why: &str) {
+    eprintln!("bitsift: note: {option} is ignored: {why}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cobs_definition_is_consistent() {
+        CobsCli::command().debug_assert();
+    }
+
+    /// Phylign's call parses as COBS reads it.
+    #[test]
+    fn phylign_query_parses() {
+        let cli = CobsCli::try_parse_from([
+            "cobs",
+            "query",
+            "--load-complete",
+            "-t",
+            "0.33",
+            "-T",
+            "2",
+            "-i",
+            "batch.cobs_classic",
+            "-f",
+            "q.fa",
+        ])
+        .unwrap();
+        assert!(matches!(cli.verb, Verb::Query(_)), "{cli:?}");
+    }
+}
