@@ -18,7 +18,8 @@
 
         Pooling: the samples of a group stay together (a group larger than a block fills
         whole blocks first), and the rest of every group, and every small group (a species of
-        one genome), is pooled with others, best fit, into the room left in a block; each
+        one genome), is pooled with others, best fit, into the room left in a block, groups
+        of equal size in order of their names (species of a genus are neighbours); each
         group's samples are sorted by size, then path. Related genomes thus share blocks, few
         groups are split, and many small groups make no near-empty shards. Which of a shard's
         documents share a block is then the builder's `--order` (group:COLUMN keeps each
@@ -290,6 +291,7 @@ def pack(groups, capacity):
     fits in what is left of it (the earliest of equal size), and when none fits the largest
     group left starts there (best fit decreasing, as `bitsift build --order group` packs
     blocks). Returns (group, first member, members) pieces."""
+    assert capacity >= 1
     pieces = []
     left = {}  # size -> group numbers of that size, earliest first
     for number, members in enumerate(groups):
@@ -356,7 +358,9 @@ def plan_shards(sheet, out_dir, shard_documents, order="size", metadata=None,
             fail("the order group:%s needs a metadata table (`metadata`) or a column %r in "
                  "the sample sheet %s" % (column, column, sheet))
 
-    # Groups in order of first appearance, each sorted by size, then path.
+    # Groups in order of their names, each sorted by size, then path. Best fit takes groups
+    # of equal size in this order, so pooled species of one genus ("Escherichia albertii",
+    # "Escherichia coli") tend to share a block: similar names, similar genomes.
     keys = samples.groups if samples.groups is not None else values
     if keys is None:
         members = [list(range(len(paths)))]
@@ -364,7 +368,7 @@ def plan_shards(sheet, out_dir, shard_documents, order="size", metadata=None,
         by_key = {}
         for i, key in enumerate(keys):
             by_key.setdefault(key, []).append(i)
-        members = list(by_key.values())
+        members = [by_key[key] for key in sorted(by_key)]
     by_size = list(zip(sizes, paths)).__getitem__
     for group in members:
         group.sort(key=by_size)

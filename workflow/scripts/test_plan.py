@@ -96,6 +96,16 @@ class PlanShards(unittest.TestCase):
             self.assertEqual(len(holding), 1, group)
         self.assertTrue(all(len({g for _, g in b}) > 1 for b in blocks[2:]))
 
+    def test_pooled_species_of_a_genus_are_neighbours(self):
+        # Species of one genome each, listed out of order; 2 a block (equal cuts of 8 into 4).
+        species = ["Klebsiella pneumoniae", "Escherichia coli", "Salmonella enterica",
+                   "Klebsiella oxytoca", "Escherichia albertii", "Salmonella bongori",
+                   "Vibrio cholerae", "Vibrio fischeri"]
+        rows = [("g%d" % i, name, 1000) for i, name in enumerate(species)]
+        shards = self.plan(rows, 2)
+        genera = [{group.split()[0] for _, group in shard} for shard in shards]
+        self.assertEqual(genera, [{"Escherichia"}, {"Klebsiella"}, {"Salmonella"}, {"Vibrio"}])
+
     def test_group_column_order_writes_each_shards_rows(self):
         rows = [(name, name.split("_")[0], 1000 + i) for i, name in enumerate(DEMO)]
         self.plan(rows, 6, order="group:group")
