@@ -262,11 +262,24 @@ fn classic_construct_is_read_by_cobs() {
     let dir = temp_dir();
     let index = dir.path().join("demo.cobs_classic");
     let genomes = demo_file("genomes");
-    let output = ok(cobs(&["classic-construct", text(&genomes), text(&index)]));
-    assert!(
-        stderr(&output).contains("single block"),
-        "{}",
-        stderr(&output)
+    ok(cobs(&["classic-construct", text(&genomes), text(&index)]));
+    let bytes = std::fs::read(&index).unwrap();
+    assert_eq!(&bytes[..18], b"COBS:CLASSIC_INDEX");
+    // Documents in path order, as COBS's classic construction orders them.
+    let header = bitsift::format::IndexHeader::open(&index).unwrap();
+    let names: Vec<&str> = header.names.iter().collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    // No temporary file is left beside the index; its checksums are there.
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["demo.cobs_classic", "demo.cobs_classic.bitsift-checksums"]
     );
     let queries = demo_file("queries/replicons.fa");
     let Some(expected) = expected_cobs_text(&index, &queries, "0.8", "0") else {

@@ -23,6 +23,7 @@
 //! nucleotide sequence (a protein, say) fails the build, naming the file and the record.
 //! `N` and the IUPAC codes follow COBS (they become `A`), see [`crate::kmer`].
 
+pub mod classic;
 mod cluster;
 pub mod inputs;
 pub mod layout;

@@ -30,7 +30,7 @@ pub use error::FormatError;
 pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
-pub use writer::{write_compact_header, CompactLayout};
+pub use writer::{write_classic_header, write_compact_header, CompactLayout};
 
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";

@@ -1,6 +1,6 @@
-//! Writing COBS compact headers, byte-exact to COBS's own writer.
+//! Writing COBS compact and classic headers, byte-exact to COBS's own writers.
 
-use super::{COMPACT_MAGIC, MAGIC_PREFIX, VERSION};
+use super::{CLASSIC_MAGIC, COMPACT_MAGIC, MAGIC_PREFIX, VERSION};
 
 /// The parameters of a compact index, everything its header records.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +88,44 @@ pub fn write_compact_header<'a>(
     Ok(out)
 }
 
+/// Encodes the header of a classic index: magic, k, canonical flag, document count,
+/// `row_count` (the signature size), hash count, names, end magic. Its rows follow, each
+/// `ceil(D/8)` bytes, with no padding (docs: cobs-format §2.2).
+pub fn write_classic_header<'a>(
+    k: u32,
+    canonical: bool,
+    num_hashes: u32,
+    row_count: u64,
+    names: impl ExactSizeIterator<Item = &'a str>,
+) -> Result<Vec<u8>, String> {
+    let document_count = names.len() as u64;
+    if document_count == 0 || row_count == 0 {
+        return Err("a classic index needs at least one document and one row".into());
+    }
+    let document_count = u32::try_from(document_count)
+        .map_err(|_| format!("{document_count} documents exceed the format's limit of 2^32 - 1"))?;
+    let mut out = Vec::with_capacity(64 + 32 * names.len());
+    out.extend_from_slice(MAGIC_PREFIX);
+    out.extend_from_slice(CLASSIC_MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&k.to_le_bytes());
+    out.push(canonical as u8);
+    out.extend_from_slice(&document_count.to_le_bytes());
+    out.extend_from_slice(&row_count.to_le_bytes());
+    out.extend_from_slice(&(num_hashes as u64).to_le_bytes());
+    for name in names {
+        if name.contains('\n') {
+            return Err(format!(
+                "document name {name:?} contains a newline, which the COBS format cannot store"
+            ));
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(CLASSIC_MAGIC);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +146,19 @@ mod tests {
         assert_eq!(header.len() % 8, 0);
         // 43 + 16 + 14 name bytes = 73; padding to (73 + 13) -> 88.
         assert_eq!(header.len(), 88);
+    }
+
+    /// COBS's worked example (docs: cobs-format §2.2): k=31, canonical, one document
+    /// `genome`, 83547 rows, one hash; the data starts at byte 67.
+    #[test]
+    fn classic_header_matches_cobs_worked_example() {
+        let header = write_classic_header(31, true, 1, 83547, ["genome"].into_iter()).unwrap();
+        assert_eq!(header.len(), 67);
+        assert_eq!(&header[..18], b"COBS:CLASSIC_INDEX");
+        assert_eq!(&header[22..27], &[0x1f, 0, 0, 0, 1]);
+        assert_eq!(&header[31..39], &[0x5b, 0x46, 0x01, 0, 0, 0, 0, 0]);
+        assert_eq!(&header[47..54], b"genome\n");
+        assert!(write_classic_header(31, true, 1, 10, ["a\nb"].into_iter()).is_err());
     }
 
     #[test]

@@ -4,10 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use bitsift::builder::classic::build_classic;
 use bitsift::builder::layout::RowSizing;
 use bitsift::builder::order::Order;
-use bitsift::builder::{build, default_memory_bytes, inputs, BuildError, BuildOptions};
+use bitsift::builder::{build, default_memory_bytes, inputs, BuildOptions};
 use clap::Args;
 
 use super::super::build::print_report;
@@ -97,9 +98,8 @@ pub fn compact(args: CompactArgs, ui: Ui) -> Result<Outcome> {
     run(&options, ui)
 }
 
-/// A classic index is one block holding every document, in path order: bitsift writes it as
-/// a compact index of one block whose rows are the classic rows (`ceil(D/8)` bytes), which
-/// COBS reads by its header whatever the file is called.
+/// A classic index: every document in one matrix, in path order
+/// ([`bitsift::builder::classic`]).
 pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
     if args.sig_size != 0 {
         ignored(
@@ -107,14 +107,13 @@ pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
             "rows follow from the false positive rate and the largest document",
         );
     }
-    let mut options = options(&args.common, Order::Input, ui)?;
-    let documents = report::print_inputs(&options, args.common.term_size)?;
-    options.page_size = Some(documents.div_ceil(8).max(1));
-    eprintln!(
-        "bitsift: note: {} is written in the compact format with a single block (the classic index's rows); COBS and bitsift search it as they search a classic index",
-        options.output.display()
-    );
-    run(&options, ui)
+    let options = options(&args.common, Order::Input, ui)?;
+    report::print_inputs(&options, args.common.term_size)?;
+    let report = build_classic(&options)?;
+    if !ui.quiet {
+        print_report(&options, &report);
+    }
+    Ok(Outcome::Success)
 }
 
 fn run(options: &BuildOptions, ui: Ui) -> Result<Outcome> {
@@ -130,10 +129,10 @@ fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
     note_ignored(args);
     if args.out_file.exists() && !args.clobber {
         // Before the document list is read and printed, which takes a pass over the inputs.
-        return Err(BuildError::OutputExists {
-            path: args.out_file.clone(),
-        }
-        .into());
+        bail!(
+            "{}: already exists; pass -C (--clobber) to overwrite it",
+            args.out_file.display()
+        );
     }
     let (inputs, lists) = match args.file_type.as_str() {
         "any" | "*" | "fasta" | "fastq" => (vec![args.input.clone()], Vec::new()),
