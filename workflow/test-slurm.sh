@@ -288,3 +288,186 @@ start slurmd slurmd -D -N "$NODE" -f "$WORK/slurm.conf"
 idle() { [ "$(sinfo -h -N -n "$NODE" -o %t)" = idle ]; }
 wait_for "node $NODE idle" 60 idle
 say "cluster $CLUSTER up: node $NODE ($(sinfo -h -N -o '%c CPUs, %m MB'))"
+
+# --- The workflow as SLURM jobs ----------------------------------------------------------------
+passed=0
+failed=0
+check() { # name, then a command that must succeed
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name"
+    fi
+}
+
+RUN=$WORK/work
+{
+    printf 'path\tgroup\n'
+    for genome in "$ROOT"/data/demo/genomes/*.fa.gz; do
+        name=$(basename "$genome")
+        printf '%s\t%s\n' "$genome" "${name%%_*}"
+    done
+} > "$RUN/samples.tsv"
+cat "$ROOT"/data/demo/queries/*.fa > "$RUN/queries.fa"
+
+# The jobs run bitsift through the workflow's `bitsift:` path. Here it is a wrapper: the first
+# build of shard-0002 writes a partial index where the shard goes, says which SLURM job it is
+# in, and waits to be cancelled; every other call runs the real binary.
+KILLED_SHARD=shard-0002
+cat > "$WORK/bitsift" <<EOF
+#!/bin/sh
+case " \$* " in
+*" build "*"/$KILLED_SHARD.list "*)
+    if [ ! -e "$WORK/killed.job" ]; then
+        while [ \$# -gt 0 ]; do
+            [ "\$1" = -o ] && { printf 'partial' > "\$2"; break; }
+            shift
+        done
+        echo "\$SLURM_JOB_ID" > "$WORK/killed.job.tmp" && mv "$WORK/killed.job.tmp" "$WORK/killed.job"
+        exec sleep 600
+    fi
+    ;;
+esac
+exec "$BITSIFT" "\$@"
+EOF
+chmod 755 "$WORK/bitsift"
+
+cat > "$RUN/config.yaml" <<YAML
+bitsift: $WORK/bitsift
+samples: samples.tsv
+collection: collection
+work: work
+max_documents_per_shard: 3
+build_threads: 1
+memory_base_mb: 512
+memory_per_input_byte: 100.0
+memory_min_mb: 600
+memory_max_mb: 4000
+build_runtime_minutes: 10
+queries: queries.fa
+hits: hits.tsv
+threshold: 0.8
+limit: 0
+subindexes_per_job: 2
+search_mem_mb: 700
+search_runtime_minutes: 5
+YAML
+
+# The plugin reads USER (to guess the account); a login shell sets it, a container may not.
+export USER=${USER:-$(id -un)}
+START=$(date -d '1 minute ago' +%Y-%m-%dT%H:%M:%S)
+started_s=$SECONDS
+# First status check 2 s after a submission (the plugin's default, 40 s, suits a busy cluster).
+"$VENV/bin/snakemake" -s "$ROOT/workflow/Snakefile" --configfile "$RUN/config.yaml" \
+    --profile "$ROOT/workflow/profiles/slurm" -d "$RUN" --slurm-init-seconds-before-status-checks 2 \
+    --latency-wait 10 all > "$WORK/snakemake.log" 2>&1 &
+SNAKEMAKE_PID=$!
+
+# Kill the shard's job while it runs.
+running() { local stat; stat=$(ps -o stat= -p "$1") && [ "${stat#Z}" = "$stat" ]; }
+killed_job() { [ -s "$WORK/killed.job" ] || { running "$SNAKEMAKE_PID" && return 1; }; }
+if ! wait_for "the $KILLED_SHARD job starts" 300 killed_job || [ ! -s "$WORK/killed.job" ]; then
+    tail -n 40 "$WORK/snakemake.log"
+    say "FAIL snakemake ended before the $KILLED_SHARD job started"
+    exit 1
+fi
+KILLED_JOB=$(cat "$WORK/killed.job")
+state=$(squeue -h -j "$KILLED_JOB" -o %T)
+say "cancelling job $KILLED_JOB ($KILLED_SHARD's build, $state) with scancel"
+check "the $KILLED_SHARD job was running when cancelled" test "$state" = RUNNING
+scancel "$KILLED_JOB"
+
+# Snakemake's own end, within 10 minutes (the trap stops it otherwise).
+for _ in $(seq 3000); do
+    running "$SNAKEMAKE_PID" || break
+    sleep 0.2
+done
+running "$SNAKEMAKE_PID" && { tail -n 40 "$WORK/snakemake.log"; say "FAIL snakemake still running after 10 minutes"; exit 1; }
+status=0
+wait "$SNAKEMAKE_PID" || status=$?
+SNAKEMAKE_PID=
+say "snakemake ended ($status) after $((SECONDS - started_s)) s"
+if [ "$status" -ne 0 ]; then
+    tail -n 60 "$WORK/snakemake.log"
+fi
+check "the workflow completes through SLURM (with a retried shard)" test "$status" -eq 0
+
+# --- What SLURM ran --------------------------------------------------------------------------
+# One line per job: id, rule, wildcards, state, memory and time asked for, elapsed, max RSS
+# (of the job's steps), from the plugin's comment `rule_RULE_wildcards_WILDCARDS`.
+sacct -a -n -P -S "$START" -o JobID,Comment,State,ReqMem,Timelimit,Elapsed,MaxRSS > "$WORK/sacct.txt"
+python3 - "$WORK/sacct.txt" > "$WORK/jobs.tsv" <<'PY'
+import sys
+jobs, rss = {}, {}
+def kib(text):
+    units = {"K": 1, "M": 2**10, "G": 2**20, "T": 2**30}
+    return int(float(text[:-1]) * units[text[-1]]) if text and text[-1] in units else int(text or 0)
+for line in open(sys.argv[1]).read().splitlines():
+    job_id, comment, state, req_mem, time_limit, elapsed, max_rss = line.split("|")
+    base = job_id.split(".")[0]
+    if "." in job_id:
+        rss[base] = max(rss.get(base, 0), kib(max_rss))
+        continue
+    rule, _, wildcards = comment.removeprefix("rule_").partition("_wildcards_")
+    state = state.split()[0]  # "CANCELLED by 0"
+    jobs[base] = [job_id, rule or "-", wildcards or "-", state, req_mem, time_limit, elapsed]
+print("JobID\tRule\tWildcards\tState\tReqMem\tTimelimit\tElapsed\tMaxRSS")
+for base, row in sorted(jobs.items(), key=lambda item: int(item[0])):
+    print("\t".join(row + [f"{rss.get(base, 0) / 1024:.0f}M"]))
+PY
+
+# The memory each shard's job should have asked for: the Snakefile's formula on the plan.
+python3 - "$RUN/work/shards/plan.tsv" > "$WORK/expected-memory.tsv" <<'PY'
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
+    mb = 512 + 100.0 * int(row["input_bytes"]) / 2**20
+    print(f"{row['shard']}\t{int(min(max(mb, 600), 4000))}M")
+PY
+shards=$(wc -l < "$WORK/expected-memory.tsv")
+groups=$(ls "$RUN/work/search/groups" | wc -l)
+completed() { awk -F'\t' -v rule="$1" '$2 == rule && $4 == "COMPLETED"' "$WORK/jobs.tsv"; }
+say "$shards shards, $groups search groups; $(($(wc -l < "$WORK/jobs.tsv") - 1)) SLURM jobs"
+check "sacct: one completed build_shard job per shard" \
+    test "$(completed build_shard | cut -f3 | sort -u | wc -l)" -eq "$shards" -a "$(completed build_shard | wc -l)" -eq "$shards" -a "$shards" -ge 3
+check "sacct: one completed search_group job per group" \
+    test "$(completed search_group | cut -f3 | sort -u | wc -l)" -eq "$groups" -a "$(completed search_group | wc -l)" -eq "$groups" -a "$groups" -ge 2
+check "sacct: only build_shard and search_group ran as jobs (the rest is local)" \
+    test -z "$(awk -F'\t' 'NR > 1 && $2 != "build_shard" && $2 != "search_group"' "$WORK/jobs.tsv")"
+check "sacct: the cancelled job is $KILLED_SHARD's build, and its retry completed" \
+    test "$(awk -F'\t' -v id="$KILLED_JOB" '$1 == id { print $2, $3, $4 }' "$WORK/jobs.tsv")" = "build_shard $KILLED_SHARD CANCELLED" \
+    -a "$(completed build_shard | awk -F'\t' -v w="$KILLED_SHARD" '$3 == w' | wc -l)" -eq 1
+check "sacct: every build_shard job asked for its shard's memory and 10 minutes" \
+    cmp <(completed build_shard | awk -F'\t' '{ print $3 "\t" $5 }' | sort) <(sort "$WORK/expected-memory.tsv")
+check "sacct: build_shard jobs' time limit is build_runtime_minutes" \
+    test -z "$(awk -F'\t' '$2 == "build_shard" && $6 != "00:10:00"' "$WORK/jobs.tsv")"
+check "sacct: search_group jobs asked for search_mem_mb and search_runtime_minutes" \
+    test -z "$(awk -F'\t' '$2 == "search_group" && ($5 != "700M" || $6 != "00:05:00")' "$WORK/jobs.tsv")"
+
+# --- What the workflow made --------------------------------------------------------------------
+(cd "$RUN" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 > single.tsv)
+check "gathered ranking = one bitsift query of the collection" cmp "$RUN/hits.tsv" "$RUN/single.tsv"
+check "some hits" test "$(wc -l < "$RUN/hits.tsv")" -gt 1
+python3 - "$RUN/collection/collection.json" "$ROOT"/data/demo/genomes/*.fa.gz > "$WORK/manifest.txt" <<'PY'
+import json, os, sys
+subindexes = json.load(open(sys.argv[1]))["subindexes"]
+documents = sorted(d for s in subindexes for d in s["documents"])
+genomes = sorted(os.path.basename(p)[: -len(".fa.gz")] for p in sys.argv[2:])
+print(len(subindexes), "sub-indexes;", "every genome once" if documents == genomes else f"documents {documents} != genomes {genomes}")
+PY
+check "the manifest lists one sub-index per shard, every genome once" \
+    test "$(cat "$WORK/manifest.txt")" = "$shards sub-indexes; every genome once"
+verifies() { "$BITSIFT" verify -q "$1" > "$WORK/verify.txt" 2>&1 || { cat "$WORK/verify.txt"; return 1; }; }
+check "bitsift verify: every registered sub-index complete and checksummed" verifies "$RUN/collection"
+check "the killed shard was rebuilt (a real index, not the partial one)" \
+    test "$(head -c 7 "$RUN/work/indexes/$KILLED_SHARD.cobs_compact")" != partial
+
+echo
+say "SLURM jobs (sacct):"
+column -t -s "$(printf '\t')" "$WORK/jobs.tsv"
+echo
+say "$passed passed, $failed failed ($((SECONDS - started_s)) s for the workflow and its checks)"
+test "$failed" -eq 0
