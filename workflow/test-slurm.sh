@@ -57,14 +57,15 @@ if [ ${#missing[@]} -gt 0 ]; then
         printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy" && placed_policy=1
     fi
     installed=1
+    APT_LOG=${TMPDIR:-/tmp}/bitsift-slurm-apt.log
     { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-        > /tmp/bitsift-slurm-apt.log 2>&1 || installed=
+        > "$APT_LOG" 2>&1 || installed=
     [ -z "$placed_policy" ] || rm -f "$policy"
     if [ -z "$installed" ]; then
-        tail -20 /tmp/bitsift-slurm-apt.log
-        skip "apt-get could not install ${missing[*]} (log above, and in /tmp/bitsift-slurm-apt.log)"
+        tail -20 "$APT_LOG"
+        skip "apt-get could not install ${missing[*]} (log above, and in $APT_LOG)"
     fi
-    rm -f /tmp/bitsift-slurm-apt.log
+    rm -f "$APT_LOG"
 fi
 say "$(slurmctld -V), $(munged -V 2>&1 | head -1), $(mariadbd --version | sed 's/^.*Ver /MariaDB /; s/ for .*//')"
 
@@ -467,7 +468,13 @@ check "the killed shard was rebuilt (a real index, not the partial one)" \
 
 echo
 say "SLURM jobs (sacct):"
-column -t -s "$(printf '\t')" "$WORK/jobs.tsv"
+python3 -c '
+import sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
+widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+for row in rows:
+    print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+' "$WORK/jobs.tsv"
 echo
 say "$passed passed, $failed failed ($((SECONDS - started_s)) s for the workflow and its checks)"
 test "$failed" -eq 0
