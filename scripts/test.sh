@@ -8,7 +8,8 @@
 #
 # Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
 # python (the Python package: python/run-tests.sh), workflow (workflow/test.sh: the Snakemake
-# workflow on the bundled genomes), web (the web page in headless Chromium), bench
+# workflow on the bundled genomes), slurm (workflow/test-slurm.sh: the same workflow as jobs of
+# a one-node SLURM cluster; root only, else skipped), web (the web page in headless Chromium), bench
 # (bench/run.py --quick), mission (bench/mission_scale.sh, small: 2,048 simulated genomes
 # through the workflow, add, remove, merge, then every measurement, checked against the
 # simulator's truth and COBS).
@@ -26,6 +27,8 @@
 #   BITSIFT_SKIP_COBS=1       install no COBS; the interoperability tests are skipped
 #   BITSIFT_SKIP_WEB=1        skip the web-page suite (no Chromium needed)
 #   BITSIFT_SKIP_WORKFLOW=1   skip the Snakemake workflow suite (no Snakemake installed)
+#   BITSIFT_SKIP_SLURM=1      skip the SLURM suite (it installs SLURM, MUNGE and MariaDB with
+#                             apt-get and runs their daemons for a minute or two)
 #   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
 #   BITSIFT_SKIP_MISSION=1    skip the small mission-scale rehearsal
 #   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)
@@ -39,7 +42,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-SUITES=(cargo python workflow web bench mission)
+SUITES=(cargo python workflow slurm web bench mission)
 # Installed into the virtual environment by setup_python_env.
 PYTHON_REQUIREMENTS=("cobs-reloaded==0.1.1")
 COBS_VERSION="0.1.1"
@@ -157,6 +160,32 @@ suite_workflow() {
     cargo build --release --locked -p bitsift
     BITSIFT="$target_dir/release/bitsift" BITSIFT_WORKFLOW_VENV="$target_dir/workflow-venv" \
         bash workflow/test.sh
+}
+
+# The workflow as SLURM jobs (workflow/test-slurm.sh): a private one-node cluster (slurmctld,
+# slurmd, slurmdbd with MariaDB, munged: Debian's packages, installed with apt-get), a sharded
+# build and a split search through snakemake-executor-plugin-slurm, a shard job cancelled and
+# retried, checked with sacct; every daemon stopped at the end. Needs root: skipped otherwise,
+# or when apt-get cannot install the packages (the script exits 77).
+suite_slurm() {
+    step "slurm (the workflow as jobs of a one-node SLURM cluster)"
+    if skipping "${BITSIFT_SKIP_SLURM:-}"; then
+        say "skipped (BITSIFT_SKIP_SLURM=1)"
+        return
+    fi
+    if ! is_root; then
+        say "skipped: needs root (installs SLURM, MUNGE and MariaDB, runs their daemons); run as root, or BITSIFT_SKIP_SLURM=1 to silence this"
+        return
+    fi
+    cargo build --release --locked -p bitsift
+    local status=0
+    BITSIFT="$target_dir/release/bitsift" BITSIFT_SLURM_VENV="$target_dir/slurm-venv" \
+        bash workflow/test-slurm.sh || status=$?
+    if ((status == 77)); then
+        say "skipped (workflow/test-slurm.sh could not run here: see its message above)"
+    elif ((status != 0)); then
+        fail "workflow/test-slurm.sh failed (exit status $status)"
+    fi
 }
 
 suite_web() {
