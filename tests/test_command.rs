@@ -94,8 +94,9 @@ fn unknown_suites_and_arguments_are_refused() {
     let output = run_script(dir.path(), &["--only", "nonsense"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        text(&output.stderr)
-            .contains("unknown suite nonsense (suites: cargo python workflow web bench mission)"),
+        text(&output.stderr).contains(
+            "unknown suite nonsense (suites: cargo python workflow slurm web bench mission)"
+        ),
         "{}",
         text(&output.stderr)
     );
