@@ -356,7 +356,12 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         assert_eq!(key(cached), reference, "through the cache");
     }
     let stats = cache.stats();
-    assert!(stats.hits > 0, "repeated queries hit the cache: {stats:?}");
+    // Every read of the first pass is a miss that the second pass hits (a random case whose
+    // queries read nothing, e.g. every block ruled out by its summaries, has neither).
+    assert!(
+        stats.hits > 0 || stats.misses == 0,
+        "repeated queries hit the cache: {stats:?}"
+    );
     // A budget that holds the whole index becomes its image, scored in place once loaded,
     // on one thread and spread over three: the same answers.
     let memory = bitsift::io::RowMemory::for_budget(1 << 40, searcher.index().read_files());
