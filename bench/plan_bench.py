@@ -79,14 +79,15 @@ def main():
                          % (document, species, rng.randint(1_200_000, 1_800_000), species))
     with open(os.path.join(args.work, "config.yaml"), "w") as handle:
         handle.write("samples: samples.tsv\ncollection: results/collection\n"
-                     "work: results/work\norder: %s\n" % args.order)
+                     "work: plan\norder: %s\n" % args.order)
     snakemake = [args.snakemake, "-s", os.path.join(ROOT, "workflow/Snakefile"),
                  "--configfile", "config.yaml", "-d", "."]
     print("| step (%d samples, order %s) | wall | CPU | max RSS |" % (args.samples, args.order))
     print("|---|---:|---:|---:|")
     timed("`snakemake -n build`, before planning", snakemake + ["-n", "build"], args.work)
-    timed("planning: `snakemake --cores 1 results/work/shards`",
-          snakemake + ["--cores", "1", "results/work/shards"], args.work)
+    # The planning checkpoint's output: the shard lists under the workflow's `work` key.
+    timed("planning: the `shards` checkpoint (plan.py)",
+          snakemake + ["--cores", "1", "plan/shards"], args.work)
     out = timed("`snakemake -n build`, planned", snakemake + ["-n", "build"], args.work)
     shards = [line.split()[1] for line in out.splitlines() if line.startswith("build_shard ")]
     print("\nbuild_shard jobs in the planned dry run: %s" % (shards[0] if shards else "?"))
