@@ -42,25 +42,11 @@ fn write_genomes(dir: &Path, count: usize, seed: u64) -> (Vec<PathBuf>, Vec<Vec<
 /// Queries: exact pieces, mutated pieces (partial scores) and random sequence (only false
 /// positives), so scores depend on every document's exact filter.
 fn write_queries(dir: &Path, sequences: &[Vec<u8>], seed: u64) -> PathBuf {
-    let mut rng = Rng(seed);
-    let mut queries = Vec::new();
-    for q in 0..24 {
-        let source = &sequences[rng.below(sequences.len() as u64) as usize];
-        let len = 60 + rng.below(300) as usize;
-        let at = rng.below((source.len() - len) as u64) as usize;
-        let mut query = source[at..at + len].to_vec();
-        match q % 3 {
-            1 => {
-                for _ in 0..3 {
-                    let at = rng.below(len as u64) as usize;
-                    query[at] = b"ACGT"[rng.below(4) as usize];
-                }
-            }
-            2 => query = rng.dna(len),
-            _ => {}
-        }
-        queries.push((format!("q{q:02}"), query));
-    }
+    let queries: Vec<(String, Vec<u8>)> = mixed_queries(&mut Rng(seed), sequences, 24, 300, 3)
+        .into_iter()
+        .enumerate()
+        .map(|(q, query)| (format!("q{q:02}"), query))
+        .collect();
     let path = dir.join("queries.fa");
     write_fasta(&path, &queries);
     path

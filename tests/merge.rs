@@ -46,25 +46,7 @@ fn write_genomes(dir: &Path, lengths: &[usize], seed: u64) -> Genomes {
 /// Queries: exact pieces of genomes (true hits), pieces with a few changed bases (partial
 /// scores) and random sequence (only false positives).
 fn write_queries(path: &Path, sequences: &[Vec<u8>], count: usize, seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = Rng(seed);
-    let mut queries = Vec::new();
-    for q in 0..count {
-        let source = &sequences[rng.below(sequences.len() as u64) as usize];
-        let len = 60 + rng.below(200) as usize;
-        let at = rng.below((source.len() - len) as u64) as usize;
-        let mut query = source[at..at + len].to_vec();
-        match q % 3 {
-            1 => {
-                for _ in 0..2 {
-                    let at = rng.below(len as u64) as usize;
-                    query[at] = b"ACGT"[rng.below(4) as usize];
-                }
-            }
-            2 => query = rng.dna(len),
-            _ => {}
-        }
-        queries.push(query);
-    }
+    let queries = mixed_queries(&mut Rng(seed), sequences, count, 200, 2);
     let records: Vec<(String, Vec<u8>)> = queries
         .iter()
         .enumerate()

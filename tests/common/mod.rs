@@ -69,6 +69,37 @@ impl Rng {
     }
 }
 
+/// `count` queries cut from `sequences`: exact pieces (true hits), pieces with `mutations`
+/// changed bases (partial scores) and random sequence (only false positives), in turn; each
+/// 60 to 60 + `extra` bases long.
+pub fn mixed_queries(
+    rng: &mut Rng,
+    sequences: &[Vec<u8>],
+    count: usize,
+    extra: u64,
+    mutations: usize,
+) -> Vec<Vec<u8>> {
+    let mut queries = Vec::with_capacity(count);
+    for q in 0..count {
+        let source = &sequences[rng.below(sequences.len() as u64) as usize];
+        let len = 60 + rng.below(extra) as usize;
+        let at = rng.below((source.len() - len) as u64) as usize;
+        let mut query = source[at..at + len].to_vec();
+        match q % 3 {
+            1 => {
+                for _ in 0..mutations {
+                    let at = rng.below(len as u64) as usize;
+                    query[at] = b"ACGT"[rng.below(4) as usize];
+                }
+            }
+            2 => query = rng.dna(len),
+            _ => {}
+        }
+        queries.push(query);
+    }
+    queries
+}
+
 /// Writes a FASTA file of `records`.
 pub fn write_fasta(path: &Path, records: &[(String, Vec<u8>)]) {
     let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
