@@ -71,15 +71,7 @@ pub fn write_compact_header<'a>(
         out.extend_from_slice(&rows.to_le_bytes());
         out.extend_from_slice(&(layout.num_hashes as u64).to_le_bytes());
     }
-    for name in names {
-        if name.contains('\n') {
-            return Err(format!(
-                "document name {name:?} contains a newline, which the COBS format cannot store"
-            ));
-        }
-        out.extend_from_slice(name.as_bytes());
-        out.push(b'\n');
-    }
+    push_names(&mut out, names)?;
     let position = out.len() as u64;
     let padding = (layout.page_size - ((position + 13) % layout.page_size)) % layout.page_size;
     out.resize(out.len() + padding as usize, 0);
@@ -113,6 +105,13 @@ pub fn write_classic_header<'a>(
     out.extend_from_slice(&document_count.to_le_bytes());
     out.extend_from_slice(&row_count.to_le_bytes());
     out.extend_from_slice(&(num_hashes as u64).to_le_bytes());
+    push_names(&mut out, names)?;
+    out.extend_from_slice(CLASSIC_MAGIC);
+    Ok(out)
+}
+
+/// Appends the document names, one per line, as both COBS headers store them.
+fn push_names<'a>(out: &mut Vec<u8>, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
     for name in names {
         if name.contains('\n') {
             return Err(format!(
@@ -122,8 +121,7 @@ pub fn write_classic_header<'a>(
         out.extend_from_slice(name.as_bytes());
         out.push(b'\n');
     }
-    out.extend_from_slice(CLASSIC_MAGIC);
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
