@@ -2,7 +2,7 @@
 """Real servers for the remote-index tests: nginx (HTTP range requests) and an S3-compatible
 server (moto in server mode), with a chosen round-trip time between them and the client.
 
-    servers.py start --dir DIR --state STATE [--rtt-ms N]   # prints one JSON object
+    servers.py start --dir DIR --state STATE [--rtt-ms N] [--no-upload]  # prints one JSON object
     servers.py rtt   --state STATE --rtt-ms N               # change the round-trip time
     servers.py sync  --state STATE                          # re-upload DIR to the bucket
     servers.py stop  --state STATE                          # stop everything, remove the network
@@ -307,7 +307,7 @@ def command_start(args):
     wait_http(info["s3_direct"] + "/", "moto")
     choose_latency(info, direct_http, host, ports)
     save(state, info)
-    info["uploaded"] = upload(info)
+    info["uploaded"] = 0 if args.no_upload else upload(info)
     wait_http(info["http"] + "/", "the delaying proxy")
     save(state, info)
     print(json.dumps(public(info)), flush=True)
@@ -500,6 +500,8 @@ def main():
     start.add_argument("--dir", required=True)
     start.add_argument("--state", required=True)
     start.add_argument("--rtt-ms", type=float, default=0.0)
+    start.add_argument("--no-upload", action="store_true",
+                       help="do not upload DIR to the S3 server (HTTP-only runs; `sync` uploads it)")
     rtt = sub.add_parser("rtt")
     rtt.add_argument("--state", required=True)
     rtt.add_argument("--rtt-ms", type=float, required=True)
