@@ -134,11 +134,12 @@ suite_cargo() {
     cargo test --workspace --locked "${cargo_args[@]}"
 }
 
-# The Python package (python/): python/run-tests.sh installs it from source into the virtual
-# environment (pip install ./python), then runs its pytest suite and its example, comparing
-# with the bitsift command and, unless BITSIFT_SKIP_COBS=1, with COBS's cobs_index.
+# The Python package (python/): python/run-tests.sh builds its abi3 wheel (pip wheel ./python,
+# left in target/wheels), installs that wheel in a fresh environment without Rust on PATH and
+# into the virtual environment, then runs its pytest suite and its example, comparing with
+# the bitsift command and, unless BITSIFT_SKIP_COBS=1, with COBS's cobs_index.
 suite_python() {
-    step "python package (pip install ./python, pytest, example)"
+    step "python package (abi3 wheel built, installed without Rust; pytest, example)"
     local python="$venv/bin/python"
     if [[ ! -x "$python" ]]; then
         # BITSIFT_SKIP_COBS=1 made no environment for the peer; the package needs one.

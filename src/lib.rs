@@ -12,11 +12,17 @@
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
-//! - [`server`]: the HTTP search server (JSON API and web page);
+//! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
+//! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
+//!   features of the same names);
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
 //!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
 //!   error, on SIGINT/SIGTERM and after a crash, and the one way files are replaced atomically;
 //!   `walk`: the one recursive directory walk and list-file reader.
+//!
+//! Cargo features: the default `cli` builds the `bitsift` and `cobs` programs and turns on
+//! `server`, `iobench` and `synth`. With `default-features = false` (as the Python package
+//! depends on it) the library is the rest: no HTTP stack, no tokio, no clap.
 
 #![warn(missing_docs)]
 
@@ -28,14 +34,17 @@ pub mod builder;
 pub mod collection;
 pub mod format;
 pub mod io;
+#[cfg(feature = "iobench")]
 pub mod iobench;
 pub mod kmer;
 pub mod metadata;
 pub mod query;
 pub mod read;
 pub mod seqfile;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod summary;
+#[cfg(feature = "synth")]
 pub mod synth;
 mod tempfiles;
 pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};

@@ -14,13 +14,14 @@ use anyhow::{bail, Context, Result};
 use bitsift::alphabet::BaseReading;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions};
 use bitsift::format::DocumentNames;
-use bitsift::io::{EngineChoice, EngineOptions};
+use bitsift::io::EngineOptions;
 use bitsift::query::output::fraction;
 use bitsift::query::{QueryResult, RowSource, SearchOptions, Searcher};
 use bitsift::seqfile::{document_name, SeqReader, SeqRecord};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
+use super::choices::EngineArg;
 use super::{parse_threshold, Outcome, Ui};
 
 mod bundled {
@@ -33,8 +34,8 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// I/O engine for the searches
-    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
-    engine: EngineChoice,
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
     /// Report documents containing at least this fraction of a query's k-mers
     #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: f64,
@@ -64,7 +65,7 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
     );
     let index = build_index(&dir, ui)?;
     let engine = EngineOptions {
-        choice: args.engine,
+        choice: args.engine.into(),
         ..EngineOptions::default()
     };
     let mut searcher = Searcher::open(std::slice::from_ref(&index), &engine)?;

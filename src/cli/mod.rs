@@ -3,6 +3,7 @@
 
 mod build;
 mod checksum;
+mod choices;
 mod cobs;
 mod collection;
 mod demo;

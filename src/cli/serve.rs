@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{EngineOptions, QUEUE_DEPTH_DEFAULT};
 use bitsift::server::{IndexSources, ServerConfig, ServerError};
 use clap::Args;
 
+use super::choices::{DirectIoArg, EngineArg};
 use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
@@ -100,14 +101,14 @@ pub struct ServeArgs {
     #[arg(long, help_heading = "I/O")]
     warm: bool,
     /// I/O engine
-    #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
-    engine: EngineChoice,
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "I/O")]
+    engine: EngineArg,
     /// Reads in flight (uring) or reader threads (pread), per worker
     #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
     queue_depth: u32,
     /// Bypass the page cache with O_DIRECT (uring, pread)
-    #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
-    direct_io: DirectIo,
+    #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
+    direct_io: DirectIoArg,
 }
 
 /// Longest time any option accepts: a week. Longer values are typos (`1e30`), and would
@@ -154,9 +155,9 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         request_timeout: args.timeout,
         workers: args.workers.max(1),
         engine: EngineOptions {
-            choice: args.engine,
+            choice: args.engine.into(),
             queue_depth: args.queue_depth,
-            direct: args.direct_io,
+            direct: args.direct_io.into(),
         },
         metadata: args.metadata,
         skip_broken: args.skip_broken,

@@ -227,8 +227,8 @@ impl EngineKind {
     }
 }
 
-/// Which engine to open.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which engine to open (the command line's `--engine`, src/cli/choices.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EngineChoice {
     /// io_uring when it works here, else pread.
     #[default]
@@ -243,8 +243,21 @@ pub enum EngineChoice {
     Ram,
 }
 
-/// Whether to bypass the page cache.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+impl EngineChoice {
+    /// Lowercase name as used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::Uring => "uring",
+            EngineChoice::Pread => "pread",
+            EngineChoice::Mmap => "mmap",
+            EngineChoice::Ram => "ram",
+        }
+    }
+}
+
+/// Whether to bypass the page cache (the command line's `--direct-io`, src/cli/choices.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DirectIo {
     /// O_DIRECT when the file system supports it.
     #[default]
@@ -253,6 +266,17 @@ pub enum DirectIo {
     Required,
     /// Buffered reads through the page cache.
     Off,
+}
+
+impl DirectIo {
+    /// Lowercase name as used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirectIo::Auto => "auto",
+            DirectIo::Required => "required",
+            DirectIo::Off => "off",
+        }
+    }
 }
 
 /// How to open an engine.

@@ -17,8 +17,8 @@ use super::present::{identity, rounded, NOT_LISTED};
 use super::{BatchStats, Coverage, Index, QueryResult};
 use crate::metadata::Metadata;
 
-/// Output formats of `bitsift query`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Output formats of `bitsift query` (its `--format`, src/cli/choices.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OutputFormat {
     /// Header line, then `query document kmers_found kmers_total fraction identity`; with
     /// `--group-by`, one line per query and group instead.
@@ -33,6 +33,18 @@ pub enum OutputFormat {
     /// of at least one query, with the fraction of each query's k-mers it holds (empty: not
     /// a hit).
     Matrix,
+}
+
+impl OutputFormat {
+    /// Lowercase name as used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Tsv => "tsv",
+            OutputFormat::Json => "json",
+            OutputFormat::Cobs => "cobs",
+            OutputFormat::Matrix => "matrix",
+        }
+    }
 }
 
 /// Why a query was not searched.

@@ -10,15 +10,16 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
-use bitsift::query::output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};
+use bitsift::query::output::{OutputSetup, Provenance, ResultWriter, SearchSettings};
 use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, SearchOptions, Searcher, SessionSetup};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;
 use clap::Args;
 
+use super::choices::{DirectIoArg, EngineArg, FormatArg};
 use super::output_file::Sink;
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
@@ -101,8 +102,8 @@ pub struct QueryArgs {
     limit: usize,
 
     /// Output format
-    #[arg(long, value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
-    format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = FormatArg::Tsv, help_heading = "Output")]
+    format: FormatArg,
     /// --format matrix: cells say 1 (a hit at the threshold) or 0 instead of the fraction
     #[arg(long, help_heading = "Output")]
     presence: bool,
@@ -150,8 +151,8 @@ pub struct QueryArgs {
     threads: usize,
 
     /// I/O engine
-    #[arg(long, value_enum, default_value_t = EngineChoice::Auto, help_heading = "I/O")]
-    engine: EngineChoice,
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "I/O")]
+    engine: EngineArg,
     /// Merge reads separated by at most this many bytes (e.g. 16K)
     #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
     merge_gap: Option<u64>,
@@ -173,8 +174,8 @@ pub struct QueryArgs {
     #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
     queue_depth: u32,
     /// Bypass the page cache with O_DIRECT (uring, pread)
-    #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
-    direct_io: DirectIo,
+    #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
+    direct_io: DirectIoArg,
 }
 
 /// What `cobs query` asks for, in bitsift's terms (see [`super::cobs`]).
@@ -217,7 +218,7 @@ impl QueryArgs {
             threshold: query.threshold,
             min_identity: None,
             limit: query.limit,
-            format: OutputFormat::Cobs,
+            format: FormatArg::Cobs,
             presence: false,
             report_misses: false,
             coverage: false,
@@ -229,9 +230,9 @@ impl QueryArgs {
             waves: false,
             threads: query.threads,
             engine: if query.load_complete {
-                EngineChoice::Ram
+                EngineArg::Ram
             } else {
-                EngineChoice::Auto
+                EngineArg::Auto
             },
             merge_gap: None,
             read_max: None,
@@ -239,7 +240,7 @@ impl QueryArgs {
             side_memory: SIDE_MEMORY_DEFAULT,
             warm: false,
             queue_depth: QUEUE_DEPTH_DEFAULT,
-            direct_io: DirectIo::Auto,
+            direct_io: DirectIoArg::Auto,
         }
     }
 }
@@ -290,7 +291,7 @@ fn check_sequence_argument(sequence: &str) -> Result<(), UsageError> {
 
 /// How the query bases are read: bitsift's rule, or COBS's for `--format cobs`.
 fn base_reading(args: &QueryArgs) -> BaseReading {
-    if args.cobs_bases || args.format == OutputFormat::Cobs {
+    if args.cobs_bases || args.format == FormatArg::Cobs {
         BaseReading::Cobs {
             fold_case: args.fold_case,
         }
@@ -315,9 +316,9 @@ fn open_queries(args: &QueryArgs) -> Result<Queries> {
 
 fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)> {
     let engine = EngineOptions {
-        choice: args.engine,
+        choice: args.engine.into(),
         queue_depth: args.queue_depth,
-        direct: args.direct_io,
+        direct: args.direct_io.into(),
     };
     let header_options = HeaderOptions {
         legacy_k: args.legacy_k,
@@ -349,7 +350,7 @@ fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)>
             eprintln!("bitsift: notice: {notice}");
         }
     }
-    if !args.no_summaries && args.format != OutputFormat::Cobs {
+    if !args.no_summaries && args.format != FormatArg::Cobs {
         // Damaged or foreign summaries are not used: their index is read in full.
         for problem in searcher.index().summaries().problems() {
             eprintln!("bitsift: warning: {problem}");
@@ -400,8 +401,8 @@ fn load_metadata(path: &Path, searcher: &Searcher) -> Result<Metadata> {
 
 /// Output options that only some formats have.
 fn check_output_options(args: &QueryArgs) -> Result<(), UsageError> {
-    let tabular = matches!(args.format, OutputFormat::Tsv | OutputFormat::Json);
-    if args.presence && args.format != OutputFormat::Matrix {
+    let tabular = matches!(args.format, FormatArg::Tsv | FormatArg::Json);
+    if args.presence && args.format != FormatArg::Matrix {
         return Err(UsageError("--presence applies to --format matrix".into()));
     }
     if args.group_by.is_some() && !tabular {
@@ -422,7 +423,7 @@ fn output_setup<'a>(
         BaseReading::Cobs { fold_case } => ("cobs", fold_case),
     };
     OutputSetup {
-        format: args.format,
+        format: args.format.into(),
         index,
         verbatim: args.sequence.is_some(),
         report_misses: args.report_misses,
@@ -438,7 +439,7 @@ fn output_setup<'a>(
                 bases,
                 fold_case,
                 prune: !args.no_prune,
-                summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
+                summaries: !args.no_summaries && args.format != FormatArg::Cobs,
                 metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
                 group_by: args.group_by.clone(),
             },
@@ -477,11 +478,11 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         offset: 0,
         group_by,
         only_group: None,
-        cobs_order: args.format == OutputFormat::Cobs,
+        cobs_order: args.format == FormatArg::Cobs,
         prune: !args.no_prune,
         coverage: args.coverage,
         // COBS's output is COBS's answer: every block is read.
-        summaries: !args.no_summaries && args.format != OutputFormat::Cobs,
+        summaries: !args.no_summaries && args.format != FormatArg::Cobs,
         waves: args.waves,
     };
     let batch_max = if args.batch == 0 {
