@@ -11,6 +11,8 @@
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
+//!   names and terms, for builds that reproduce COBS's;
 //! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
 //! - [`server`]: the HTTP search server (JSON API and web page);
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
@@ -26,6 +28,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod alphabet;
 pub mod builder;
 pub mod collection;
+pub mod doclist;
 pub mod format;
 pub mod io;
 pub mod iobench;

@@ -156,6 +156,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         metadata,
         summaries,
         rows: args.rows.into(),
+        documents: None,
     };
     let report = build(&options)?;
     if !ui.quiet {
