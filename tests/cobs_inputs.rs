@@ -263,3 +263,63 @@ fn unreadable_types_are_refused() {
     ]);
     assert!(stderr(&output).contains("must end with .cobs_classic"));
 }
+
+/// `bitsift build --cobs-file-type`: COBS's documents in a bitsift build (bitsift's order and
+/// page size), scored as COBS scores its own compact index of them.
+#[test]
+fn bitsift_build_reads_cobs_types() {
+    let dir = temp_dir();
+    let data = inputs(dir.path());
+    let queries_file = dir.path().join("queries.fa");
+    queries(&data, &queries_file);
+    let ours = dir.path().join("ours.cobs_compact");
+    ok(run(&[
+        "build",
+        "--cobs-file-type",
+        "any",
+        "-o",
+        text(&ours),
+        text(&data.join("fasta_multi")),
+        text(&data.join("text")),
+        text(&data.join("cortex")),
+    ]));
+    let header = bitsift::format::IndexHeader::open(&ours).unwrap();
+    let mut names: Vec<String> = header.names.iter().map(str::to_string).collect();
+    names.sort();
+    let mut expected: Vec<String> = (0..5).map(|i| format!("sample2_{i:06}")).collect();
+    expected.extend(["DRR030535", "sample1", "sample1_000000", "sample2"].map(String::from));
+    expected.sort();
+    assert_eq!(names, expected);
+    let theirs = dir.path().join("theirs.cobs_compact");
+    let all = dir.path().join("all");
+    for part in ["fasta_multi", "text", "cortex"] {
+        copy_tree(&data.join(part), &all.join(part), &|_| false);
+    }
+    let Some(_) = cobs_documents(&["build", "--kind", "compact", text(&all), text(&theirs)]) else {
+        return;
+    };
+    let scores = |index: &Path| {
+        let output = cobs_peer(&[
+            "query",
+            "-i",
+            text(index),
+            "-t",
+            "0",
+            "-f",
+            text(&queries_file),
+        ])
+        .expect("COBS is there");
+        parse_scores(&stdout(&output))
+    };
+    assert_eq!(scores(&ours), scores(&theirs));
+    let output = run(&[
+        "build",
+        "--cobs-file-type",
+        "text",
+        "--per-record",
+        "-o",
+        text(&dir.path().join("x.cobs_compact")),
+        text(&data),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
