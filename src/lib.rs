@@ -11,6 +11,8 @@
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
+//!   names and terms, for builds that reproduce COBS's;
 //! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
 //! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
 //! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
@@ -32,6 +34,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod alphabet;
 pub mod builder;
 pub mod collection;
+pub mod doclist;
 pub mod format;
 pub mod io;
 #[cfg(feature = "iobench")]

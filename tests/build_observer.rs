@@ -47,6 +47,7 @@ fn options(dir: &Path, inputs: PathBuf) -> BuildOptions {
         metadata: None,
         summaries: None,
         rows: Default::default(),
+        documents: None,
     }
 }
 

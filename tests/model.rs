@@ -134,6 +134,7 @@ fn build_collection(
         metadata: None,
         summaries: Some(Default::default()),
         rows: Default::default(),
+        documents: None,
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");
@@ -754,6 +755,7 @@ fn build_ordered(
             max_ram_bytes: cap,
         }),
         rows: Default::default(),
+        documents: None,
     })
     .expect("build");
     let header = IndexHeader::open(&index).expect("open built index");

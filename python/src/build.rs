@@ -215,6 +215,7 @@ pub fn build<'py>(
         metadata,
         summaries: summaries.then(bitsift::builder::summaries::SummaryOptions::default),
         rows: Default::default(),
+        documents: None,
     };
     let built = run_observed(py, options, progress)?;
     // Every count was reported before the index was put in place; flush the last messages.

@@ -4,6 +4,7 @@
 //! - [`index`]: `bitsift.Index`, index files opened once and searched from any thread, the
 //!   GIL released while searching;
 //! - [`build`]: `bitsift.build`, with a progress callback and Ctrl-C;
+//! - [`cobs`]: the native half of `bitsift.cobs`'s document lists and constructions;
 //! - [`results`]: `bitsift.QueryResult` and its conversions;
 //! - [`queries`]: what a query may be, and the base rule applied to it;
 //! - [`errors`]: Rust errors as Python exceptions with the command line's messages;
@@ -22,6 +23,8 @@
 
 #[cfg(feature = "extension")]
 mod build;
+#[cfg(feature = "extension")]
+mod cobs;
 #[cfg(feature = "extension")]
 mod errors;
 #[cfg(feature = "extension")]
@@ -46,6 +49,10 @@ use pyo3::prelude::*;
 mod _bitsift {
     #[pymodule_export]
     use super::build::build;
+    #[pymodule_export]
+    use super::cobs::{
+        cobs_construct, cobs_file_type, cobs_load, cobs_num_terms, cobs_scan, cobs_signature_size,
+    };
     #[pymodule_export]
     use super::errors::IndexError;
     #[pymodule_export]

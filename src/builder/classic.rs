@@ -8,7 +8,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::output::PendingFile;
-use super::{build, inputs, BuildError, BuildOptions, BuildReport};
+use super::{build, BuildError, BuildOptions, BuildReport};
 use crate::format::{sidecar_path, write_classic_header, IndexHeader};
 
 /// Bytes copied at a time from the compact index's rows.
@@ -22,7 +22,7 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
             path: options.output.clone(),
         });
     }
-    let documents = inputs::discover(&options.inputs, &options.lists)?.len() as u64;
+    let documents = super::input_files(options)?.len() as u64;
     let directory = match options.output.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

@@ -26,25 +26,31 @@ pub enum RowSizing {
     /// so a merge can put their documents into full blocks with every score unchanged
     /// ([`crate::collection::merge`]).
     PowerOfTwo,
+    /// Every block gets the rows of a filter of this many k-mers, whatever its documents
+    /// hold: COBS's classic construction sizes its one matrix by the term count of its
+    /// largest file *by bytes*, which need not be the document with the most terms
+    /// ([`crate::doclist::DocumentList::classic_terms`]).
+    Terms(u64),
 }
 
 impl RowSizing {
     /// Rows of a block whose largest document has `kmers` k-mers.
     pub fn rows(self, kmers: u64, num_hashes: u32, fpr: f64) -> u64 {
-        let exact = rows_for(kmers, num_hashes, fpr);
         match self {
-            RowSizing::Exact => exact,
-            RowSizing::PowerOfTwo => exact.next_power_of_two(),
+            RowSizing::Exact => rows_for(kmers, num_hashes, fpr),
+            RowSizing::PowerOfTwo => rows_for(kmers, num_hashes, fpr).next_power_of_two(),
+            RowSizing::Terms(terms) => rows_for(terms, num_hashes, fpr),
         }
     }
 }
 
 impl std::fmt::Display for RowSizing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RowSizing::Exact => "exact",
-            RowSizing::PowerOfTwo => "power-of-two",
-        })
+        match self {
+            RowSizing::Exact => f.write_str("exact"),
+            RowSizing::PowerOfTwo => f.write_str("power-of-two"),
+            RowSizing::Terms(terms) => write!(f, "terms-{terms}"),
+        }
     }
 }
 

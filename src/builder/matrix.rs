@@ -23,6 +23,7 @@ use super::scan::Document;
 use super::summaries::{SummaryFeed, FEED_PIECE_KMERS};
 use super::{BuildError, Progress};
 use crate::alphabet::BaseReading;
+use crate::doclist::DocumentEntry;
 use crate::kmer::{BaseRule, KmerHasher};
 use crate::seqfile::{SeqReader, SeqRecord};
 use crate::summary::filter::SharedFilter;
@@ -47,6 +48,9 @@ pub struct BlockFill<'a> {
     pub summary: Option<&'a SharedFilter>,
     /// Minimizer length of the summary's buckets.
     pub minimizer: u32,
+    /// With a COBS document list: its entries, indexed by [`Document::source`], whose terms
+    /// are read as COBS reads them and hashed by COBS's byte rule.
+    pub entries: Option<&'a [DocumentEntry]>,
 }
 
 /// Views a byte slice as atomics so that parallel tasks may store into it.
@@ -76,7 +80,7 @@ impl BlockFill<'_> {
             "matrix size"
         );
         let matrix = as_atomic(matrix);
-        if self.per_record {
+        if self.per_record && self.entries.is_none() {
             self.fill_by_file(columns, stride, matrix, progress)
         } else {
             self.fill_by_column(columns, stride, matrix, progress)
@@ -84,7 +88,11 @@ impl BlockFill<'_> {
     }
 
     fn hasher(&self) -> KmerHasher {
-        KmerHasher::new(self.k, self.canonical, self.num_hashes, BaseRule::FoldCase)
+        let rule = match self.entries {
+            Some(_) => BaseRule::Cobs,
+            None => BaseRule::FoldCase,
+        };
+        KmerHasher::new(self.k, self.canonical, self.num_hashes, rule)
     }
 
     fn feed<'f>(&self, filter: &'f SharedFilter) -> SummaryFeed<'f> {
@@ -115,18 +123,29 @@ impl BlockFill<'_> {
                 let first = byte_column * 8;
                 let last = (first + 8).min(self.documents.len());
                 for (bit, document) in self.documents[first..last].iter().enumerate() {
-                    let path = &self.files[document.source as usize];
-                    let mut reader = SeqReader::open(path)?;
-                    while reader.next_bases_into(record, BaseReading::Standard)? {
+                    let mut add = |hasher: &mut KmerHasher, run: &[u8], feed: Option<&mut _>| {
                         set_bits(
                             hasher,
-                            &record.sequence,
+                            run,
                             rows,
                             1 << bit,
-                            feed.as_mut(),
+                            feed,
                             |row| prefetch_byte(base.wrapping_add(row)),
                             |row, bit| column[row] |= bit,
-                        );
+                        )
+                    };
+                    if let Some(entries) = self.entries {
+                        // A COBS document: its terms as COBS reads them.
+                        entries[document.source as usize]
+                            .for_each_run(self.k as usize, &mut |run| {
+                                add(hasher, run, feed.as_mut())
+                            })?;
+                    } else {
+                        let path = &self.files[document.source as usize];
+                        let mut reader = SeqReader::open(path)?;
+                        while reader.next_bases_into(record, BaseReading::Standard)? {
+                            add(hasher, &record.sequence, feed.as_mut());
+                        }
                     }
                     progress.document_done(document.kmers)?;
                 }

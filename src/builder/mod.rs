@@ -45,6 +45,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
+use crate::doclist::{DocListError, DocumentList};
 use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::seqfile::SeqFileError;
 use crate::summary::file::{fingerprint, IndexIdentity, SummaryFile};
@@ -109,6 +110,15 @@ pub enum BuildError {
     },
 }
 
+impl From<DocListError> for BuildError {
+    fn from(e: DocListError) -> Self {
+        match e {
+            DocListError::File { path, detail } => BuildError::Input { path, detail },
+            other => BuildError::Invalid(other.to_string()),
+        }
+    }
+}
+
 impl From<SeqFileError> for BuildError {
     fn from(e: SeqFileError) -> Self {
         BuildError::Input {
@@ -155,6 +165,11 @@ pub struct BuildOptions {
     pub summaries: Option<SummaryOptions>,
     /// How each block's row count follows from its largest document.
     pub rows: layout::RowSizing,
+    /// A COBS document list ([`crate::doclist`]): when given, these are the documents, with
+    /// their COBS names, term counts and COBS's reading of their terms (bytes hashed by COBS's
+    /// rule, so soft-masked bases count as `A`, as in COBS); `inputs`, `lists` and
+    /// `per_record` are then not used.
+    pub documents: Option<DocumentList>,
 }
 
 /// What a build produced.
@@ -232,7 +247,7 @@ pub fn build_observed(
             path: options.output.clone(),
         });
     }
-    let files = inputs::discover(&options.inputs, &options.lists)?;
+    let files = input_files(options)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
         .thread_name(|i| format!("bitsift-build-{i}"))
@@ -241,6 +256,16 @@ pub fn build_observed(
             BuildError::Invalid(format!("cannot start {} threads: {e}", options.threads))
         })?;
     pool.install(|| build_in_pool(options, &files, started, observer))
+}
+
+/// The files a build reads: those of its document list (one per document), or its inputs
+/// and lists discovered ([`inputs::discover`]).
+pub fn input_files(options: &BuildOptions) -> Result<Vec<PathBuf>, BuildError> {
+    match &options.documents {
+        Some(list) if list.is_empty() => Err(BuildError::NoInputs),
+        Some(list) => Ok(list.entries.iter().map(|e| e.path.clone()).collect()),
+        None => inputs::discover(&options.inputs, &options.lists),
+    }
 }
 
 fn validate(options: &BuildOptions) -> Result<(), BuildError> {
@@ -423,13 +448,24 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
     // Sketches order by similarity and, where cheap, size each block's summary filter.
     let sketch = options.order.needs_sketches()
         || (options.summaries.is_some() && sketch::cheap(options.k, options.canonical));
-    let (mut documents, mut sketches) = scan::scan(
-        files,
-        options.k,
-        options.per_record,
-        sketch.then_some(options.canonical),
-        &scanning,
-    )?;
+    let (mut documents, mut sketches) = match &options.documents {
+        Some(list) => {
+            if options.order.needs_sketches() {
+                return Err(BuildError::Invalid(format!(
+                    "the order {} is not available for a COBS document list",
+                    options.order
+                )));
+            }
+            (scan::scan_entries(&list.entries, options.k)?, Vec::new())
+        }
+        None => scan::scan(
+            files,
+            options.k,
+            options.per_record,
+            sketch.then_some(options.canonical),
+            &scanning,
+        )?,
+    };
     scanning.finish_and_clear();
     if documents.is_empty() {
         return Err(BuildError::NoInputs);
@@ -654,6 +690,7 @@ fn write_block(
         per_record: options.per_record,
         summary: filter.as_ref(),
         minimizer: summaries.as_ref().map_or(0, |(s, _)| s.minimizer()),
+        entries: options.documents.as_ref().map(|l| l.entries.as_slice()),
     };
     let spilled = fill_block(
         options,

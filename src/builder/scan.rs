@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::sketch::{Sketch, Sketcher};
 use super::BuildError;
 use crate::alphabet::BaseReading;
+use crate::doclist::DocumentEntry;
 use crate::format::check_document_name;
 use crate::kmer::kmer_count;
 use crate::seqfile::{document_name, SeqReader, SeqRecord};
@@ -116,4 +117,27 @@ fn scan_file(
         }
     }
     Ok((documents, sketches))
+}
+
+/// The documents of a COBS document list, in its order: each entry is one document (source
+/// `i` is entry `i`), with COBS's name and COBS's term count, which sizes its filter as in
+/// COBS. Files are read here only where COBS reads them to count (FASTA, FASTQ).
+pub fn scan_entries(entries: &[DocumentEntry], k: u32) -> Result<Vec<Document>, BuildError> {
+    entries
+        .par_iter()
+        .enumerate()
+        .map(|(source, entry)| {
+            check_document_name(&entry.name).map_err(|detail| BuildError::Input {
+                path: entry.path.clone(),
+                detail,
+            })?;
+            Ok(Document {
+                source: source as u32,
+                record: None,
+                name: entry.name.clone(),
+                kmers: entry.num_terms(k.into())?,
+                bases: entry.size,
+            })
+        })
+        .collect()
 }

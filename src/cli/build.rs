@@ -7,10 +7,11 @@ use bitsift::builder::layout::{bits_per_kmer, RowSizing};
 use bitsift::builder::order::Order;
 use bitsift::builder::summaries::{SummaryOptions, DEFAULT_BITS_PER_KMER, DEFAULT_MAX_RAM};
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
+use bitsift::doclist::{DocumentList, FileType};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
-use super::{parse_memory_size, Outcome, Ui};
+use super::{parse_memory_size, Outcome, Ui, UsageError};
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
@@ -30,6 +31,12 @@ pub struct BuildArgs {
     /// One document per FASTA/FASTQ record instead of one per file
     #[arg(long, help_heading = "Input")]
     per_record: bool,
+    /// Read the inputs as COBS does, of COBS's document type TYPE (any, text, cortex,
+    /// cobs_doc, fasta, fastq, list): text files, McCortex graphs, k-mer buffers and
+    /// multi-FASTA records (.mfasta) too, COBS's names, bytes hashed by COBS's rule; no
+    /// block summaries
+    #[arg(long, value_name = "TYPE", conflicts_with_all = ["per_record", "lists"], help_heading = "Input")]
+    cobs_file_type: Option<String>,
 
     /// k-mer length
     #[arg(short, long, default_value_t = 31, help_heading = "Index")]
@@ -134,8 +141,29 @@ fn parse_order(text: &str) -> Result<Order, String> {
     text.parse()
 }
 
+/// The COBS document list of `--cobs-file-type`: every input as COBS's `add_recursive`
+/// reads it with that filter.
+fn cobs_documents(args: &BuildArgs) -> Result<Option<DocumentList>> {
+    let Some(name) = &args.cobs_file_type else {
+        return Ok(None);
+    };
+    let filter = FileType::parse(name).map_err(|e| UsageError(format!("--cobs-file-type: {e}")))?;
+    let mut list = DocumentList::default();
+    for input in &args.inputs {
+        list.add_recursive(input, filter)?;
+    }
+    if list.is_empty() {
+        bail!("no documents of COBS's type {filter} in the inputs");
+    }
+    Ok(Some(list))
+}
+
 pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
-    let (order, metadata, summaries) = args.layout.resolve()?;
+    let documents = cobs_documents(&args)?;
+    let (order, metadata, mut summaries) = args.layout.resolve()?;
+    if documents.is_some() && summaries.take().is_some() {
+        tracing::info!("no block summaries: the documents are read as COBS reads them");
+    }
     let options = BuildOptions {
         output: args.output,
         inputs: args.inputs,
@@ -156,6 +184,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         metadata,
         summaries,
         rows: args.rows.into(),
+        documents,
     };
     let report = build(&options)?;
     if !ui.quiet {

@@ -333,6 +333,7 @@ fn build_subindex(
         metadata: options.metadata.clone(),
         summaries: options.summaries,
         rows: parameters.rows,
+        documents: None,
     };
     let file = manifest.reserve_file("cobs_compact");
     let output = subindex_path(&options.directory, &file);

@@ -1,6 +1,7 @@
 //! `cobs compact-construct` and `cobs classic-construct` on bitsift's builder, with COBS's
-//! parameters: k = 31, canonical k-mers, one hash function, false-positive rate 0.3, and for
-//! the compact index COBS's automatic page size.
+//! parameters (k = 31, canonical k-mers, one hash function, false-positive rate 0.3, and for
+//! the compact index COBS's automatic page size) and COBS's documents: every type COBS reads,
+//! named, counted and read as COBS does ([`bitsift::doclist`]), in COBS's order.
 
 use std::path::PathBuf;
 
@@ -8,7 +9,8 @@ use anyhow::{bail, Result};
 use bitsift::builder::classic::build_classic;
 use bitsift::builder::layout::RowSizing;
 use bitsift::builder::order::Order;
-use bitsift::builder::{build, default_memory_bytes, inputs, BuildOptions};
+use bitsift::builder::{build, default_memory_bytes, BuildOptions};
+use bitsift::doclist::{cobs_page_size, DocumentList, FileType};
 use clap::Args;
 
 use super::super::build::print_report;
@@ -24,7 +26,8 @@ pub struct ConstructArgs {
     /// path to the output index file
     #[arg(value_name = "OUT_FILE")]
     out_file: PathBuf,
-    /// "list" to read a file list, or filter documents by file type (any, fasta, fastq)
+    /// "list" to read a file list, or filter documents by file type (any, text, cortex,
+    /// cobs_doc, fasta, fastq)
     #[arg(long, default_value = "any", value_name = "TYPE")]
     file_type: String,
     /// memory in bytes to use [default: half the available memory]
@@ -80,25 +83,27 @@ pub struct ClassicArgs {
     sig_size: u64,
 }
 
-/// COBS's automatic page size for `documents` documents (`compact_construct` in
-/// `cobs/construction/compact_index.cpp`): sqrt(D/8) rounded up to a power of two, in
-/// 8..=4096.
-pub fn cobs_page_size(documents: u64) -> u64 {
-    let root = ((documents / 8) as f64).sqrt() as u64;
-    root.next_power_of_two().clamp(8, 4096)
-}
-
 pub fn compact(args: CompactArgs, ui: Ui) -> Result<Outcome> {
-    let mut options = options(&args.common, Order::Size, ui)?;
-    let documents = report::print_inputs(&options, args.common.term_size)?;
-    options.page_size = Some(match args.page_size {
-        0 => cobs_page_size(documents),
+    let list = prepare(&args.common, ".cobs_compact")?;
+    let page_size = match args.page_size {
+        0 => cobs_page_size(list.len() as u64),
         bytes => bytes,
-    });
-    run(&options, ui)
+    };
+    let per_block = usize::try_from(8 * page_size)
+        .map_err(|_| UsageError(format!("--page-size {page_size} is too large")))?;
+    // COBS's layout: by size, blocks of 8·P documents each in path order, blocks without a
+    // k-mer left out.
+    let (ordered, _) = list.compact_order(per_block, args.common.term_size.into())?;
+    let mut options = options(&args.common, ordered, ui);
+    options.page_size = Some(page_size);
+    let report = build(&options)?;
+    if !ui.quiet {
+        print_report(&options, &report);
+    }
+    Ok(Outcome::Success)
 }
 
-/// A classic index: every document in one matrix, in path order
+/// A classic index: every document in one matrix, in the list's order (by path)
 /// ([`bitsift::builder::classic`]).
 pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
     if args.sig_size != 0 {
@@ -107,8 +112,10 @@ pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
             "rows follow from the false positive rate and the largest document",
         );
     }
-    let options = options(&args.common, Order::Input, ui)?;
-    report::print_inputs(&options, args.common.term_size)?;
+    let list = prepare(&args.common, ".cobs_classic")?;
+    let terms = list.classic_terms(args.common.term_size.into())?;
+    let mut options = options(&args.common, list, ui);
+    options.rows = RowSizing::Terms(terms);
     let report = build_classic(&options)?;
     if !ui.quiet {
         print_report(&options, &report);
@@ -116,17 +123,21 @@ pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn run(options: &BuildOptions, ui: Ui) -> Result<Outcome> {
-    let report = build(options)?;
-    if !ui.quiet {
-        print_report(options, &report);
-    }
-    Ok(Outcome::Success)
-}
-
-/// The build that COBS's options ask for (page size still to be chosen).
-fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
+/// Checks the output as COBS does, reads the document list and prints it.
+fn prepare(args: &ConstructArgs, extension: &str) -> Result<DocumentList> {
     note_ignored(args);
+    if !args
+        .out_file
+        .as_os_str()
+        .as_encoded_bytes()
+        .ends_with(extension.as_bytes())
+    {
+        return Err(UsageError(format!(
+            "{}: the index file's name must end with {extension}, as COBS requires",
+            args.out_file.display()
+        ))
+        .into());
+    }
     if args.out_file.exists() && !args.clobber {
         // Before the document list is read and printed, which takes a pass over the inputs.
         bail!(
@@ -134,20 +145,29 @@ fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
             args.out_file.display()
         );
     }
-    let (inputs, lists) = match args.file_type.as_str() {
-        "any" | "*" | "fasta" | "fastq" => (vec![args.input.clone()], Vec::new()),
-        "list" => (Vec::new(), vec![args.input.clone()]),
-        other => {
-            return Err(UsageError(format!(
-                "--file-type {other}: bitsift builds from FASTA and FASTQ files (plain or compressed), or a list of them (--file-type list)"
-            ))
-            .into())
-        }
-    };
-    Ok(BuildOptions {
+    if args.term_size == 0 {
+        return Err(UsageError("-k 0: the term size is at least 1".into()).into());
+    }
+    let filter =
+        FileType::parse(&args.file_type).map_err(|e| UsageError(format!("--file-type: {e}")))?;
+    let list = DocumentList::scan(&args.input, filter)?;
+    report::print_document_list(&list, args.term_size)?;
+    if list.is_empty() {
+        bail!(
+            "{}: no documents of type {filter} found",
+            args.input.display()
+        );
+    }
+    Ok(list)
+}
+
+/// The build that COBS's options ask for, of the documents of `list` in its order (page size
+/// still to be chosen).
+fn options(args: &ConstructArgs, list: DocumentList, ui: Ui) -> BuildOptions {
+    BuildOptions {
         output: args.out_file.clone(),
-        inputs,
-        lists,
+        inputs: Vec::new(),
+        lists: Vec::new(),
         per_record: false,
         k: args.term_size,
         fpr: args.false_positive_rate,
@@ -158,11 +178,12 @@ fn options(args: &ConstructArgs, order: Order, ui: Ui) -> Result<BuildOptions> {
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         force: args.clobber,
         progress: ui.progress,
-        order,
+        order: Order::Input,
         metadata: None,
         summaries: None,
         rows: RowSizing::Exact,
-    })
+        documents: Some(list),
+    }
 }
 
 fn note_ignored(args: &ConstructArgs) {
@@ -177,37 +198,5 @@ fn note_ignored(args: &ConstructArgs) {
     }
     if args.tmp_path.is_some() {
         ignored("--tmp-path", "bitsift keeps no temporary index files");
-    }
-    if matches!(args.file_type.as_str(), "fasta" | "fastq") {
-        ignored(
-            "--file-type's filter",
-            "every FASTA and FASTQ file of the input is read",
-        );
-    }
-}
-
-/// The documents a build of `options` will read, for COBS's page size and document list.
-pub fn input_files(options: &BuildOptions) -> Result<Vec<PathBuf>> {
-    Ok(inputs::discover(&options.inputs, &options.lists)?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The table of COBS's automatic page sizes (docs: cobs-format §3.5).
-    #[test]
-    fn page_size_follows_cobs() {
-        for (documents, page_size) in [
-            (12, 8),
-            (511, 8),
-            (1_000, 16),
-            (10_000, 64),
-            (100_000, 128),
-            (661_405, 512),
-            (1_000_000, 512),
-        ] {
-            assert_eq!(cobs_page_size(documents), page_size, "{documents}");
-        }
     }
 }

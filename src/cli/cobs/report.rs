@@ -2,13 +2,12 @@
 //! `print-parameters` and `print-kmers`, in COBS's exact text (`src/cobs.cpp`).
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use bitsift::builder::layout::bits_per_kmer;
-use bitsift::builder::{inputs, BuildOptions};
-use bitsift::kmer::{kmer_count, BaseRule, KmerHasher};
-use bitsift::seqfile::{SeqReader, SeqRecord};
+use bitsift::doclist::{DocumentList, FileType};
+use bitsift::kmer::{BaseRule, KmerHasher};
 use clap::Args;
 
 use super::super::{Outcome, UsageError};
@@ -18,7 +17,8 @@ pub struct DocListArgs {
     /// path to documents to list
     #[arg(value_name = "PATH")]
     path: PathBuf,
-    /// "list" to read a file list, or filter documents by file type (any, fasta, fastq)
+    /// "list" to read a file list, or filter documents by file type (any, text, cortex,
+    /// cobs_doc, fasta, fastq)
     #[arg(long, default_value = "any", value_name = "TYPE")]
     file_type: String,
     /// term size (k-mer size)
@@ -49,43 +49,32 @@ pub struct KmersArgs {
     kmer_size: u32,
 }
 
-/// One document as COBS lists it.
-struct Listed {
-    path: PathBuf,
-    bytes: u64,
-    terms: u64,
-}
-
 pub fn doc_list(args: DocListArgs) -> Result<Outcome> {
-    let files = match args.file_type.as_str() {
-        "list" => inputs::discover(&[], std::slice::from_ref(&args.path))?,
-        "any" | "*" | "fasta" | "fastq" => inputs::discover(std::slice::from_ref(&args.path), &[])?,
-        other => {
-            return Err(UsageError(format!(
-                "--file-type {other}: bitsift lists FASTA and FASTQ files, or a list of them"
-            ))
-            .into())
-        }
-    };
-    print_document_list(&files, args.term_size)?;
+    if args.term_size == 0 {
+        return Err(UsageError("-k 0: the term size is at least 1".into()).into());
+    }
+    let filter =
+        FileType::parse(&args.file_type).map_err(|e| UsageError(format!("--file-type: {e}")))?;
+    let list = DocumentList::scan(&args.path, filter)?;
+    print_document_list(&list, args.term_size)?;
     Ok(Outcome::Success)
 }
 
-/// Prints the document list of a build on standard output, as COBS's constructions do, and
-/// returns the number of documents.
-pub fn print_inputs(options: &BuildOptions, term_size: u32) -> Result<u64> {
-    let files = super::construct::input_files(options)?;
-    print_document_list(&files, term_size)?;
-    Ok(files.len() as u64)
-}
-
-fn print_document_list(files: &[PathBuf], term_size: u32) -> Result<()> {
-    if term_size == 0 {
-        bail!("-k 0: the term size is at least 1");
-    }
-    let listed = files
+/// Prints `list` on standard output as COBS's `print_document_list` does (the constructions
+/// print it too): each document with its file's size, its term count and its name.
+pub fn print_document_list(list: &DocumentList, term_size: u32) -> Result<()> {
+    let listed = list
+        .entries
         .iter()
-        .map(|path| list_document(path, term_size as usize))
+        .map(|entry| {
+            let bytes = std::fs::metadata(&entry.path)?.len();
+            Ok(Listed {
+                path: entry.path.clone(),
+                bytes,
+                terms: entry.num_terms(term_size.into())?,
+                name: entry.name.clone(),
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     out.write_all(document_list_text(&listed, term_size).as_bytes())?;
@@ -93,23 +82,15 @@ fn print_document_list(files: &[PathBuf], term_size: u32) -> Result<()> {
     Ok(())
 }
 
-fn list_document(path: &Path, k: usize) -> Result<Listed> {
-    let bytes = std::fs::metadata(path)?.len();
-    let mut reader = SeqReader::open(path)?;
-    let mut record = SeqRecord::default();
-    let mut terms = 0u64;
-    while reader.next_into(&mut record)? {
-        terms += kmer_count(record.sequence.len(), k) as u64;
-    }
-    Ok(Listed {
-        path: path.to_path_buf(),
-        bytes,
-        terms,
-    })
+/// One document as COBS lists it.
+struct Listed {
+    path: PathBuf,
+    bytes: u64,
+    terms: u64,
+    name: String,
 }
 
-/// `print_document_list` of `src/cobs.cpp`, with COBS's document names (the file name up to
-/// its first dot).
+/// `print_document_list` of `src/cobs.cpp`.
 fn document_list_text(listed: &[Listed], k: u32) -> String {
     use std::fmt::Write as _;
     let n = listed.len();
@@ -121,7 +102,7 @@ fn document_list_text(listed: &[Listed], k: u32) -> String {
             doc.bytes,
             doc.terms,
             doc.path.display(),
-            cobs_document_name(&doc.path)
+            doc.name
         );
     }
     let _ = writeln!(text, "--- end of document list ({n} entries) ---");
@@ -143,18 +124,6 @@ fn document_list_text(listed: &[Listed], k: u32) -> String {
         let _ = writeln!(text, "total {k}-mers: {total}");
     }
     text
-}
-
-/// COBS's `base_name`: the file name up to its first dot.
-fn cobs_document_name(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match name.split_once('.') {
-        Some((stem, _)) => stem.to_string(),
-        None => name,
-    }
 }
 
 pub fn print_parameters(args: ParametersArgs) -> Result<Outcome> {
@@ -282,26 +251,19 @@ mod tests {
     }
 
     #[test]
-    fn document_names_cut_at_the_first_dot() {
-        assert_eq!(
-            cobs_document_name(Path::new("d/SAMD001.contigs.fa.gz")),
-            "SAMD001"
-        );
-        assert_eq!(cobs_document_name(Path::new("plain")), "plain");
-    }
-
-    #[test]
     fn document_list_prints_as_cobs() {
         let listed = [
             Listed {
                 path: "g/a.fa".into(),
                 bytes: 100,
                 terms: 70,
+                name: "a".into(),
             },
             Listed {
                 path: "g/b.fa.gz".into(),
                 bytes: 50,
                 terms: 5,
+                name: "b".into(),
             },
         ];
         assert_eq!(
