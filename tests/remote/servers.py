@@ -18,7 +18,8 @@ ranges, multi-range requests, ETags) and as `s3://bitsift/<relative path>` (moto
 As root the servers run in a private network namespace reached through a veth pair, and the
 round-trip time is injected with `tc netem` on both ends. Where the kernel has no netem (some
 VM kernels ship without `sch_netem` and without modules), or without root, a delaying TCP
-proxy in front of each server injects it instead: every byte waits half the round trip in each
+proxy in front of each server injects it instead (`crates/netdelay`, built with cargo when
+needed; a slower Python one where there is no cargo): every byte waits half the round trip in each
 direction, and a new connection waits one more round trip before its first byte (the TCP
 handshake it would cost). Without root the servers listen on 127.0.0.1 and nginx must already
 be installed; as root nginx is installed with apt-get when missing. moto comes from PyPI into a
@@ -233,10 +234,37 @@ def start_blackhole(state, host, port, netns):
                                "--host", host, "--port", str(port)], netns)
 
 
+def find_netdelay():
+    """The compiled delaying proxy (crates/netdelay): $BITSIFT_NETDELAY, else the workspace's
+    build of it, else built now with cargo; None where there is no cargo (then the Python proxy
+    below is used: the same delays, but it caps the request rate near 2,000/s)."""
+    named = os.environ.get("BITSIFT_NETDELAY")
+    if named:
+        return named
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    for profile in ("release", "debug"):
+        path = os.path.join(target, profile, "bitsift-netdelay")
+        if os.access(path, os.X_OK):
+            return path
+    if shutil.which("cargo"):
+        say("building the delaying proxy: cargo build --release -p bitsift-netdelay")
+        built = run("cargo", "build", "--release", "--quiet", "-p", "bitsift-netdelay", cwd=ROOT, check=False)
+        path = os.path.join(target, "release", "bitsift-netdelay")
+        if built.returncode == 0 and os.access(path, os.X_OK):
+            return path
+    return None
+
+
 def start_proxy(state, name, listen_port, target_host, target_port):
+    listen, target = "127.0.0.1:%d" % listen_port, "%s:%d" % (target_host, target_port)
+    netdelay = find_netdelay()
+    if netdelay:
+        spawn(state, name, [netdelay, "--listen", listen, "--target", target,
+                            "--rtt-file", os.path.join(state, "rtt_ms")])
+        return "netdelay"
     spawn(state, name, [sys.executable, os.path.abspath(__file__), "proxy", "--state", state,
-                        "--listen", "127.0.0.1:%d" % listen_port,
-                        "--target", "%s:%d" % (target_host, target_port)])
+                        "--listen", listen, "--target", target])
+    return "python"
 
 
 # ---------------------------------------------------------------- S3 upload
@@ -323,15 +351,15 @@ def choose_latency(info, direct_http, host, ports):
         info.update(latency="netem", http=direct_http, s3_endpoint=info["s3_direct"])
         return
     http_port, s3_port = free_port(), free_port()
-    start_proxy(state, "proxy-http", http_port, host, ports[0])
+    kind = start_proxy(state, "proxy-http", http_port, host, ports[0])
     start_proxy(state, "proxy-s3", s3_port, host, ports[1])
-    info.update(latency="proxy",
+    info.update(latency="proxy", proxy=kind,
                 http="http://127.0.0.1:%d" % http_port, s3_endpoint="http://127.0.0.1:%d" % s3_port)
 
 
 def public(info):
     keys = ("http", "s3_endpoint", "bucket", "region", "access_key", "secret_key", "blackhole",
-            "netns", "latency", "rtt_ms", "access_log", "uploaded")
+            "netns", "latency", "proxy", "rtt_ms", "access_log", "uploaded")
     return {key: info.get(key) for key in keys}
 
 
