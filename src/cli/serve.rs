@@ -108,6 +108,8 @@ pub struct ServeArgs {
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
     direct_io: DirectIo,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 /// Longest time any option accepts: a week. Longer values are typos (`1e30`), and would
@@ -138,6 +140,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
+    args.remote.apply()?;
     let config = ServerConfig {
         sources: IndexSources {
             paths: args.indexes,

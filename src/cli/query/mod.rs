@@ -175,6 +175,8 @@ pub struct QueryArgs {
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIo::Auto, help_heading = "I/O")]
     direct_io: DirectIo,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 /// What `cobs query` asks for, in bitsift's terms (see [`super::cobs`]).
@@ -240,6 +242,7 @@ impl QueryArgs {
             warm: false,
             queue_depth: QUEUE_DEPTH_DEFAULT,
             direct_io: DirectIo::Auto,
+            remote: super::remote::RemoteArgs::default(),
         }
     }
 }
@@ -448,6 +451,7 @@ fn output_setup<'a>(
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     check_output_options(&args)?;
+    args.remote.apply()?;
     let reading = base_reading(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&args, ui)?;
