@@ -106,8 +106,7 @@ impl RemoteObject {
     /// opens it, shared afterwards (the header parser, the side files and the engine all open
     /// the same files).
     pub fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
-        static OPEN: OnceLock<Mutex<HashMap<String, Arc<RemoteObject>>>> = OnceLock::new();
-        let open = OPEN.get_or_init(Default::default);
+        let open = opened();
         if let Some(object) = lock(open).get(url) {
             return Ok(object.clone());
         }
@@ -240,8 +239,23 @@ impl RemoteObject {
     }
 }
 
-/// The error of a file whose ETag or size differs from those seen at open.
+/// The files this process opened, by URL.
+fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
+    static OPENED: OnceLock<Mutex<HashMap<String, Arc<RemoteObject>>>> = OnceLock::new();
+    OPENED.get_or_init(Default::default)
+}
+
+/// The error of a file whose ETag or size differs from those seen at open. The file is
+/// forgotten, so that opening it again (a server's reload) sees the new version.
 fn changed(object: &RemoteObject) -> io::Error {
+    let mut opened = lock(opened());
+    if opened
+        .get(&object.url)
+        .is_some_and(|o| o.etag == object.etag && o.size == object.size)
+    {
+        opened.remove(&object.url);
+    }
+    drop(opened);
     io::Error::other(format!(
         "the file changed on the server since it was opened (ETag {}, {} bytes at open); open it again",
         object.etag.as_deref().unwrap_or("none"),
@@ -261,9 +275,11 @@ fn describe(error: io::Error) -> io::Error {
         } else {
             error.kind()
         };
+    let unanswered = text.contains("error sending request") || text.contains("timed out");
     let what = match kind {
         io::ErrorKind::NotFound => "not found on the server",
         io::ErrorKind::PermissionDenied => "access denied by the server",
+        _ if unanswered => "no answer from the server (timed out, or the connection failed)",
         _ => "request failed",
     };
     io::Error::new(kind, format!("{what}: {text}"))

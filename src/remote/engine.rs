@@ -209,6 +209,8 @@ impl ReadEngine for RemoteEngine {
                 }
                 let size = self.file_size(read.file);
                 if read.len == 0 {
+                    // Counted as a read, as the other engines do; nothing is sent.
+                    counters.read_requests += 1;
                     consumer.complete(request, &[]);
                 } else if read.offset >= size {
                     let error = IoError::UnexpectedEnd {
