@@ -60,9 +60,12 @@ pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
 pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
 /// Largest merged read on network and parallel file systems.
 pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
-/// Merge gap for remote files (HTTP, S3): a round trip of 50 ms at 100 MB/s is worth 5 MB,
-/// so reading 1 MiB between two wanted ranges costs less than a request more.
-pub const MERGE_GAP_REMOTE: u64 = 1 << 20;
+/// Merge gap for remote files (HTTP, S3). With `D` requests in flight a request costs a
+/// round trip divided by `D` of wall time, so merging two reads pays when the gap costs less
+/// than that: `gap < bandwidth × RTT / D`, about 20 KB at 100 MB/s, 50 ms and 256 in flight.
+/// A 1 MiB gap (one round trip's worth at depth 1) read a whole 5 GiB index for one gene in
+/// BENCHMARKS.md ("Remote indexes"): the rows of ~1,000 k-mers lie ~300 KB apart per block.
+pub const MERGE_GAP_REMOTE: u64 = 64 << 10;
 /// Largest merged read of remote files: large enough that a dense query needs few requests,
 /// small enough that hundreds of them in flight still spread over the file.
 pub const READ_BYTES_MAX_REMOTE: u64 = 8 << 20;

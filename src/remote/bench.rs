@@ -149,9 +149,10 @@ fn splitmix(state: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The merge gap is the bytes one round trip is worth (the best bandwidth times the latency
-/// of the smallest requests at depth 1), within 64 KiB to 8 MiB; the depth is the smallest
-/// that reaches 90 % of the best request rate of the smallest requests.
+/// The depth is the smallest that reaches 90 % of the best request rate of the smallest
+/// requests; the merge gap is the bytes one request is worth at that depth (the best
+/// bandwidth times the latency of a request, divided by the requests in flight), within
+/// 16 KiB to 8 MiB.
 fn recommend(runs: &[RemoteRun]) -> Recommendation {
     let smallest = runs.iter().map(|r| r.size).min().unwrap_or(4096);
     let small: Vec<&RemoteRun> = runs.iter().filter(|r| r.size == smallest).collect();
@@ -170,13 +171,13 @@ fn recommend(runs: &[RemoteRun]) -> Recommendation {
         .iter()
         .min_by_key(|r| r.depth)
         .map_or(0.0, |r| r.p50_ms);
-    let worth = (bandwidth * round_trip_ms / 1e3) as u64;
-    let merge_gap = worth.clamp(64 << 10, 8 << 20).next_power_of_two();
+    let worth = (bandwidth * round_trip_ms / 1e3 / depth.max(1) as f64) as u64;
+    let merge_gap = worth.clamp(16 << 10, 8 << 20).next_power_of_two();
     Recommendation {
         merge_gap,
         depth,
         reason: format!(
-            "a request takes {round_trip_ms:.1} ms and the link gives {:.1} MB/s: one round trip is worth {} bytes; {depth} requests in flight give 90 % of the best rate",
+            "a request takes {round_trip_ms:.1} ms, the link gives {:.1} MB/s and {depth} requests in flight give 90 % of the best rate: a request is worth {} bytes",
             bandwidth / 1e6,
             worth
         ),
