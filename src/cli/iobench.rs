@@ -224,34 +224,6 @@ fn run_all(bench: &Bench, log: &dyn Fn(String)) -> Result<Report> {
     Ok(bench.report(runs))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse() {
-        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
-        assert_eq!(parse_duration("3s").unwrap(), Duration::from_secs(3));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("soon").is_err());
-    }
-
-    #[test]
-    fn durations_print() {
-        assert_eq!(seconds(Duration::from_millis(200)), "200 ms");
-        assert_eq!(seconds(Duration::from_secs(3)), "3 s");
-        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
-        assert_eq!(seconds(Duration::from_secs(90)), "1 min 30 s");
-    }
-
-    #[test]
-    fn variants_parse() {
-        assert_eq!(parse_variant("mmap-random").unwrap(), Variant::MmapRandom);
-        assert!(parse_variant("aio").unwrap_err().contains("uring"));
-    }
-}
-
 /// Request sizes measured on a remote file besides `--block-size`: a row page, a merged
 /// read, a large merged read.
 #[cfg(feature = "remote")]
@@ -317,4 +289,32 @@ fn run_remote(args: &IobenchArgs, url: &str, ui: Ui) -> Result<Outcome> {
 #[cfg(not(feature = "remote"))]
 fn run_remote(_: &IobenchArgs, _: &str, _: Ui) -> Result<Outcome> {
     anyhow::bail!(bitsift::io::source::REMOTE_DISABLED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert_eq!(parse_duration("3s").unwrap(), Duration::from_secs(3));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn durations_print() {
+        assert_eq!(seconds(Duration::from_millis(200)), "200 ms");
+        assert_eq!(seconds(Duration::from_secs(3)), "3 s");
+        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
+        assert_eq!(seconds(Duration::from_secs(90)), "1 min 30 s");
+    }
+
+    #[test]
+    fn variants_parse() {
+        assert_eq!(parse_variant("mmap-random").unwrap(), Variant::MmapRandom);
+        assert!(parse_variant("aio").unwrap_err().contains("uring"));
+    }
 }

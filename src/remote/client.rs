@@ -122,7 +122,7 @@ impl RemoteObject {
             let result = head_store.get_opts(&key, head).await;
             result.map(|r| r.meta).map_err(io::Error::from)
         })
-        .map_err(|e| describe(e))?;
+        .map_err(describe)?;
         let object = Arc::new(RemoteObject {
             url: url.to_string(),
             store,
