@@ -340,7 +340,7 @@ fn iobench_measures_a_url(servers: &Servers) {
         assert_eq!(run["errors"], 0, "{run}");
     }
     let gap = report["recommendation"]["merge_gap"].as_u64().unwrap();
-    assert!((64 << 10..=8 << 20).contains(&gap), "{gap}");
+    assert!((16 << 10..=8 << 20).contains(&gap), "{gap}");
 }
 
 fn errors_are_clear_and_give_no_answer(servers: &Servers, queries: &Path) {
