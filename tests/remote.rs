@@ -254,6 +254,7 @@ fn remote_indexes_against_real_servers() {
     same_answers_over_http_and_s3(&servers, dir, &queries);
     info_and_verify_over_http(&servers);
     iobench_measures_a_url(&servers);
+    serve_answers_from_a_url(&servers, dir, &queries);
     errors_are_clear_and_give_no_answer(&servers, &queries);
     the_cache_serves_a_repeated_query_and_survives_damage(&servers, dir, &queries);
     a_file_changed_on_the_server_is_an_error(&servers, dir, &queries);
@@ -324,6 +325,75 @@ fn info_and_verify_over_http(servers: &Servers) {
         stdout(&collection).contains("sub-index"),
         "{}",
         stdout(&collection)
+    );
+}
+
+/// `bitsift serve -i URL` answers as `query -i` on the local file does.
+fn serve_answers_from_a_url(servers: &Servers, dir: &Path, queries: &Path) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let mut server = common::bitsift()
+        .args([
+            "serve",
+            "-q",
+            "-i",
+            &servers.http("bitsift.cobs_compact"),
+            "--listen",
+            &listen,
+        ])
+        .spawn()
+        .expect("start serve");
+    let fasta = std::fs::read_to_string(queries).unwrap();
+    let sequence: String = fasta
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .collect();
+    let script = format!(
+        "import json,sys,time,urllib.request\nfor _ in range(100):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n"
+    );
+    let answer = Command::new("python3")
+        .args(["-c", &script, &sequence])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let json: serde_json::Value = serde_json::from_slice(&answer.stdout)
+        .unwrap_or_else(|e| panic!("serve answered no JSON ({e}): {}", stderr(&answer)));
+    let served: Vec<String> = json["results"][0]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["document"].as_str().unwrap().to_string())
+        .collect();
+    let first = dir.join("first.fa");
+    std::fs::write(&first, format!(">q0\n{sequence}\n")).unwrap();
+    let local = answers(
+        text(&dir.join("serve/bitsift.cobs_compact")),
+        &first,
+        &[],
+        &[],
+    );
+    for document in &served {
+        assert!(
+            local.contains(document.as_str()),
+            "{document} not in {local}"
+        );
+    }
+    let local_documents = (0..16)
+        .filter(|g| local.contains(&format!("g{g:02}")))
+        .count();
+    assert_eq!(
+        served.len(),
+        local_documents,
+        "served {served:?}, local {local}"
+    );
+    assert!(
+        !served.is_empty(),
+        "the first query is a piece of a genome: {json}"
     );
 }
 
