@@ -9,7 +9,10 @@
 # Suites, in order: cargo (cargo test --workspace: unit, CLI, model, COBS interop, server),
 # python (the Python package: python/run-tests.sh), workflow (workflow/test.sh: the Snakemake
 # workflow on the bundled genomes), slurm (workflow/test-slurm.sh: the same workflow as jobs of
-# a one-node SLURM cluster; root only, else skipped), web (the web page in headless Chromium), bench
+# a one-node SLURM cluster; root only, else skipped), web (the web page in headless Chromium),
+# remote (tests/remote.rs: indexes searched over HTTP and S3 against nginx and moto started by
+# tests/remote/servers.py, with a round trip injected; root installs nginx, else it must be
+# installed), bench
 # (bench/run.py --quick), mission (bench/mission_scale.sh, small: 2,048 simulated genomes
 # through the workflow, add, remove, merge, then every measurement, checked against the
 # simulator's truth and COBS).
@@ -29,6 +32,7 @@
 #   BITSIFT_SKIP_WORKFLOW=1   skip the Snakemake workflow suite (no Snakemake installed)
 #   BITSIFT_SKIP_SLURM=1      skip the SLURM suite (it installs SLURM, MUNGE and MariaDB with
 #                             apt-get and runs their daemons for a minute or two)
+#   BITSIFT_SKIP_REMOTE=1     skip the remote-index suite (no nginx or moto needed)
 #   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
 #   BITSIFT_SKIP_MISSION=1    skip the small mission-scale rehearsal
 #   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)
@@ -42,7 +46,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-SUITES=(cargo python workflow slurm web bench mission)
+SUITES=(cargo python workflow slurm web remote bench mission)
 # Installed into the virtual environment by setup_python_env.
 PYTHON_REQUIREMENTS=("cobs-reloaded==0.1.1")
 COBS_VERSION="0.1.1"
@@ -131,7 +135,8 @@ setup() {
 
 suite_cargo() {
     step "cargo test --workspace"
-    cargo test --workspace --locked "${cargo_args[@]}"
+    # tests/remote.rs starts servers: the remote suite runs it.
+    BITSIFT_SKIP_REMOTE=1 cargo test --workspace --locked "${cargo_args[@]}"
 }
 
 # The Python package (python/): python/run-tests.sh builds its abi3 wheel (pip wheel ./python,
@@ -200,6 +205,22 @@ suite_web() {
     shots="$(mktemp -d "${TMPDIR:-/tmp}/bitsift-web-shot.XXXXXX")"
     CHROMIUM="$chromium" SCREENSHOT="$shots/screenshot.png" bash tests/web/run.sh
     rm -rf "$shots"
+}
+
+# Remote indexes (tests/remote.rs): nginx and moto started by tests/remote/servers.py (as root
+# in a private network namespace with tc netem latency), answers over HTTP and S3 compared
+# with the local files, errors (404, 403, 500, timeouts, a changed file), the local cache.
+suite_remote() {
+    step "remote indexes over HTTP and S3 (nginx, moto)"
+    if skipping "${BITSIFT_SKIP_REMOTE:-}"; then
+        say "skipped (BITSIFT_SKIP_REMOTE=1)"
+        return
+    fi
+    if [[ $EUID -ne 0 ]] && ! command -v nginx >/dev/null; then
+        say "skipped: needs root (installs nginx, makes a network namespace) or nginx installed; BITSIFT_SKIP_REMOTE=1 silences this"
+        return
+    fi
+    cargo test --locked --test remote "${cargo_args[@]}" -- --nocapture
 }
 
 suite_bench() {

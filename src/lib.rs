@@ -9,6 +9,8 @@
 //! - [`kmer`]: k-mers, canonical form and hashes, exactly as COBS;
 //! - [`format`]: COBS index headers and geometry, reading and writing;
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here);
+//! - `remote` (cargo feature `remote`, on by default): the engine and readers of files on
+//!   HTTP(S) servers and S3-compatible object stores;
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
@@ -43,6 +45,8 @@ pub mod kmer;
 pub mod metadata;
 pub mod query;
 pub mod read;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod seqfile;
 #[cfg(feature = "server")]
 pub mod server;

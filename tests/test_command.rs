@@ -95,7 +95,7 @@ fn unknown_suites_and_arguments_are_refused() {
     assert_eq!(output.status.code(), Some(1));
     assert!(
         text(&output.stderr).contains(
-            "unknown suite nonsense (suites: cargo python workflow slurm web bench mission)"
+            "unknown suite nonsense (suites: cargo python workflow slurm web remote bench mission)"
         ),
         "{}",
         text(&output.stderr)

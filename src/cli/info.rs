@@ -22,6 +22,8 @@ pub struct InfoArgs {
     /// Also list the documents (block, position, name)
     #[arg(long)]
     documents: bool,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -133,6 +135,7 @@ fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<Summary
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
+    args.remote.apply()?;
     if bitsift::collection::is_collection(&args.index) {
         return collection_info(&args);
     }

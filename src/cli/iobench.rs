@@ -138,6 +138,9 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: IobenchArgs, ui: Ui) -> Result<Outcome> {
+    if let Some(url) = args.file.as_ref().filter(|f| bitsift::io::is_remote(f)) {
+        return run_remote(&args, &url.to_string_lossy(), ui);
+    }
     let options = Options {
         path: args.file.unwrap_or_else(|| PathBuf::from(FILE_DEFAULT)),
         size: args.size,
@@ -219,6 +222,73 @@ fn run_all(bench: &Bench, log: &dyn Fn(String)) -> Result<Report> {
         runs.push(run);
     }
     Ok(bench.report(runs))
+}
+
+/// Request sizes measured on a remote file besides `--block-size`: a row page, a merged
+/// read, a large merged read.
+#[cfg(feature = "remote")]
+const REMOTE_SIZES: [u64; 2] = [64 << 10, 1 << 20];
+
+/// `iobench URL`: range requests at each depth and size (see [`bitsift::remote::bench`]).
+#[cfg(feature = "remote")]
+fn run_remote(args: &IobenchArgs, url: &str, ui: Ui) -> Result<Outcome> {
+    let log = |line: String| {
+        if !ui.quiet {
+            eprintln!("bitsift: {line}");
+        }
+    };
+    let depths: Vec<usize> = args.depths.iter().map(|&d| d.max(1) as usize).collect();
+    let mut sizes = vec![args.block_size];
+    sizes.extend(REMOTE_SIZES.iter().filter(|&&s| s != args.block_size));
+    let runs = (depths.len() * sizes.len()) as u32;
+    log(format!(
+        "iobench: {url}: {} of {} each, about {} in all",
+        plural(runs as u64, "run"),
+        seconds(args.duration),
+        seconds(args.duration * runs)
+    ));
+    let report = bitsift::remote::bench::run(url, &depths, &sizes, args.duration, args.seed, &log)?;
+    let mut stdout = std::io::stdout().lock();
+    match args.format {
+        Format::Json => serde_json::to_writer_pretty(&mut stdout, &report)?,
+        Format::Table => {
+            writeln!(stdout, "{url} ({})", format_bytes(report.file_bytes))?;
+            writeln!(
+                stdout,
+                "{:>6} {:>9} {:>11} {:>10} {:>9} {:>9} {:>7}",
+                "depth", "size", "requests/s", "MB/s", "p50 ms", "p99 ms", "errors"
+            )?;
+            for run in &report.runs {
+                writeln!(
+                    stdout,
+                    "{:>6} {:>9} {:>11} {:>10.1} {:>9.1} {:>9.1} {:>7}",
+                    run.depth,
+                    format_bytes(run.size),
+                    format_iops(run.requests_per_second),
+                    run.bytes_per_second / 1e6,
+                    run.p50_ms,
+                    run.p99_ms,
+                    run.errors
+                )?;
+            }
+            let advice = &report.recommendation;
+            writeln!(
+                stdout,
+                "recommended: --merge-gap {}K --remote-depth {} ({})",
+                advice.merge_gap >> 10,
+                advice.depth,
+                advice.reason
+            )?;
+        }
+    }
+    writeln!(stdout)?;
+    stdout.flush()?;
+    Ok(Outcome::Success)
+}
+
+#[cfg(not(feature = "remote"))]
+fn run_remote(_: &IobenchArgs, _: &str, _: Ui) -> Result<Outcome> {
+    anyhow::bail!(bitsift::io::source::REMOTE_DISABLED)
 }
 
 #[cfg(test)]

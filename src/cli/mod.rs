@@ -14,6 +14,7 @@ mod logging;
 mod merge_results;
 mod output_file;
 mod query;
+mod remote;
 mod serve;
 mod synth;
 mod verify;

@@ -109,6 +109,8 @@ pub struct ServeArgs {
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
     direct_io: DirectIoArg,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 /// Longest time any option accepts: a week. Longer values are typos (`1e30`), and would
@@ -139,6 +141,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
+    args.remote.apply()?;
     let config = ServerConfig {
         sources: IndexSources {
             paths: args.indexes,

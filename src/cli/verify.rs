@@ -30,6 +30,8 @@ pub struct VerifyArgs {
     /// Index files (.cobs_compact, .cobs_classic), collections, or directories of them
     #[arg(value_name = "INDEX", required = true)]
     indexes: Vec<PathBuf>,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 /// What checking one index found.
@@ -47,6 +49,7 @@ enum Verdict {
 type SummaryVerdict = std::result::Result<Option<String>, Vec<String>>;
 
 pub fn run(args: VerifyArgs) -> Result<Outcome> {
+    args.remote.apply()?;
     let sources = find_indexes(&args.indexes, &[])?;
     let mut tally = Tally::default();
     for source in &sources {

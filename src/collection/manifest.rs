@@ -53,6 +53,11 @@ pub use crate::format::PADDING_NAME;
 
 /// Whether `path` is a collection directory (it holds a manifest).
 pub fn is_collection(path: &Path) -> bool {
+    if crate::io::is_remote(path) {
+        // A server cannot say whether a directory exists: a URL without an index file's
+        // extension is taken for a collection's directory.
+        return !crate::format::has_index_extension(path);
+    }
     path.join(MANIFEST_NAME).is_file()
 }
 
@@ -347,7 +352,7 @@ impl Manifest {
     /// Reads and checks the manifest of `directory`.
     pub fn load(directory: &Path) -> Result<Manifest, CollectionError> {
         let path = directory.join(MANIFEST_NAME);
-        let text = std::fs::read(&path).map_err(CollectionError::io(
+        let text = crate::io::source::read_whole(&path).map_err(CollectionError::io(
             &path,
             "cannot read the collection manifest",
         ))?;
@@ -565,17 +570,31 @@ impl SearchView {
 /// replaces another file.
 fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
     let io = || CollectionError::io(path, "cannot read the collection manifest");
-    let invalid = |detail: String| CollectionError::Manifest {
-        path: path.to_path_buf(),
-        detail,
-    };
+    if crate::io::is_remote(path) {
+        // A remote manifest is read once, whole: streaming it three times would cost three
+        // round trips per megabyte.
+        let bytes = crate::io::source::read_whole(path).map_err(io())?;
+        return view_of(path, || Ok(&bytes[..]));
+    }
     let file = std::fs::File::open(path).map_err(io())?;
-    let rewound = || {
+    view_of(path, || {
         use std::io::Seek;
         (&file)
             .rewind()
             .map(|()| std::io::BufReader::new(&file))
             .map_err(io())
+    })
+}
+
+/// [`read_view`] of a manifest that `rewound` gives from its start, as often as needed.
+fn view_of<R: std::io::BufRead>(
+    path: &Path,
+    rewound: impl Fn() -> Result<R, CollectionError>,
+) -> Result<(u32, RawView), CollectionError> {
+    let io = || CollectionError::io(path, "cannot read the collection manifest");
+    let invalid = |detail: String| CollectionError::Manifest {
+        path: path.to_path_buf(),
+        detail,
     };
     let digested = Digested::of_reader(&mut rewound()?).map_err(io())?;
     let head = Head::of_reader(rewound()?).map_err(invalid)?;

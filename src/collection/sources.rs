@@ -345,7 +345,9 @@ fn listed_names(manifest: &Manifest) -> String {
 }
 
 fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), CollectionError> {
-    if is_collection(path) {
+    if crate::io::is_remote(path) {
+        units.push(remote_source(path));
+    } else if is_collection(path) {
         units.push(IndexSource::Collection(path.to_path_buf()));
     } else if path.is_dir() {
         let found = walk(path, &mut |entry, _| {
@@ -378,6 +380,21 @@ fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), Collecti
         units.push(IndexSource::File(path.to_path_buf()));
     }
     Ok(())
+}
+
+/// What a URL names, without a request (a server cannot list a directory): an index file by
+/// its extension, a collection by its manifest's URL or by its directory's (any other URL).
+fn remote_source(url: &Path) -> IndexSource {
+    if has_index_extension(url) {
+        return IndexSource::File(url.to_path_buf());
+    }
+    if url.file_name().is_some_and(|name| name == MANIFEST_NAME) {
+        if let Some(directory) = url.parent() {
+            return IndexSource::Collection(directory.to_path_buf());
+        }
+    }
+    let text = url.to_string_lossy();
+    IndexSource::Collection(PathBuf::from(text.trim_end_matches('/')))
 }
 
 fn read_list(list: &Path) -> Result<Vec<PathBuf>, CollectionError> {

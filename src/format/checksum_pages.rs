@@ -15,7 +15,7 @@
 //! 2^-32), never let a damaged page pass. When a page fails, [`ChecksumTable::sidecar_damage`]
 //! reads the whole sidecar once to tell which of the two files is damaged.
 
-use std::fs::File;
+use crate::io::SourceFile;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -57,15 +57,12 @@ impl ChecksumTable {
                 source,
             }
         };
-        let mut file = match File::open(&sidecar) {
+        let mut file = match SourceFile::open(&sidecar) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_error("cannot read checksums")(e)),
         };
-        let length = file
-            .metadata()
-            .map_err(io_error("cannot read checksums"))?
-            .len();
+        let length = file.len().map_err(io_error("cannot read checksums"))?;
         let mut preamble = Vec::with_capacity(PREAMBLE_BYTES);
         (&mut file)
             .take(PREAMBLE_BYTES as u64)

@@ -15,6 +15,8 @@
 //! - [`Checksums::check_file`] reads a whole index and lists what is damaged.
 
 use std::fs::File;
+
+use crate::io::SourceFile;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -186,7 +188,7 @@ impl Checksums {
     /// `Ok(None)` when there is no sidecar.
     pub fn read(index_path: &Path) -> Result<Option<Checksums>, FormatError> {
         let sidecar = sidecar_path(index_path);
-        let bytes = match std::fs::read(&sidecar) {
+        let bytes = match crate::io::source::read_whole(&sidecar) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -360,13 +362,13 @@ impl Checksums {
     /// every damaged page. `header`, when given and intact, names the block of each page.
     pub fn check_file(&self, header: Option<&IndexHeader>) -> Result<Vec<Damage>, ChecksumError> {
         let path = &self.index_path;
-        let found = std::fs::metadata(path)
+        let found = SourceFile::open(path)
+            .and_then(|file| file.len())
             .map_err(|source| ChecksumError::Io {
                 path: path.clone(),
                 action: "cannot stat index",
                 source,
-            })?
-            .len();
+            })?;
         if found != self.file_size {
             return Ok(vec![Damage::Size {
                 expected: self.file_size,
@@ -625,8 +627,10 @@ pub(super) fn stream_file(path: &Path, mut visit: impl FnMut(&[u8])) -> Result<u
             source,
         }
     };
-    let mut file = File::open(path).map_err(io("cannot open index"))?;
-    advise_sequential(&file);
+    let mut file = SourceFile::open(path).map_err(io("cannot open index"))?;
+    if let Some(local) = file.local() {
+        advise_sequential(local);
+    }
     let mut buffer = vec![0u8; STREAM_BYTES];
     let mut total = 0u64;
     loop {
@@ -652,7 +656,7 @@ fn advise_sequential(file: &File) {
 
 /// CRC-32C of the first `len` bytes of `path`.
 pub(super) fn header_checksum(path: &Path, len: u64) -> std::io::Result<u32> {
-    let mut file = File::open(path)?.take(len);
+    let mut file = SourceFile::open(path)?.take(len);
     let mut buffer = vec![0u8; (len as usize).min(1 << 20)];
     let mut checksum = 0;
     let mut total = 0u64;

@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::io::{is_remote, SourceFile};
+
 use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,
     MAGIC_PREFIX, PAGE_SIZE_MAX, VERSION,
@@ -210,8 +212,26 @@ struct Parser<'a, R: BufRead> {
     file_size: u64,
 }
 
-impl<'a> Parser<'a, BufReader<File>> {
+impl<'a> Parser<'a, BufReader<SourceFile>> {
     fn open(path: &'a Path) -> Result<Self, FormatError> {
+        if is_remote(path) {
+            let file = SourceFile::open(path).map_err(|source| FormatError::Io {
+                path: path.to_path_buf(),
+                action: "cannot open index",
+                source,
+            })?;
+            let file_size = file.len().map_err(|source| FormatError::Io {
+                path: path.to_path_buf(),
+                action: "cannot stat index",
+                source,
+            })?;
+            return Ok(Parser {
+                reader: BufReader::with_capacity(HEADER_READ_BYTES, file),
+                path,
+                position: 0,
+                file_size,
+            });
+        }
         let file = open_regular(path)?;
         let file_size = file
             .metadata()
@@ -234,7 +254,7 @@ impl<'a> Parser<'a, BufReader<File>> {
             );
         }
         Ok(Parser {
-            reader: BufReader::with_capacity(HEADER_READ_BYTES, file),
+            reader: BufReader::with_capacity(HEADER_READ_BYTES, SourceFile::Local(file)),
             path,
             position: 0,
             file_size,

@@ -51,6 +51,11 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
             }
         }
     }
+    #[cfg(feature = "remote")]
+    engines.push((
+        "remote (in-memory store)".into(),
+        Box::new(crate::remote::engine::in_memory(paths, 8)),
+    ));
     engines
 }
 

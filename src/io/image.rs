@@ -31,7 +31,9 @@ impl RowMemory {
     /// starts loading at once.
     pub fn for_budget(capacity_bytes: u64, files: Vec<(PathBuf, u64)>) -> RowMemory {
         let total: u64 = files.iter().map(|(_, size)| size).sum();
-        if MemoryImage::fits(total, capacity_bytes) {
+        // A remote index is never downloaded whole: its rows are cached page by page.
+        let remote = files.iter().any(|(path, _)| super::is_remote(path));
+        if !remote && MemoryImage::fits(total, capacity_bytes) {
             RowMemory::Image(MemoryImage::load_in_background(files))
         } else {
             RowMemory::Pages(Arc::new(PageCache::new(capacity_bytes, CACHE_PAGE_BYTES)))

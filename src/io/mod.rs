@@ -43,7 +43,7 @@
 
 mod aligned;
 mod cache;
-mod fault;
+pub(crate) mod fault;
 mod files;
 mod identity;
 mod image;
@@ -51,9 +51,10 @@ mod mmap;
 mod pread;
 mod ram;
 mod resident;
-mod retry;
+pub(crate) mod retry;
 mod ring_alloc;
 mod sigbus;
+pub mod source;
 mod uring;
 pub mod usage;
 mod warm;
@@ -77,6 +78,7 @@ pub use mmap::MmapEngine;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use resident::{residency, Residency, ResidentFiles};
+pub use source::{is_remote, SourceFile};
 pub use uring::UringEngine;
 pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
@@ -110,6 +112,17 @@ pub struct IoCounters {
     pub side_read_requests: u64,
     /// Of `bytes_read`: bytes of side files.
     pub side_bytes_read: u64,
+    /// Requests sent to a server (remote files; fewer than `read_requests` when the local
+    /// cache served some).
+    pub remote_requests: u64,
+    /// Bytes received from a server.
+    pub remote_bytes: u64,
+    /// Reads of remote files served by the local cache instead of a server.
+    pub remote_cache_hits: u64,
+    /// Time the requests to a server took, summed over requests (their mean is the round
+    /// trip plus the transfer).
+    #[serde(skip)]
+    pub remote_time: Duration,
     /// Time blocked waiting for completions.
     #[serde(skip)]
     pub io_wait: Duration,
@@ -125,6 +138,10 @@ impl IoCounters {
         self.cached += other.cached;
         self.side_read_requests += other.side_read_requests;
         self.side_bytes_read += other.side_bytes_read;
+        self.remote_requests += other.remote_requests;
+        self.remote_bytes += other.remote_bytes;
+        self.remote_cache_hits += other.remote_cache_hits;
+        self.remote_time += other.remote_time;
         self.io_wait += other.io_wait;
     }
 
@@ -213,6 +230,8 @@ pub enum EngineKind {
     Mmap,
     /// Whole files in memory.
     Ram,
+    /// Range requests to an HTTP server or an S3-compatible object store.
+    Remote,
 }
 
 impl EngineKind {
@@ -223,6 +242,7 @@ impl EngineKind {
             EngineKind::Pread => "pread",
             EngineKind::Mmap => "mmap",
             EngineKind::Ram => "ram",
+            EngineKind::Remote => "remote",
         }
     }
 }
@@ -497,6 +517,9 @@ pub const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
 /// are probed with a real read; a fallback is reported in the notice. `--direct-io required`
 /// or `off` overrides the page-cache part of the rule.
 pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
+    if paths.iter().any(|p| source::is_remote(p)) {
+        return open_remote(paths);
+    }
     let depth = options.queue_depth.max(1);
     let plain = |engine: Box<dyn ReadEngine>| OpenedEngine {
         engine,
@@ -518,6 +541,33 @@ pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedE
         EngineChoice::Ram => Ok(plain(Box::new(RamEngine::open(paths)?))),
         EngineChoice::Auto => open_auto(paths, options),
     }
+}
+
+/// The engine of remote files: every file must be remote.
+fn open_remote(paths: &[PathBuf]) -> Result<OpenedEngine, IoError> {
+    if let Some(local) = paths.iter().find(|p| !source::is_remote(p)) {
+        return Err(IoError::Unavailable {
+            engine: "remote",
+            detail: format!(
+                "{} is a local file, but other files of the same index are remote; open local and remote indexes separately",
+                local.display()
+            ),
+        });
+    }
+    #[cfg(feature = "remote")]
+    {
+        let depth = crate::remote::options().depth;
+        Ok(OpenedEngine {
+            engine: Box::new(crate::remote::RemoteEngine::open(paths, depth)?),
+            notice: None,
+            resident_fraction: None,
+        })
+    }
+    #[cfg(not(feature = "remote"))]
+    Err(IoError::Unavailable {
+        engine: "remote",
+        detail: source::REMOTE_DISABLED.into(),
+    })
 }
 
 /// The [`EngineChoice::Auto`] rule; see [`open_engine`].

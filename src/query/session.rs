@@ -60,6 +60,15 @@ pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
 pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
 /// Largest merged read on network and parallel file systems.
 pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
+/// Merge gap for remote files (HTTP, S3). With `D` requests in flight a request costs a
+/// round trip divided by `D` of wall time, so merging two reads pays when the gap costs less
+/// than that: `gap < bandwidth × RTT / D`, about 20 KB at 100 MB/s, 50 ms and 256 in flight.
+/// A 1 MiB gap (one round trip's worth at depth 1) read a whole 5 GiB index for one gene in
+/// BENCHMARKS.md ("Remote indexes"): the rows of ~1,000 k-mers lie ~300 KB apart per block.
+pub const MERGE_GAP_REMOTE: u64 = 64 << 10;
+/// Largest merged read of remote files: large enough that a dense query needs few requests,
+/// small enough that hundreds of them in flight still spread over the file.
+pub const READ_BYTES_MAX_REMOTE: u64 = 8 << 20;
 
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
@@ -516,6 +525,7 @@ impl Session {
         outcome.batch.bytes_read += screened.bytes_read;
         outcome.batch.side_read_requests += screened.side_read_requests;
         outcome.batch.side_bytes_read += screened.side_bytes_read;
+        outcome.batch.add_remote(&screened);
         for (q, share) in self.work.shares.iter_mut().enumerate() {
             let (reads, bytes) = self.work.screen.side_reads(q);
             share.reads += reads;
@@ -757,6 +767,7 @@ impl Session {
         batch.side_bytes_read = io.side_bytes_read;
         share_side_reads(&mut self.work.shares, &io);
         batch.retries = io.retries;
+        batch.add_remote(&io);
         batch.io_wait = io.io_wait;
         batch.reads_pruned = executed.reads_pruned;
         batch.reads_from_cache = io.cached;
@@ -1001,6 +1012,17 @@ fn in_memory<'a>(
 
 /// Read shape for `index` on this engine: network file systems merge far more.
 fn read_shape(index: &Index, alignment: u64) -> ReadShape {
+    if index
+        .headers()
+        .iter()
+        .any(|h| crate::io::is_remote(&h.path))
+    {
+        return ReadShape {
+            alignment,
+            gap_bytes: MERGE_GAP_REMOTE,
+            read_bytes_max: READ_BYTES_MAX_REMOTE,
+        };
+    }
     let network = index
         .headers()
         .iter()

@@ -121,6 +121,17 @@ pub struct BatchStats {
     pub side_bytes_read: u64,
     /// Reads resubmitted after short reads or interruptions.
     pub retries: u64,
+    /// Remote files: requests sent to the server (the other reads were served by the local
+    /// cache).
+    pub remote_requests: u64,
+    /// Remote files: bytes received from the server.
+    pub remote_bytes: u64,
+    /// Remote files: reads served by the local cache.
+    pub remote_cache_hits: u64,
+    /// Remote files: time the requests took, summed over requests (divided by
+    /// `remote_requests`: the mean round trip plus transfer).
+    #[serde(rename = "remote_request_ms", serialize_with = "milliseconds")]
+    pub remote_time: Duration,
     /// Reads never issued because every query needing them had stopped reading that block.
     pub reads_pruned: u64,
     /// Reads served from the row cache.
@@ -206,6 +217,10 @@ impl BatchStats {
             side_read_requests: 0,
             side_bytes_read: 0,
             retries: 0,
+            remote_requests: 0,
+            remote_bytes: 0,
+            remote_cache_hits: 0,
+            remote_time: Duration::ZERO,
             reads_pruned: 0,
             reads_from_cache: 0,
             units_pruned: 0,
@@ -226,6 +241,14 @@ impl BatchStats {
     /// One line of `key=value` pairs for `--stats`, the same names as the JSON.
     pub fn summary(&self) -> String {
         summary_line(self)
+    }
+
+    /// Adds the remote requests of `io` (reads of remote files) to the batch's.
+    pub fn add_remote(&mut self, io: &crate::io::IoCounters) {
+        self.remote_requests += io.remote_requests;
+        self.remote_bytes += io.remote_bytes;
+        self.remote_cache_hits += io.remote_cache_hits;
+        self.remote_time += io.remote_time;
     }
 }
 

@@ -148,7 +148,6 @@ impl Integrity {
     /// of the row cache), which read long runs of pages and need one small read of the
     /// sidecar per run.
     pub fn verify_direct(&self, file: u32, offset: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
-        use std::os::unix::fs::FileExt;
         let Some(checks) = self.checks(file) else {
             return Ok(());
         };
@@ -161,7 +160,7 @@ impl Integrity {
         let pages = (end - 1) / CHECKSUM_PAGE_BYTES + 1 - first;
         let sidecar = sidecar_path(table.index_path());
         let mut entries = vec![0u8; 4 * pages as usize];
-        std::fs::File::open(&sidecar)
+        crate::io::SourceFile::open(&sidecar)
             .and_then(|f| f.read_exact_at(&mut entries, table.entry_offset(first)))
             .map_err(|source| ChecksumError::Io {
                 path: sidecar.clone(),

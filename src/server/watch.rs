@@ -27,7 +27,9 @@ use crate::io::FileIdentity;
 #[derive(Debug)]
 struct Watched {
     path: PathBuf,
-    identity: FileIdentity,
+    /// `None` for a remote file: the ETag of every response is compared with the one seen
+    /// at open instead ([`crate::remote`]), so a change fails the reads it would spoil.
+    identity: Option<FileIdentity>,
     /// The file itself, for a collection's sub-index: compared through the open file, since
     /// a committed merge unlinks the files it replaced while searches may still read them.
     held: Option<File>,
@@ -57,6 +59,15 @@ impl IndexWatch {
             .enumerate()
             .map(|(position, path)| {
                 let failed = |e| (path.clone(), e);
+                if crate::io::is_remote(path) {
+                    return Ok(Watched {
+                        path: path.clone(),
+                        identity: None,
+                        held: None,
+                        changed: OnceLock::new(),
+                        damaged: OnceLock::new(),
+                    });
+                }
                 let held = match in_collection.get(position) {
                     Some(true) => Some(File::open(path).map_err(failed)?),
                     _ => None,
@@ -68,7 +79,7 @@ impl IndexWatch {
                 .map_err(failed)?;
                 Ok(Watched {
                     path: path.clone(),
-                    identity,
+                    identity: Some(identity),
                     held,
                     changed: OnceLock::new(),
                     damaged: OnceLock::new(),
@@ -95,12 +106,15 @@ impl IndexWatch {
         if let Some(message) = watched.changed.get() {
             return Err(message);
         }
+        let Some(identity) = &watched.identity else {
+            return Ok(());
+        };
         let now = match &watched.held {
             Some(file) => FileIdentity::of_file(file),
             None => FileIdentity::of(&watched.path),
         };
         let cause = match now {
-            Ok(now) => watched.identity.difference(&now),
+            Ok(now) => identity.difference(&now),
             Err(e) => Some(format!("it can no longer be read: {e}")),
         };
         match cause {

@@ -47,6 +47,7 @@ pub(crate) mod layout;
 use std::path::{Path, PathBuf};
 
 use crate::format::IndexHeader;
+use crate::io::SourceFile;
 use file::{fingerprint, IndexIdentity, SummaryFile};
 pub use filter::Probe;
 pub use layout::{Layout, PAGE_BYTES};
@@ -119,7 +120,7 @@ impl BlockSummaries {
         header: &IndexHeader,
     ) -> Result<Option<BlockSummaries>, SummaryError> {
         let path = summary_path(index_path);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::io::source::read_whole(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SummaryError::Io { path, source }),
@@ -321,12 +322,12 @@ pub fn open(
         path: path.clone(),
         source,
     };
-    let mut file = match std::fs::File::open(&path) {
+    let mut file = match SourceFile::open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(io(source)),
     };
-    let length = file.metadata().map_err(io)?.len();
+    let length = file.len().map_err(io)?;
     let mut first = vec![0u8; PAGE_BYTES as usize];
     let read = read_up_to(&mut file, &mut first).map_err(io)?;
     if read < 8 || &first[..8] != layout::MAGIC {
@@ -393,7 +394,7 @@ pub fn verify(
         path: path.clone(),
         source,
     };
-    let file = std::fs::File::open(&path).map_err(io)?;
+    let file = SourceFile::open(&path).map_err(io)?;
     let mut damaged_pages = Vec::new();
     let mut chunk = vec![0u8; (PAGES_PER_READ * PAGE_BYTES) as usize];
     let mut page = layout.header_pages;
@@ -401,7 +402,7 @@ pub fn verify(
     while page < end {
         let count = PAGES_PER_READ.min(end - page);
         let bytes = &mut chunk[..(count * PAGE_BYTES) as usize];
-        std::os::unix::fs::FileExt::read_exact_at(&file, bytes, page * PAGE_BYTES).map_err(io)?;
+        file.read_exact_at(bytes, page * PAGE_BYTES).map_err(io)?;
         for (number, bytes) in (page..).zip(bytes.chunks(PAGE_BYTES as usize)) {
             if layout.check_page(number, bytes).is_err() {
                 damaged_pages.push(number);
@@ -409,7 +410,7 @@ pub fn verify(
         }
         page += count;
     }
-    let bytes = file.metadata().map_err(io)?.len();
+    let bytes = file.len().map_err(io)?;
     Ok(Some(SummaryCheck {
         format: 2,
         bytes,
@@ -421,7 +422,7 @@ pub fn verify(
 const PAGES_PER_READ: u64 = 256;
 
 /// Reads into `buffer` until it is full or the file ends; returns the bytes read.
-fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut SourceFile, buffer: &mut [u8]) -> std::io::Result<usize> {
     use std::io::Read;
     let mut total = 0;
     while total < buffer.len() {

@@ -176,6 +176,8 @@ pub struct QueryArgs {
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
     direct_io: DirectIoArg,
+    #[command(flatten)]
+    remote: super::remote::RemoteArgs,
 }
 
 /// What `cobs query` asks for, in bitsift's terms (see [`super::cobs`]).
@@ -241,6 +243,7 @@ impl QueryArgs {
             warm: false,
             queue_depth: QUEUE_DEPTH_DEFAULT,
             direct_io: DirectIoArg::Auto,
+            remote: super::remote::RemoteArgs::default(),
         }
     }
 }
@@ -449,6 +452,7 @@ fn output_setup<'a>(
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     check_output_options(&args)?;
+    args.remote.apply()?;
     let reading = base_reading(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&args, ui)?;

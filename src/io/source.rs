@@ -1,0 +1,138 @@
+//! Where a file lies: a local path, or a URL (`http://`, `https://`, `s3://`) read through
+//! [`crate::remote`]. Locations travel as `PathBuf`s either way, so every error keeps naming
+//! the file as the user gave it, and side files are found beside an index by the same
+//! names (a URL's last segment is replaced as a path's file name is).
+//!
+//! [`SourceFile`] is what the format readers open instead of a `File`: the header and names,
+//! a side file's preamble, a manifest. It reads a local file, or a remote one by range
+//! requests, through one `Read + Seek` interface.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The schemes of remote locations.
+pub const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
+
+/// The error of a remote location in a build without the `remote` feature.
+pub const REMOTE_DISABLED: &str =
+    "this bitsift was built without remote access (cargo feature `remote`); rebuild with it";
+
+/// Whether `path` is a URL of a remote file rather than a local path.
+pub fn is_remote(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_bytes();
+    REMOTE_SCHEMES
+        .iter()
+        .any(|scheme| bytes.len() > scheme.len() && bytes.starts_with(scheme.as_bytes()))
+}
+
+/// A file opened for reading, local or remote.
+pub enum SourceFile {
+    /// A local file.
+    Local(File),
+    /// A remote file.
+    #[cfg(feature = "remote")]
+    Remote(crate::remote::RemoteReader),
+}
+
+impl SourceFile {
+    /// Opens `path`: a local file, or a URL (one request for its size and ETag, the first
+    /// time the process opens it). A missing file fails with [`io::ErrorKind::NotFound`]
+    /// either way.
+    pub fn open(path: &Path) -> io::Result<SourceFile> {
+        if !is_remote(path) {
+            return File::open(path).map(SourceFile::Local);
+        }
+        #[cfg(feature = "remote")]
+        {
+            let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
+            Ok(SourceFile::Remote(crate::remote::RemoteReader::new(object)))
+        }
+        #[cfg(not(feature = "remote"))]
+        Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))
+    }
+
+    /// The file's size (at open, for a remote file).
+    pub fn len(&self) -> io::Result<u64> {
+        match self {
+            SourceFile::Local(file) => Ok(file.metadata()?.len()),
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(reader) => Ok(reader.len()),
+        }
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Reads exactly `buf.len()` bytes at `offset`.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        match self {
+            SourceFile::Local(file) => std::os::unix::fs::FileExt::read_exact_at(file, buf, offset),
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(reader) => reader.read_exact_at(buf, offset),
+        }
+    }
+
+    /// The local file, if it is one.
+    pub fn local(&self) -> Option<&File> {
+        match self {
+            SourceFile::Local(file) => Some(file),
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(_) => None,
+        }
+    }
+}
+
+impl Read for SourceFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            SourceFile::Local(file) => file.read(buf),
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(reader) => reader.read(buf),
+        }
+    }
+}
+
+impl Seek for SourceFile {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        match self {
+            SourceFile::Local(file) => file.seek(to),
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(reader) => reader.seek(to),
+        }
+    }
+}
+
+/// The whole of the file at `path`, local or remote (`std::fs::read` for both).
+pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
+    if !is_remote(path) {
+        return std::fs::read(path);
+    }
+    let mut file = SourceFile::open(path)?;
+    let mut bytes = Vec::with_capacity(file.len()? as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_remote_and_paths_are_not() {
+        for url in ["http://h/x", "https://h/x", "s3://b/k"] {
+            assert!(is_remote(Path::new(url)), "{url}");
+        }
+        for path in ["index.cobs_compact", "/data/http:/x", "s3:/b", "http://"] {
+            assert!(!is_remote(Path::new(path)), "{path}");
+        }
+        let url = Path::new("https://host/dir/index.cobs_compact");
+        assert_eq!(
+            url.with_file_name("index.cobs_compact.checksums"),
+            Path::new("https://host/dir/index.cobs_compact.checksums")
+        );
+    }
+}

@@ -1,0 +1,372 @@
+//! The clients: one small tokio runtime for the process, one `object_store` client per
+//! server or bucket, and [`RemoteObject`], one file on a server, opened once (its size and
+//! ETag) and read by byte ranges.
+//!
+//! Every read names the ETag seen at open (`If-Match`), and the ETag and size of every answer
+//! are compared with them as well, so a file replaced on the server while in use fails its
+//! reads with [`changed`] instead of mixing bytes of two versions.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use object_store::aws::AmazonS3Builder;
+use object_store::http::HttpBuilder;
+use object_store::path::Path as KeyPath;
+use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectStore, RetryConfig};
+
+use super::config::{s3_settings, Auth};
+use super::location::RemoteUrl;
+use super::options::{options, RemoteOptions};
+
+/// Worker threads of the runtime: requests are I/O-bound; two threads keep hundreds in
+/// flight.
+const RUNTIME_THREADS: usize = 2;
+
+/// The process's runtime for remote requests, started on first use.
+fn runtime() -> io::Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(RUNTIME_THREADS)
+                .thread_name("bitsift-remote")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| io::Error::other(format!("cannot start the remote client runtime: {e}")))
+}
+
+/// Starts `task` on the runtime; it runs whatever the calling thread does.
+pub(crate) fn spawn<F>(task: F) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    runtime()?.spawn(task);
+    Ok(())
+}
+
+/// Runs `task` on the runtime and waits for its result on the calling thread (which may be a
+/// thread of another runtime: nothing here enters the caller's runtime).
+pub(crate) fn wait<F, T>(task: F) -> io::Result<T>
+where
+    F: Future<Output = io::Result<T>> + Send + 'static,
+    T: Send + 'static,
+{
+    let (send, receive) = crossbeam_channel::bounded(1);
+    spawn(async move {
+        let _ = send.send(task.await);
+    })?;
+    receive
+        .recv()
+        .map_err(|_| io::Error::other("the remote client runtime stopped"))?
+}
+
+/// One file on a server: where it is, its size and ETag at open.
+pub struct RemoteObject {
+    /// The URL as given.
+    pub url: String,
+    store: Arc<dyn ObjectStore>,
+    key: KeyPath,
+    /// Size at open.
+    pub size: u64,
+    /// ETag at open, when the server gives one.
+    pub etag: Option<String>,
+}
+
+impl std::fmt::Debug for RemoteObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteObject")
+            .field("url", &self.url)
+            .field("size", &self.size)
+            .field("etag", &self.etag)
+            .finish()
+    }
+}
+
+/// What one range request cost.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fetched {
+    /// Requests sent (0 when the local cache served it).
+    pub requests: u64,
+    /// Bytes received from the server.
+    pub bytes: u64,
+    /// Time from sending to the last byte.
+    pub elapsed: Duration,
+}
+
+impl RemoteObject {
+    /// Opens `url`: its size and ETag, from one `HEAD` request the first time this process
+    /// opens it, shared afterwards (the header parser, the side files and the engine all open
+    /// the same files).
+    pub fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
+        let open = opened();
+        if let Some(object) = lock(open).get(url) {
+            return Ok(object.clone());
+        }
+        let parsed = RemoteUrl::parse(url)?;
+        let store = store_for(&parsed)?;
+        let key = parsed.key.clone();
+        let head_store = store.clone();
+        let head = GetOptions {
+            head: true,
+            ..GetOptions::default()
+        };
+        let meta = wait(async move {
+            let result = head_store.get_opts(&key, head).await;
+            result.map(|r| r.meta).map_err(io::Error::from)
+        })
+        .map_err(describe)?;
+        let object = Arc::new(RemoteObject {
+            url: url.to_string(),
+            store,
+            key: parsed.key,
+            size: meta.size,
+            etag: meta.e_tag,
+        });
+        lock(open).insert(url.to_string(), object.clone());
+        Ok(object)
+    }
+
+    /// A file put into `store` under `key` with `bytes` and opened, for tests.
+    #[cfg(test)]
+    pub(crate) fn in_store(
+        url: &str,
+        store: Arc<dyn ObjectStore>,
+        key: KeyPath,
+        bytes: Vec<u8>,
+    ) -> io::Result<Arc<RemoteObject>> {
+        let (put_store, put_key) = (store.clone(), key.clone());
+        let meta = wait(async move {
+            put_store
+                .put_opts(&put_key, bytes.into(), Default::default())
+                .await
+                .map_err(io::Error::from)?;
+            let head = GetOptions {
+                head: true,
+                ..GetOptions::default()
+            };
+            let result = put_store.get_opts(&put_key, head).await;
+            result.map(|r| r.meta).map_err(io::Error::from)
+        })?;
+        Ok(Arc::new(RemoteObject {
+            url: url.to_string(),
+            store,
+            key,
+            size: meta.size,
+            etag: meta.e_tag,
+        }))
+    }
+
+    /// Replaces the file's bytes in its store (a file changed on the server), for tests.
+    #[cfg(test)]
+    pub(crate) fn replace_in_store(&self, bytes: Vec<u8>) -> io::Result<()> {
+        let (store, key) = (self.store.clone(), self.key.clone());
+        wait(async move {
+            store
+                .put_opts(&key, bytes.into(), Default::default())
+                .await
+                .map(|_| ())
+                .map_err(io::Error::from)
+        })
+    }
+
+    /// The bytes of `range` (inside the file), checked: exactly the length asked for, from
+    /// the version of the file seen at open. Served from the local cache when it holds them.
+    pub async fn fetch(&self, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
+        assert!(range.start <= range.end && range.end <= self.size);
+        if let Some(bytes) = super::cache::lookup(self, &range) {
+            return Ok((bytes, Fetched::default()));
+        }
+        let wide = super::cache::widen(self, &range);
+        let started = Instant::now();
+        let bytes = self.get(wide.clone()).await?;
+        let fetched = Fetched {
+            requests: 1,
+            bytes: bytes.len() as u64,
+            elapsed: started.elapsed(),
+        };
+        super::cache::store(self, wide.start, &bytes);
+        let from = (range.start - wide.start) as usize;
+        let to = from + (range.end - range.start) as usize;
+        Ok((bytes.slice(from..to), fetched))
+    }
+
+    /// One range request, checked (see [`RemoteObject::fetch`]).
+    async fn get(&self, range: Range<u64>) -> io::Result<Bytes> {
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(range.clone())),
+            if_match: self.etag.clone(),
+            ..GetOptions::default()
+        };
+        let result = match self.store.get_opts(&self.key, options).await {
+            Ok(result) => result,
+            Err(object_store::Error::Precondition { .. }) => return Err(changed(self)),
+            Err(e) => return Err(describe(e.into())),
+        };
+        if result.meta.size != self.size
+            || (self.etag.is_some()
+                && result.meta.e_tag.is_some()
+                && result.meta.e_tag != self.etag)
+        {
+            return Err(changed(self));
+        }
+        let bytes = result.bytes().await.map_err(|e| describe(e.into()))?;
+        let want = range.end - range.start;
+        if bytes.len() as u64 != want {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the server sent {} bytes for a range of {want} at offset {}",
+                    bytes.len(),
+                    range.start
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The bytes of `range`, waited for on the calling thread.
+    pub fn fetch_blocking(self: &Arc<Self>, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
+        let object = self.clone();
+        wait(async move { object.fetch(range).await })
+    }
+}
+
+/// The files this process opened, by URL.
+fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
+    static OPENED: OnceLock<Mutex<HashMap<String, Arc<RemoteObject>>>> = OnceLock::new();
+    OPENED.get_or_init(Default::default)
+}
+
+/// The error of a file whose ETag or size differs from those seen at open. The file is
+/// forgotten, so that opening it again (a server's reload) sees the new version.
+fn changed(object: &RemoteObject) -> io::Error {
+    let mut opened = lock(opened());
+    if opened
+        .get(&object.url)
+        .is_some_and(|o| o.etag == object.etag && o.size == object.size)
+    {
+        opened.remove(&object.url);
+    }
+    drop(opened);
+    io::Error::other(format!(
+        "the file changed on the server since it was opened (ETag {}, {} bytes at open); open it again",
+        object.etag.as_deref().unwrap_or("none"),
+        object.size
+    ))
+}
+
+/// `error` with what it means said first, keeping its kind (a missing file stays
+/// `NotFound`, so a missing side file is simply absent).
+fn describe(error: io::Error) -> io::Error {
+    let text = error.to_string();
+    let kind =
+        if text.contains("403") || text.contains("Forbidden") || text.contains("Access Denied") {
+            io::ErrorKind::PermissionDenied
+        } else if text.contains("404") && error.kind() == io::ErrorKind::Other {
+            io::ErrorKind::NotFound
+        } else {
+            error.kind()
+        };
+    let unanswered = text.contains("error sending request") || text.contains("timed out");
+    let what = match kind {
+        io::ErrorKind::NotFound => "not found on the server",
+        io::ErrorKind::PermissionDenied => "access denied by the server",
+        _ if unanswered => "no answer from the server (timed out, or the connection failed)",
+        _ => "request failed",
+    };
+    io::Error::new(kind, format!("{what}: {text}"))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The client of `url`'s server or bucket, made once per process with the options in force
+/// then.
+fn store_for(url: &RemoteUrl) -> io::Result<Arc<dyn ObjectStore>> {
+    static STORES: OnceLock<Mutex<HashMap<String, Arc<dyn ObjectStore>>>> = OnceLock::new();
+    let stores = STORES.get_or_init(Default::default);
+    if let Some(store) = lock(stores).get(&url.store) {
+        return Ok(store.clone());
+    }
+    let options = options();
+    let store: Arc<dyn ObjectStore> = match &url.bucket {
+        None => Arc::new(
+            HttpBuilder::new()
+                .with_url(url.store.clone())
+                .with_client_options(client_options(&options, url.store.starts_with("http://")))
+                .with_retry(retry_config(&options))
+                .build()
+                .map_err(|e| io::Error::other(format!("{}: {e}", url.store)))?,
+        ),
+        Some(bucket) => Arc::new(s3_store(bucket, &options)?),
+    };
+    lock(stores).insert(url.store.clone(), store.clone());
+    Ok(store)
+}
+
+/// An S3 client for `bucket` from the AWS environment and profile files.
+fn s3_store(bucket: &str, options: &RemoteOptions) -> io::Result<object_store::aws::AmazonS3> {
+    let settings = s3_settings();
+    let plain_http = settings
+        .endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    let mut builder = AmazonS3Builder::from_env()
+        .with_bucket_name(bucket)
+        .with_region(settings.region)
+        .with_client_options(client_options(options, plain_http))
+        .with_retry(retry_config(options));
+    if let Some(endpoint) = settings.endpoint {
+        builder = builder.with_endpoint(endpoint);
+    }
+    builder = match settings.auth {
+        Auth::Keys(keys) => {
+            let builder = builder
+                .with_access_key_id(keys.access_key_id)
+                .with_secret_access_key(keys.secret_access_key);
+            match keys.session_token {
+                Some(token) => builder.with_token(token),
+                None => builder,
+            }
+        }
+        Auth::Provider => builder,
+        Auth::Anonymous => builder.with_skip_signature(true),
+    };
+    builder
+        .build()
+        .map_err(|e| io::Error::other(format!("s3://{bucket}: {e}")))
+}
+
+fn client_options(options: &RemoteOptions, plain_http: bool) -> ClientOptions {
+    ClientOptions::new()
+        .with_timeout(options.timeout)
+        .with_connect_timeout(options.timeout.min(CONNECT_TIMEOUT_MAX))
+        .with_pool_max_idle_per_host(options.depth)
+        .with_allow_http(plain_http)
+}
+
+/// The longest wait for a connection.
+const CONNECT_TIMEOUT_MAX: Duration = Duration::from_secs(10);
+
+fn retry_config(options: &RemoteOptions) -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+            base: 2.0,
+        },
+        max_retries: options.retries,
+        retry_timeout: options.deadline,
+    }
+}

@@ -1,0 +1,33 @@
+//! Indexes searched where they lie: files on an HTTP(S) server (range requests) or in an
+//! S3-compatible object store, read by byte ranges without downloading them.
+//!
+//! - [`RemoteObject`]: one remote file, opened once per process (size and ETag), read by
+//!   checked range requests (exact length, same ETag as at open: a file changed on the server
+//!   is an error, never a mix of two versions).
+//! - [`RemoteEngine`]: the [`crate::io::ReadEngine`] of remote files, hundreds of requests
+//!   in flight; the planner and the read path's layers (checksums, caches) are those of
+//!   local files.
+//! - [`RemoteReader`]: sequential reads (headers, names, preambles) in growing requests.
+//! - [`cache`]: a bounded on-disk cache of fetched pages, keyed by URL and ETag.
+//! - [`config`]: S3 settings from the AWS environment and profile files.
+//!
+//! The clients are `object_store`'s (`HttpStore`, `AmazonS3`): retries with backoff, timeouts,
+//! request signing; see `docs/architecture.md` for the choice.
+
+pub mod bench;
+pub mod cache;
+mod client;
+pub mod config;
+pub(crate) mod engine;
+mod location;
+mod options;
+mod reader;
+
+pub use client::{Fetched, RemoteObject};
+pub use engine::RemoteEngine;
+pub use location::RemoteUrl;
+pub use options::{
+    configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
+    DEPTH_DEFAULT, RETRIES_DEFAULT, TIMEOUT_DEFAULT,
+};
+pub use reader::RemoteReader;

@@ -1,0 +1,105 @@
+//! [`RemoteReader`]: a remote file read from start to end (a header and its names, a side
+//! file's preamble, a manifest, a whole file for `verify`) in requests that grow while the
+//! reading stays sequential, so that megabytes of names cost a few round trips, not hundreds.
+
+use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::client::RemoteObject;
+
+/// The first request of a sequential run.
+const FIRST_BYTES: u64 = 256 << 10;
+/// The largest request: each one after the first is twice the last, up to this.
+const LARGEST_BYTES: u64 = 16 << 20;
+
+/// A remote file as a `Read + Seek`; see the module documentation.
+pub struct RemoteReader {
+    object: Arc<RemoteObject>,
+    position: u64,
+    buffer: Bytes,
+    buffer_start: u64,
+    next_request: u64,
+}
+
+impl RemoteReader {
+    /// A reader at the start of `object`.
+    pub fn new(object: Arc<RemoteObject>) -> RemoteReader {
+        RemoteReader {
+            object,
+            position: 0,
+            buffer: Bytes::new(),
+            buffer_start: 0,
+            next_request: FIRST_BYTES,
+        }
+    }
+
+    /// The file's size at open.
+    pub fn len(&self) -> u64 {
+        self.object.size
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.object.size == 0
+    }
+
+    /// Reads exactly `buf.len()` bytes at `offset`, in one request.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let end = offset + buf.len() as u64;
+        if end > self.object.size {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("read past the end of a file of {} bytes", self.object.size),
+            ));
+        }
+        let (bytes, _) = self.object.fetch_blocking(offset..end)?;
+        buf.copy_from_slice(&bytes);
+        Ok(())
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        let sequential = self.position == self.buffer_start + self.buffer.len() as u64;
+        self.next_request = if sequential && !self.buffer.is_empty() {
+            (self.next_request * 2).min(LARGEST_BYTES)
+        } else {
+            FIRST_BYTES
+        };
+        let end = (self.position + self.next_request).min(self.object.size);
+        let (bytes, _) = self.object.fetch_blocking(self.position..end)?;
+        self.buffer = bytes;
+        self.buffer_start = self.position;
+        Ok(())
+    }
+}
+
+impl Read for RemoteReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.position >= self.object.size || buf.is_empty() {
+            return Ok(0);
+        }
+        let buffered = self.buffer_start..self.buffer_start + self.buffer.len() as u64;
+        if !buffered.contains(&self.position) {
+            self.refill()?;
+        }
+        let from = (self.position - self.buffer_start) as usize;
+        let count = buf.len().min(self.buffer.len() - from);
+        buf[..count].copy_from_slice(&self.buffer[from..from + count]);
+        self.position += count as u64;
+        Ok(count)
+    }
+}
+
+impl Seek for RemoteReader {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(at) => Some(at),
+            SeekFrom::End(delta) => self.object.size.checked_add_signed(delta),
+            SeekFrom::Current(delta) => self.position.checked_add_signed(delta),
+        };
+        self.position = target
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
+        Ok(self.position)
+    }
+}

@@ -1,0 +1,582 @@
+//! Remote indexes against real servers: nginx (HTTP range requests) and moto (the S3 API),
+//! started by `tests/remote/servers.py` (as root: in a private network namespace with a
+//! round trip injected). Every answer over HTTP and S3 must be the local file's, byte for
+//! byte; every failure (404, 403, 500, a timeout, a file changed on the server) must be a
+//! clear error and never an answer; the local cache must serve a repeated query without a
+//! range request and survive a damaged page.
+//!
+//! The servers are started once for the whole file (one test function, in steps), and the
+//! test is skipped, saying why, when they cannot start (not root and no nginx) or when
+//! `BITSIFT_SKIP_REMOTE=1`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::{ok, run, stderr, stdout, text, write_fasta, Rng};
+
+/// The servers of one test run; stopped when dropped.
+struct Servers {
+    state: PathBuf,
+    info: serde_json::Value,
+}
+
+impl Servers {
+    fn start(dir: &Path, state: &Path) -> Result<Servers, String> {
+        let output = harness(&[
+            "start",
+            "--dir",
+            text(dir),
+            "--state",
+            text(state),
+            "--rtt-ms",
+            "2",
+        ])?;
+        if !output.status.success() {
+            return Err(stderr(&output));
+        }
+        let info: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .map_err(|e| format!("servers.py printed no JSON ({e}): {}", stdout(&output)))?;
+        Ok(Servers {
+            state: state.to_path_buf(),
+            info,
+        })
+    }
+
+    fn field(&self, name: &str) -> String {
+        self.info[name]
+            .as_str()
+            .unwrap_or_else(|| panic!("servers.py: no {name}"))
+            .to_string()
+    }
+
+    fn http(&self, relative: &str) -> String {
+        format!("{}/{relative}", self.field("http"))
+    }
+
+    fn s3(&self, relative: &str) -> String {
+        format!("s3://{}/{relative}", self.field("bucket"))
+    }
+
+    /// The environment an S3 client needs to reach the test server.
+    fn s3_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ENDPOINT_URL", self.field("s3_endpoint")),
+            ("AWS_ACCESS_KEY_ID", self.field("access_key")),
+            ("AWS_SECRET_ACCESS_KEY", self.field("secret_key")),
+            ("AWS_REGION", self.field("region")),
+        ]
+    }
+
+    fn sync(&self) {
+        let output = harness(&["sync", "--state", text(&self.state)]).expect("servers.py sync");
+        assert!(output.status.success(), "sync: {}", stderr(&output));
+    }
+
+    /// Range requests (GET) nginx has logged so far.
+    fn http_gets(&self) -> usize {
+        let log = self.info["access_log"].as_str().unwrap_or_default();
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.contains("\"GET "))
+            .count()
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        let _ = harness(&["stop", "--state", text(&self.state)]);
+    }
+}
+
+fn harness(args: &[&str]) -> Result<Output, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote/servers.py");
+    Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run python3: {e}"))
+}
+
+/// `bitsift` with `args` and the extra environment `env`.
+fn run_env(args: &[&str], env: &[(&str, String)]) -> Output {
+    let mut command = common::bitsift();
+    command.args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    // No profile files or credentials of the machine running the tests.
+    command.env("HOME", env!("CARGO_TARGET_TMPDIR"));
+    command.output().expect("run bitsift")
+}
+
+/// The indexes served: bitsift's layout (checksums, summaries), COBS's classic and compact
+/// files (no side files), and a collection of two sub-indexes.
+fn build_indexes(dir: &Path, rng: &mut Rng) -> Vec<Vec<u8>> {
+    let genomes_dir = dir.join("genomes");
+    std::fs::create_dir_all(&genomes_dir).unwrap();
+    let mut genomes = Vec::new();
+    let mut paths = Vec::new();
+    for g in 0..16 {
+        let sequence = rng.dna(20_000);
+        let path = genomes_dir.join(format!("g{g:02}.fa"));
+        write_fasta(&path, &[(format!("g{g:02}"), sequence.clone())]);
+        genomes.push(sequence);
+        paths.push(path);
+    }
+    let index = dir.join("serve/bitsift.cobs_compact");
+    std::fs::create_dir_all(index.parent().unwrap()).unwrap();
+    let mut args = vec!["build", "-q", "-T", "2", "-o", text(&index)];
+    args.extend(paths.iter().map(|p| text(p)));
+    ok(run(&args));
+    for side in [".bitsift-checksums", ".bitsift-summaries"] {
+        let mut name = index.as_os_str().to_owned();
+        name.push(side);
+        assert!(Path::new(&name).exists(), "the build wrote {side}");
+    }
+    let cobs = |args: &[&str]| {
+        ok(Command::new(env!("CARGO_BIN_EXE_cobs"))
+            .args(args)
+            .output()
+            .unwrap())
+    };
+    let classic = dir.join("serve/cobs.cobs_classic");
+    cobs(&["classic-construct", text(&genomes_dir), text(&classic)]);
+    let compact = dir.join("serve/cobs.cobs_compact");
+    cobs(&["compact-construct", text(&genomes_dir), text(&compact)]);
+    let collection = dir.join("serve/collection");
+    let add = |inputs: &[PathBuf]| {
+        let mut args = vec!["add", "-q", "-T", "2", text(&collection)];
+        args.extend(inputs.iter().map(|p| text(p)));
+        ok(run(&args));
+    };
+    add(&paths[..8]);
+    add(&paths[8..]);
+    genomes
+}
+
+/// Queries: pieces of genomes (hits) and random sequence (absent).
+fn write_queries(path: &Path, genomes: &[Vec<u8>], rng: &mut Rng) {
+    let queries = common::mixed_queries(rng, genomes, 12, 900, 20);
+    let records: Vec<(String, Vec<u8>)> = queries
+        .into_iter()
+        .enumerate()
+        .map(|(q, s)| (format!("q{q}"), s))
+        .collect();
+    write_fasta(path, &records);
+}
+
+/// The answers of `bitsift query` (TSV: no statistics, so equal answers are equal text).
+fn answers(index: &str, queries: &Path, extra: &[&str], env: &[(&str, String)]) -> String {
+    let mut args = vec!["query", "-i", index, "-f", text(queries), "-t", "0.3"];
+    args.extend_from_slice(extra);
+    let output = run_env(&args, env);
+    assert!(
+        output.status.success(),
+        "query -i {index}: {}",
+        stderr(&output)
+    );
+    stdout(&output)
+}
+
+/// The JSON of `bitsift query --format json`.
+fn json_answers(index: &str, queries: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "query",
+        "-i",
+        index,
+        "-f",
+        text(queries),
+        "-t",
+        "0.3",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let output = ok(run_env(&args, &[]));
+    serde_json::from_slice(&output.stdout).expect("JSON output")
+}
+
+/// Sums a field of every batch of a JSON answer.
+fn batch_sum(json: &serde_json::Value, field: &str) -> u64 {
+    json["batches"]
+        .as_array()
+        .expect("batches")
+        .iter()
+        .map(|b| b[field].as_u64().unwrap_or(0))
+        .sum()
+}
+
+fn fails_with(output: &Output, needles: &[&str]) {
+    assert!(!output.status.success(), "should fail: {}", stdout(output));
+    assert!(
+        stdout(output).trim().is_empty(),
+        "no answer on a failure: {}",
+        stdout(output)
+    );
+    let message = stderr(output).to_lowercase();
+    assert!(
+        needles.iter().any(|n| message.contains(&n.to_lowercase())),
+        "expected one of {needles:?} in: {message}"
+    );
+}
+
+#[test]
+fn remote_indexes_against_real_servers() {
+    if std::env::var("BITSIFT_SKIP_REMOTE").is_ok_and(|v| v == "1") {
+        eprintln!("SKIPPED: BITSIFT_SKIP_REMOTE=1");
+        return;
+    }
+    let work = tempfile::Builder::new()
+        .prefix("remote-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let dir = work.path();
+    let mut rng = Rng(23);
+    let genomes = build_indexes(dir, &mut rng);
+    let queries = dir.join("queries.fa");
+    write_queries(&queries, &genomes, &mut rng);
+    // nginx's workers must be able to read the served files.
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX", text(dir)])
+        .status();
+    let servers = match Servers::start(&dir.join("serve"), &dir.join("state")) {
+        Ok(servers) => servers,
+        Err(why) => {
+            eprintln!("SKIPPED: the test servers cannot start here: {why}");
+            return;
+        }
+    };
+    eprintln!("servers: {}", servers.info);
+    same_answers_over_http_and_s3(&servers, dir, &queries);
+    info_and_verify_over_http(&servers);
+    iobench_measures_a_url(&servers);
+    serve_answers_from_a_url(&servers, dir, &queries);
+    errors_are_clear_and_give_no_answer(&servers, &queries);
+    the_cache_serves_a_repeated_query_and_survives_damage(&servers, dir, &queries);
+    a_file_changed_on_the_server_is_an_error(&servers, dir, &queries);
+}
+
+fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) {
+    let s3_env = servers.s3_env();
+    for file in [
+        "bitsift.cobs_compact",
+        "cobs.cobs_classic",
+        "cobs.cobs_compact",
+    ] {
+        let local = answers(text(&dir.join("serve").join(file)), queries, &[], &[]);
+        assert!(local.lines().count() > 12, "{file}: hits to compare");
+        let http = answers(&servers.http(file), queries, &[], &[]);
+        assert_eq!(http, local, "{file} over HTTP");
+        let s3 = answers(&servers.s3(file), queries, &[], &s3_env);
+        assert_eq!(s3, local, "{file} over S3");
+        let no_summaries = answers(&servers.http(file), queries, &["--no-summaries"], &[]);
+        let local_no_summaries = answers(
+            text(&dir.join("serve").join(file)),
+            queries,
+            &["--no-summaries"],
+            &[],
+        );
+        assert_eq!(
+            no_summaries, local_no_summaries,
+            "{file} over HTTP, no summaries"
+        );
+    }
+    let local = answers(text(&dir.join("serve/collection")), queries, &[], &[]);
+    let http = answers(&servers.http("collection"), queries, &[], &[]);
+    // Answers name their source: the collection's directory as given.
+    let local = local.replace(text(&dir.join("serve/collection")), "COLLECTION");
+    let http = http.replace(&servers.http("collection"), "COLLECTION");
+    assert_eq!(http, local, "the collection over HTTP");
+    let manifest = answers(
+        &servers.http("collection/collection.json"),
+        queries,
+        &[],
+        &[],
+    );
+    assert_eq!(
+        manifest.replace(&servers.http("collection"), "COLLECTION"),
+        local,
+        "the collection named by its manifest's URL"
+    );
+    // The JSON says what the network cost.
+    let json = json_answers(&servers.http("bitsift.cobs_compact"), queries, &[]);
+    assert!(batch_sum(&json, "remote_requests") > 0, "{json}");
+    assert!(batch_sum(&json, "remote_bytes") > 0);
+    assert_eq!(json["batches"][0]["engine"], "remote");
+}
+
+fn info_and_verify_over_http(servers: &Servers) {
+    let info = ok(run(&["info", &servers.http("bitsift.cobs_compact")]));
+    let info = stdout(&info);
+    assert!(info.contains("checksums"), "{info}");
+    let url = servers.http("bitsift.cobs_compact");
+    let verified = ok(run(&["verify", &url]));
+    assert!(
+        stdout(&verified).contains(&format!("{url}: ok (")),
+        "{}",
+        stdout(&verified)
+    );
+    let collection = ok(run(&["info", &servers.http("collection")]));
+    assert!(
+        stdout(&collection).contains("sub-index"),
+        "{}",
+        stdout(&collection)
+    );
+}
+
+/// `bitsift serve -i URL` answers as `query -i` on the local file does.
+fn serve_answers_from_a_url(servers: &Servers, dir: &Path, queries: &Path) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let mut server = common::bitsift()
+        .args([
+            "serve",
+            "-q",
+            "-i",
+            &servers.http("bitsift.cobs_compact"),
+            "--listen",
+            &listen,
+        ])
+        .spawn()
+        .expect("start serve");
+    let fasta = std::fs::read_to_string(queries).unwrap();
+    let sequence: String = fasta
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .collect();
+    let script = format!(
+        "import json,sys,time,urllib.request\nfor _ in range(100):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n"
+    );
+    let answer = Command::new("python3")
+        .args(["-c", &script, &sequence])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let json: serde_json::Value = serde_json::from_slice(&answer.stdout)
+        .unwrap_or_else(|e| panic!("serve answered no JSON ({e}): {}", stderr(&answer)));
+    let served: Vec<String> = json["results"][0]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["document"].as_str().unwrap().to_string())
+        .collect();
+    let first = dir.join("first.fa");
+    std::fs::write(&first, format!(">q0\n{sequence}\n")).unwrap();
+    let local = answers(
+        text(&dir.join("serve/bitsift.cobs_compact")),
+        &first,
+        &[],
+        &[],
+    );
+    for document in &served {
+        assert!(
+            local.contains(document.as_str()),
+            "{document} not in {local}"
+        );
+    }
+    let local_documents = (0..16)
+        .filter(|g| local.contains(&format!("g{g:02}")))
+        .count();
+    assert_eq!(
+        served.len(),
+        local_documents,
+        "served {served:?}, local {local}"
+    );
+    assert!(
+        !served.is_empty(),
+        "the first query is a piece of a genome: {json}"
+    );
+}
+
+fn iobench_measures_a_url(servers: &Servers) {
+    let url = servers.http("bitsift.cobs_compact");
+    let output = ok(run(&[
+        "iobench", &url, "-d", "300ms", "--depths", "1,8", "--format", "json", "-q",
+    ]));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2 * 3, "two depths, three request sizes");
+    for run in runs {
+        assert!(run["requests"].as_u64().unwrap() > 0, "{run}");
+        assert_eq!(run["errors"], 0, "{run}");
+    }
+    let gap = report["recommendation"]["merge_gap"].as_u64().unwrap();
+    assert!((16 << 10..=8 << 20).contains(&gap), "{gap}");
+}
+
+fn errors_are_clear_and_give_no_answer(servers: &Servers, queries: &Path) {
+    let fast = [
+        "--remote-retries",
+        "1",
+        "--remote-timeout",
+        "2",
+        "--remote-deadline",
+        "4",
+    ];
+    let query = |index: &str| {
+        let mut args = vec!["query", "-i", index, "-f", text(queries)];
+        args.extend_from_slice(&fast);
+        run_env(&args, &[])
+    };
+    fails_with(
+        &query(&servers.http("missing.cobs_compact")),
+        &["not found", "404"],
+    );
+    fails_with(
+        &query(&servers.http("status/403/bitsift.cobs_compact")),
+        &["access denied", "403"],
+    );
+    let started = Instant::now();
+    fails_with(
+        &query(&servers.http("status/500/bitsift.cobs_compact")),
+        &["500"],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "500: retries are bounded"
+    );
+    let blackhole = format!("{}/bitsift.cobs_compact", servers.field("blackhole"));
+    let started = Instant::now();
+    fails_with(&query(&blackhole), &["no answer from the server"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "a server that never answers fails within the deadline: {:?}",
+        started.elapsed()
+    );
+    let s3_missing = run_env(
+        &[
+            "query",
+            "-i",
+            &servers.s3("missing.cobs_compact"),
+            "-f",
+            text(queries),
+        ],
+        &servers.s3_env(),
+    );
+    fails_with(&s3_missing, &["not found", "404"]);
+}
+
+fn the_cache_serves_a_repeated_query_and_survives_damage(
+    servers: &Servers,
+    dir: &Path,
+    queries: &Path,
+) {
+    let cache = dir.join("cache");
+    let url = servers.http("bitsift.cobs_compact");
+    let with_cache = ["--cache-dir", text(&cache), "--cache-dir-size", "64M"];
+    let first = json_answers(&url, queries, &with_cache);
+    assert!(batch_sum(&first, "remote_requests") > 0);
+    let gets_before = servers.http_gets();
+    let second = json_answers(&url, queries, &with_cache);
+    assert_eq!(batch_sum(&second, "remote_requests"), 0, "{second}");
+    assert!(batch_sum(&second, "remote_cache_hits") > 0);
+    assert_eq!(
+        servers.http_gets(),
+        gets_before,
+        "the repeat sent no range request (only the HEAD that checks the ETag)"
+    );
+    assert_eq!(first["results"], second["results"]);
+    // Damage every cached page: each is detected, fetched again, and the answer holds.
+    let mut damaged = 0;
+    for entry in walk(&cache) {
+        let mut bytes = std::fs::read(&entry).unwrap();
+        if let Some(byte) = bytes.first_mut() {
+            *byte ^= 0x40;
+            std::fs::write(&entry, bytes).unwrap();
+            damaged += 1;
+        }
+    }
+    assert!(damaged > 0, "the cache holds pages");
+    let third = json_answers(&url, queries, &with_cache);
+    assert!(
+        batch_sum(&third, "remote_requests") > 0,
+        "damaged pages are fetched again"
+    );
+    assert_eq!(first["results"], third["results"]);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// An index opened over HTTP and S3, then changed on the server (same size, other bytes):
+/// the open session's next search fails, naming the change, instead of answering from a mix
+/// of two versions.
+fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queries: &Path) {
+    use bitsift::io::EngineOptions;
+    use bitsift::query::{SearchOptions, Session};
+    let file = dir.join("serve/cobs.cobs_compact");
+    let sequence = std::fs::read_to_string(queries).unwrap();
+    let query: Vec<u8> = sequence
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .flat_map(|l| l.bytes())
+        .collect();
+    for (name, location) in [
+        ("HTTP", servers.http("cobs.cobs_compact")),
+        ("S3", servers.s3("cobs.cobs_compact")),
+    ] {
+        if name == "S3" {
+            for (key, value) in servers.s3_env() {
+                std::env::set_var(key, value);
+            }
+        }
+        let mut session = Session::open(&[PathBuf::from(&location)], &EngineOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let options = SearchOptions {
+            threshold: 0.3,
+            ..SearchOptions::default()
+        };
+        let before = session
+            .search(&query, &options)
+            .expect("answer before the change");
+        assert!(!before.hits.is_empty());
+        let original = std::fs::read(&file).unwrap();
+        let mut changed = original.clone();
+        let len = changed.len();
+        for byte in &mut changed[len - 4096..] {
+            *byte = !*byte;
+        }
+        std::fs::write(&file, &changed).unwrap();
+        // A new modification time, hence a new ETag, even within the same second.
+        let later = std::time::SystemTime::now() + Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        if name == "S3" {
+            servers.sync();
+        }
+        let after = session.search(&query, &options);
+        let error = after.expect_err("a changed file gives an error, not an answer");
+        assert!(
+            error.to_string().contains("changed on the server"),
+            "{name}: {error}"
+        );
+        std::fs::write(&file, &original).unwrap();
+        if name == "S3" {
+            servers.sync();
+        }
+    }
+}
