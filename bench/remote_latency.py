@@ -186,13 +186,14 @@ def main():
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("--remote-options", default="", help="more options of every query")
     parser.add_argument("--fuse", action="store_true", help="also one read at a time, no coalescing")
-    parser.add_argument("--fuse-options", default="--remote-depth 1 --merge-gap 0",
+    parser.add_argument("--fuse-runs", type=int, default=1)
+    parser.add_argument("--fuse-options", default="--remote-depth 1 --merge-gap 0 --read-max 4K",
                         help="the options giving one read at a time")
     parser.add_argument("--download", action="store_true")
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--request-key", default="requests")
-    parser.add_argument("--bytes-key", default="bytes_read")
+    parser.add_argument("--request-key", default="remote_requests")
+    parser.add_argument("--bytes-key", default="remote_bytes")
     args = parser.parse_args()
     args.via = args.via.split(",")
     bench = Bench(args)
@@ -205,7 +206,7 @@ def main():
                 for mode in ["planned"] + (["fuse"] if args.fuse else []):
                     for spec in args.gene:
                         cls, gene = spec.split("=", 1)
-                        for run in range(args.runs):
+                        for run in range(args.runs if mode == "planned" else args.fuse_runs):
                             row = bench.query(via, rtt, cls, gene, mode, run)
                             log("%s %s rtt %g %s run %d: %.0f ms, %s requests" % (
                                 via, mode, rtt, cls, run, row["wall_ms"], row.get(args.request_key)))

@@ -1,18 +1,24 @@
 //! [`RemoteReader`]: a remote file read from start to end (a header and its names, a side
-//! file's preamble, a manifest, a whole file for `verify`) in requests that grow while the
-//! reading stays sequential, so that megabytes of names cost a few round trips, not hundreds.
+//! file's preamble, a manifest, a whole file for `verify`) in windows that grow eightfold while
+//! the reading stays sequential, each window fetched as parts in flight at once, so that
+//! megabytes of names cost two or three round trips, not one per megabyte.
 
 use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
 use super::client::RemoteObject;
 
-/// The first request of a sequential run.
+/// The first window of a sequential run.
 const FIRST_BYTES: u64 = 256 << 10;
-/// The largest request: each one after the first is twice the last, up to this.
-const LARGEST_BYTES: u64 = 16 << 20;
+/// Each window after the first is this many times the last...
+const GROWTH: u64 = 8;
+/// ...up to this.
+const LARGEST_BYTES: u64 = 64 << 20;
+/// A window is fetched in requests of at most this size, all in flight at once.
+const PART_BYTES: u64 = 4 << 20;
 
 /// A remote file as a `Read + Seek`; see the module documentation.
 pub struct RemoteReader {
@@ -62,16 +68,48 @@ impl RemoteReader {
     fn refill(&mut self) -> io::Result<()> {
         let sequential = self.position == self.buffer_start + self.buffer.len() as u64;
         self.next_request = if sequential && !self.buffer.is_empty() {
-            (self.next_request * 2).min(LARGEST_BYTES)
+            (self.next_request * GROWTH).min(LARGEST_BYTES)
         } else {
             FIRST_BYTES
         };
         let end = (self.position + self.next_request).min(self.object.size);
-        let (bytes, _) = self.object.fetch_blocking(self.position..end)?;
-        self.buffer = bytes;
+        self.buffer = fetch_in_parts(&self.object, self.position..end)?;
         self.buffer_start = self.position;
         Ok(())
     }
+}
+
+/// The bytes of `range`, fetched as requests of at most [`PART_BYTES`] in flight at once.
+fn fetch_in_parts(object: &Arc<RemoteObject>, range: Range<u64>) -> io::Result<Bytes> {
+    if range.end - range.start <= PART_BYTES {
+        return Ok(object.fetch_blocking(range)?.0);
+    }
+    let parts: Vec<Range<u64>> = (range.start..range.end)
+        .step_by(PART_BYTES as usize)
+        .map(|start| start..(start + PART_BYTES).min(range.end))
+        .collect();
+    let object = object.clone();
+    let fetched = super::client::wait(async move {
+        let tasks: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                let object = object.clone();
+                tokio::spawn(async move { object.fetch(part).await })
+            })
+            .collect();
+        let mut pieces = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            let joined = task.await.map_err(io::Error::other)?;
+            pieces.push(joined?.0);
+        }
+        Ok(pieces)
+    })?;
+    let mut whole = Vec::with_capacity((range.end - range.start) as usize);
+    for piece in &fetched {
+        whole.extend_from_slice(piece);
+    }
+    assert_eq!(whole.len() as u64, range.end - range.start);
+    Ok(Bytes::from(whole))
 }
 
 impl Read for RemoteReader {
