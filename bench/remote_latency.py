@@ -50,7 +50,7 @@ class Bench:
         self.info = None
 
     def record(self, command):
-        self.commands.write(" ".join(command) + "\n")
+        self.commands.write(" ".join(command).replace(ROOT + os.sep, "") + "\n")
         self.commands.flush()
 
     def servers(self, *args):
