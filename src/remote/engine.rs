@@ -9,7 +9,7 @@
 //! so the shared bounded retries ([`crate::io`]'s retry rules) absorb injected faults here
 //! as in the local engines.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -74,11 +74,10 @@ impl RemoteEngine {
         done: &Sender<Outcome>,
     ) -> Result<(), IoError> {
         let object = self.objects[read.file as usize].clone();
-        let path = self.paths[read.file as usize].clone();
         let hook = self.hook.clone();
         let done = done.clone();
         spawn(async move {
-            let outcome = read_one(request, read, &object, &path, hook.as_deref()).await;
+            let outcome = read_one(request, read, &object, hook.as_deref()).await;
             let _ = done.send(outcome);
         })
         .map_err(|e| IoError::Unavailable {
@@ -94,9 +93,10 @@ async fn read_one(
     request: usize,
     read: ReadRequest,
     object: &RemoteObject,
-    path: &Path,
     hook: Option<&dyn FaultHook>,
 ) -> Outcome {
+    // The path is made only for an error: nothing is allocated for it per read.
+    let path = || PathBuf::from(&object.url);
     let mut progress = Progress::new(read.len, read.offset, object.size);
     let mut outcome = Outcome {
         request,
@@ -121,7 +121,7 @@ async fn read_one(
                 // The request was sent (a cache hit cannot fail) and failed.
                 outcome.fetched.requests += 1;
                 outcome.result = Err(IoError::Read {
-                    path: path.to_path_buf(),
+                    path: path(),
                     offset: start,
                     len: end - start,
                     source,
@@ -141,7 +141,6 @@ async fn read_one(
         let result = fault::rewrite(hook, &attempt, AttemptResult::Bytes(bytes.len() as u32));
         if let AttemptResult::Bytes(count) = result {
             if progress.done == 0 && count as usize == bytes.len() {
-                landed = BytesMut::new();
                 outcome.result = Ok(bytes.clone());
             } else {
                 landed.extend_from_slice(&bytes[..count as usize]);
@@ -161,7 +160,7 @@ async fn read_one(
             }
             Step::Fail(failure) => {
                 let error =
-                    failure.to_error(path, read.offset, read.len, progress.done, object.size);
+                    failure.to_error(&path(), read.offset, read.len, progress.done, object.size);
                 outcome.result = Err(error);
                 return outcome;
             }
