@@ -468,12 +468,8 @@ pub(super) fn check_recorded(
             header.data_offset
         )));
     }
-    let found = header_checksum(index_path, header_bytes).map_err(|source| FormatError::Io {
-        path: index_path.to_path_buf(),
-        action: "cannot read header",
-        source,
-    })?;
-    if found != recorded_checksum {
+    // The header as parsed is the header checksummed: its CRC was taken while parsing.
+    if header.header_crc32c != recorded_checksum {
         return Err(mismatch(
             "its header bytes differ from the ones checksummed".into(),
         ));
@@ -652,31 +648,6 @@ fn advise_sequential(file: &File) {
     unsafe {
         libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL);
     }
-}
-
-/// CRC-32C of the first `len` bytes of `path`.
-pub(super) fn header_checksum(path: &Path, len: u64) -> std::io::Result<u32> {
-    let mut file = SourceFile::open(path)?.take(len);
-    let mut buffer = vec![0u8; (len as usize).min(1 << 20)];
-    let mut checksum = 0;
-    let mut total = 0u64;
-    loop {
-        let read = match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        checksum = crc32c::crc32c_append(checksum, &buffer[..read]);
-        total += read as u64;
-    }
-    if total != len {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::UnexpectedEof,
-            format!("the file ends at {total}, inside its {len}-byte header"),
-        ));
-    }
-    Ok(checksum)
 }
 
 pub(super) fn block_spans(header: &IndexHeader) -> Vec<(u64, u64)> {

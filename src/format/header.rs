@@ -55,6 +55,10 @@ pub struct IndexHeader {
     pub data_offset: u64,
     /// Size of the file (checked to equal what the header implies).
     pub file_size: u64,
+    /// CRC-32C of the header's bytes (`0..data_offset`), computed while parsing them, so the
+    /// checksum layer checks the header without reading megabytes of names a second time
+    /// (a second download, for a remote index).
+    pub header_crc32c: u32,
 }
 
 impl IndexHeader {
@@ -85,7 +89,7 @@ impl IndexHeader {
     ) -> Result<IndexHeader, FormatError> {
         parse_current_or_legacy(path, options, |legacy| {
             Parser {
-                reader: bytes,
+                reader: Crc32cReader::new(bytes),
                 path,
                 position: 0,
                 file_size: bytes.len() as u64,
@@ -205,8 +209,57 @@ pub struct HeaderOptions {
 /// names, but reading much past the header's end costs a cold query for nothing.
 const HEADER_READ_BYTES: usize = 64 << 10;
 
+/// A `BufRead` that keeps the CRC-32C of every byte consumed through it (by `read`, or by
+/// `consume` after `fill_buf`, as `read_until` does).
+struct Crc32cReader<R> {
+    inner: R,
+    crc: u32,
+    consumed: u64,
+}
+
+impl<R: BufRead> Crc32cReader<R> {
+    fn new(inner: R) -> Self {
+        Crc32cReader {
+            inner,
+            crc: 0,
+            consumed: 0,
+        }
+    }
+}
+
+impl<R: BufRead> Read for Crc32cReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.inner.fill_buf()?;
+        let count = available.len().min(buf.len());
+        buf[..count].copy_from_slice(&available[..count]);
+        self.consume(count);
+        Ok(count)
+    }
+}
+
+impl<R: BufRead> BufRead for Crc32cReader<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if amount > 0 {
+            // `amount` bytes were just returned by `fill_buf`, so they are buffered: this
+            // `fill_buf` reads nothing and cannot fail.
+            match self.inner.fill_buf() {
+                Ok(buffered) if buffered.len() >= amount => {
+                    self.crc = crc32c::crc32c_append(self.crc, &buffered[..amount]);
+                }
+                _ => unreachable!("consume of bytes fill_buf did not return"),
+            }
+        }
+        self.inner.consume(amount);
+        self.consumed += amount as u64;
+    }
+}
+
 struct Parser<'a, R: BufRead> {
-    reader: R,
+    reader: Crc32cReader<R>,
     path: &'a Path,
     position: u64,
     file_size: u64,
@@ -226,7 +279,7 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
                 source,
             })?;
             return Ok(Parser {
-                reader: BufReader::with_capacity(HEADER_READ_BYTES, file),
+                reader: Crc32cReader::new(BufReader::with_capacity(HEADER_READ_BYTES, file)),
                 path,
                 position: 0,
                 file_size,
@@ -254,7 +307,10 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
             );
         }
         Ok(Parser {
-            reader: BufReader::with_capacity(HEADER_READ_BYTES, SourceFile::Local(file)),
+            reader: Crc32cReader::new(BufReader::with_capacity(
+                HEADER_READ_BYTES,
+                SourceFile::Local(file),
+            )),
             path,
             position: 0,
             file_size,
@@ -263,6 +319,13 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
 }
 
 impl<R: BufRead> Parser<'_, R> {
+    /// The CRC-32C of everything parsed, which is the header: `data_offset` bytes.
+    fn header_crc32c(&self, data_offset: u64) -> u32 {
+        assert_eq!(self.position, data_offset, "the parser stops at the data");
+        assert_eq!(self.reader.consumed, data_offset, "every header byte hashed");
+        self.reader.crc
+    }
+
     fn invalid(&self, detail: String) -> FormatError {
         FormatError::Invalid {
             path: self.path.to_path_buf(),
@@ -541,6 +604,7 @@ impl<R: BufRead> Parser<'_, R> {
             names,
             data_offset,
             file_size: self.file_size,
+            header_crc32c: self.header_crc32c(data_offset),
         })
     }
 
@@ -583,6 +647,7 @@ impl<R: BufRead> Parser<'_, R> {
             names,
             data_offset,
             file_size: self.file_size,
+            header_crc32c: self.header_crc32c(data_offset),
         })
     }
 }
@@ -621,6 +686,37 @@ mod tests {
             Err(FormatError::Invalid { detail, .. }) => detail,
             other => panic!("expected an invalid header, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_header_crc_is_that_of_the_header_bytes_from_memory_and_from_a_file() {
+        // Names long enough to span several fills of the file reader's buffer.
+        let names: Vec<String> = (0..20_000).map(|d| format!("genome_{d:06}_x")).collect();
+        let layout = CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size: 4096,
+            block_rows: vec![3; 1],
+        };
+        let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
+        let header_bytes = file.len();
+        file.resize(header_bytes + layout.data_bytes() as usize, 7);
+        let want = crc32c::crc32c(&file[..header_bytes]);
+        let from_memory = parse(&file).unwrap();
+        assert_eq!(from_memory.data_offset, header_bytes as u64);
+        assert_eq!(from_memory.header_crc32c, want);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.cobs_compact");
+        std::fs::write(&path, &file).unwrap();
+        assert_eq!(IndexHeader::open(&path).unwrap().header_crc32c, want);
+        // Any header byte changed (here a name's letter) changes it.
+        let name = file.windows(13).position(|w| w == b"genome_012345").unwrap();
+        file[name + 7] = b'9';
+        std::fs::write(&path, &file).unwrap();
+        let damaged = IndexHeader::open(&path).unwrap();
+        assert_ne!(damaged.header_crc32c, want);
+        assert_eq!(damaged.header_crc32c, crc32c::crc32c(&file[..header_bytes]));
     }
 
     #[test]
