@@ -302,9 +302,17 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
         local,
         "the collection named by its manifest's URL"
     );
-    // The JSON says what the network cost.
+    // The JSON says what the network cost, and the open costs one request per file: the
+    // index and its two side files, each opened by a GET of its first 256 KiB, which holds
+    // this small header and the side files' preambles (the header is not read twice).
+    let gets_before = servers.http_gets();
     let json = json_answers(&servers.http("bitsift.cobs_compact"), queries, &[]);
     assert!(batch_sum(&json, "remote_requests") > 0, "{json}");
+    assert_eq!(
+        servers.http_gets() - gets_before,
+        batch_sum(&json, "remote_requests") as usize + 3,
+        "requests beyond the batches': the three opens only"
+    );
     assert!(batch_sum(&json, "remote_bytes") > 0);
     assert_eq!(json["batches"][0]["engine"], "remote");
 }

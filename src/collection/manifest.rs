@@ -574,7 +574,7 @@ fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
         // A remote manifest is read once, whole: streaming it three times would cost three
         // round trips per megabyte.
         let bytes = crate::io::source::read_whole(path).map_err(io())?;
-        return view_of(path, || Ok(&bytes[..]));
+        return view_of_bytes(path, &bytes);
     }
     let file = std::fs::File::open(path).map_err(io())?;
     view_of(path, || {
@@ -601,6 +601,20 @@ fn view_of<R: std::io::BufRead>(
     head.check(&digested).map_err(invalid)?;
     let raw: RawView = serde_json::from_reader(rewound()?)
         .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
+    Ok((head.version(), raw))
+}
+
+/// [`read_view`] of a manifest held whole (a remote one): parsed from the slice, several
+/// times faster than through a reader.
+fn view_of_bytes(path: &Path, bytes: &[u8]) -> Result<(u32, RawView), CollectionError> {
+    let invalid = |detail: String| CollectionError::Manifest {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let head = Head::of_bytes(bytes).map_err(invalid)?;
+    head.check(&Digested::of_bytes(bytes)).map_err(invalid)?;
+    let raw: RawView =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
     Ok((head.version(), raw))
 }
 

@@ -205,6 +205,9 @@ pub struct HeaderOptions {
     pub legacy_canonical: Option<bool>,
 }
 
+/// Names read before the rest of the names' length is estimated from them.
+const NAMES_SAMPLED: u32 = 1024;
+
 /// Bytes read from the header at a time: headers of large collections hold megabytes of
 /// names, but reading much past the header's end costs a cold query for nothing.
 const HEADER_READ_BYTES: usize = 64 << 10;
@@ -255,6 +258,28 @@ impl<R: BufRead> BufRead for Crc32cReader<R> {
         }
         self.inner.consume(amount);
         self.consumed += amount as u64;
+    }
+}
+
+/// Readers that can be told how many bytes will be read next: a remote file then fetches
+/// them in one round trip (see [`SourceFile::will_read`]); memory and local files ignore it.
+trait ReadAhead {
+    fn will_read(&mut self, _bytes: u64) {}
+}
+
+impl ReadAhead for &[u8] {}
+
+impl ReadAhead for BufReader<SourceFile> {
+    fn will_read(&mut self, bytes: u64) {
+        // What the buffer already holds is not asked for again.
+        let buffered = self.buffer().len() as u64;
+        self.get_mut().will_read(bytes.saturating_sub(buffered));
+    }
+}
+
+impl<R: ReadAhead> ReadAhead for Crc32cReader<R> {
+    fn will_read(&mut self, bytes: u64) {
+        self.inner.will_read(bytes);
     }
 }
 
@@ -318,11 +343,14 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
     }
 }
 
-impl<R: BufRead> Parser<'_, R> {
+impl<R: BufRead + ReadAhead> Parser<'_, R> {
     /// The CRC-32C of everything parsed, which is the header: `data_offset` bytes.
     fn header_crc32c(&self, data_offset: u64) -> u32 {
         assert_eq!(self.position, data_offset, "the parser stops at the data");
-        assert_eq!(self.reader.consumed, data_offset, "every header byte hashed");
+        assert_eq!(
+            self.reader.consumed, data_offset,
+            "every header byte hashed"
+        );
         self.reader.crc
     }
 
@@ -391,7 +419,15 @@ impl<R: BufRead> Parser<'_, R> {
         // Capacity grows with the names actually read, not with a count that may be damaged.
         let mut names = DocumentNames::with_capacity(count.min(1 << 20) as usize);
         let mut line = Vec::with_capacity(256);
+        let start = self.position;
         for index in 0..count {
+            if index == NAMES_SAMPLED && count > 2 * NAMES_SAMPLED {
+                // The names read so far say how long the rest are: ask for them all at once
+                // (a quarter more, for names that grow longer, and the padding and end magic).
+                let rest =
+                    (self.position - start) / NAMES_SAMPLED as u64 * (count - NAMES_SAMPLED) as u64;
+                self.reader.will_read(rest + rest / 4 + (64 << 10));
+            }
             line.clear();
             let read = (&mut self.reader)
                 .take(NAME_BYTES_MAX as u64 + 1)
@@ -711,7 +747,10 @@ mod tests {
         std::fs::write(&path, &file).unwrap();
         assert_eq!(IndexHeader::open(&path).unwrap().header_crc32c, want);
         // Any header byte changed (here a name's letter) changes it.
-        let name = file.windows(13).position(|w| w == b"genome_012345").unwrap();
+        let name = file
+            .windows(13)
+            .position(|w| w == b"genome_012345")
+            .unwrap();
         file[name + 7] = b'9';
         std::fs::write(&path, &file).unwrap();
         let damaged = IndexHeader::open(&path).unwrap();

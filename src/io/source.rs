@@ -10,7 +10,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The schemes of remote locations.
 pub const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
@@ -76,6 +76,17 @@ impl SourceFile {
         }
     }
 
+    /// Says that about `bytes` more will be read from the current position on (a remote file
+    /// fetches them at once; a local file ignores it).
+    pub fn will_read(&mut self, bytes: u64) {
+        match self {
+            SourceFile::Local(_) => {}
+            #[cfg(feature = "remote")]
+            SourceFile::Remote(reader) => reader.will_read(bytes),
+        }
+        let _ = bytes;
+    }
+
     /// The local file, if it is one.
     pub fn local(&self) -> Option<&File> {
         match self {
@@ -106,15 +117,37 @@ impl Seek for SourceFile {
     }
 }
 
+/// Opens the remote files among `paths` all at once (one round trip for their `HEAD`s, not
+/// one each), so that the opens that follow find them open. Local paths are skipped, and
+/// failures are left for those opens to report.
+pub fn prefetch(paths: &[PathBuf]) {
+    #[cfg(feature = "remote")]
+    {
+        let urls: Vec<String> = paths
+            .iter()
+            .filter(|path| is_remote(path))
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        if urls.len() > 1 {
+            crate::remote::RemoteObject::open_all(&urls);
+        }
+    }
+    #[cfg(not(feature = "remote"))]
+    let _ = paths;
+}
+
 /// The whole of the file at `path`, local or remote (`std::fs::read` for both).
 pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     if !is_remote(path) {
         return std::fs::read(path);
     }
-    let mut file = SourceFile::open(path)?;
-    let mut bytes = Vec::with_capacity(file.len()? as usize);
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    #[cfg(feature = "remote")]
+    {
+        let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
+        crate::remote::read_whole(&object)
+    }
+    #[cfg(not(feature = "remote"))]
+    Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))
 }
 
 #[cfg(test)]

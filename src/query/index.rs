@@ -183,6 +183,7 @@ impl Index {
         options: &IndexOptions,
     ) -> Result<Arc<Index>, OpenError> {
         let side_memory = options.side_memory;
+        crate::io::source::prefetch(&with_side_files(paths));
         let headers = paths
             .iter()
             .map(|path| IndexHeader::open_with(path, &options.header))
@@ -473,4 +474,18 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// `paths` and the side files that may lie beside each (checksums, summaries).
+fn with_side_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .flat_map(|path| {
+            [
+                path.clone(),
+                crate::format::sidecar_path(path),
+                crate::summary::summary_path(path),
+            ]
+        })
+        .collect()
 }

@@ -22,6 +22,7 @@ use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectSto
 use super::config::{s3_settings, Auth};
 use super::location::RemoteUrl;
 use super::options::{options, RemoteOptions};
+use super::reader::FIRST_BYTES;
 
 /// Worker threads of the runtime: requests are I/O-bound; two threads keep hundreds in
 /// flight.
@@ -78,6 +79,9 @@ pub struct RemoteObject {
     pub size: u64,
     /// ETag at open, when the server gives one.
     pub etag: Option<String>,
+    /// The file's first bytes, fetched by the open itself, until a reader from the start
+    /// takes them (see [`RemoteObject::take_first`]).
+    first: Mutex<Option<Bytes>>,
 }
 
 impl std::fmt::Debug for RemoteObject {
@@ -106,32 +110,63 @@ impl RemoteObject {
     /// opens it, shared afterwards (the header parser, the side files and the engine all open
     /// the same files).
     pub fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
-        let open = opened();
-        if let Some(object) = lock(open).get(url) {
+        if let Some(object) = lock(opened()).get(url) {
             return Ok(object.clone());
+        }
+        if let Some(missing) = lock(missing()).remove(url) {
+            return Err(io::Error::new(io::ErrorKind::NotFound, missing));
         }
         let parsed = RemoteUrl::parse(url)?;
         let store = store_for(&parsed)?;
-        let key = parsed.key.clone();
-        let head_store = store.clone();
-        let head = GetOptions {
-            head: true,
-            ..GetOptions::default()
-        };
-        let meta = wait(async move {
-            let result = head_store.get_opts(&key, head).await;
-            result.map(|r| r.meta).map_err(io::Error::from)
-        })
-        .map_err(describe)?;
-        let object = Arc::new(RemoteObject {
-            url: url.to_string(),
-            store,
-            key: parsed.key,
-            size: meta.size,
-            etag: meta.e_tag,
-        });
-        lock(open).insert(url.to_string(), object.clone());
+        let url = url.to_string();
+        let object = wait(async move { head(url, parsed, store).await.map_err(|(_, e)| e) })?;
+        lock(opened()).insert(object.url.clone(), object.clone());
         Ok(object)
+    }
+
+    /// Opens every URL of `urls` not yet open, all `HEAD`s in flight at once: an index and
+    /// its side files cost one round trip instead of one each. A file not found is noted for
+    /// the next [`RemoteObject::open`] of it (once: a later open asks again); other failures
+    /// are left for that open to meet and report.
+    pub fn open_all(urls: &[String]) {
+        let wanted: Vec<String> = {
+            let opened = lock(opened());
+            urls.iter()
+                .filter(|url| !opened.contains_key(url.as_str()))
+                .cloned()
+                .collect()
+        };
+        let mut heads = Vec::with_capacity(wanted.len());
+        for url in wanted {
+            let Ok(parsed) = RemoteUrl::parse(&url) else {
+                continue;
+            };
+            let Ok(store) = store_for(&parsed) else {
+                continue;
+            };
+            heads.push(head(url, parsed, store));
+        }
+        let Ok(results) = wait(async move {
+            let tasks: Vec<_> = heads.into_iter().map(tokio::spawn).collect();
+            let mut results = Vec::with_capacity(tasks.len());
+            for task in tasks {
+                results.push(task.await.map_err(io::Error::other)?);
+            }
+            Ok(results)
+        }) else {
+            return;
+        };
+        for result in results {
+            match result {
+                Ok(object) => {
+                    lock(opened()).insert(object.url.clone(), object);
+                }
+                Err((url, e)) if e.kind() == io::ErrorKind::NotFound => {
+                    lock(missing()).insert(url, e.to_string());
+                }
+                Err(_) => {}
+            }
+        }
     }
 
     /// A file put into `store` under `key` with `bytes` and opened, for tests.
@@ -161,6 +196,7 @@ impl RemoteObject {
             key,
             size: meta.size,
             etag: meta.e_tag,
+            first: Mutex::new(None),
         }))
     }
 
@@ -175,6 +211,12 @@ impl RemoteObject {
                 .map(|_| ())
                 .map_err(io::Error::from)
         })
+    }
+
+    /// The file's first bytes as fetched by the open, once: the first sequential reader from
+    /// the start takes them instead of asking again. `None` once taken.
+    pub fn take_first(&self) -> Option<Bytes> {
+        lock(&self.first).take()
     }
 
     /// The bytes of `range` (inside the file), checked: exactly the length asked for, from
@@ -239,6 +281,94 @@ impl RemoteObject {
     }
 }
 
+/// Opens `url`: one request for its first [`FIRST_BYTES`] with its size and ETag (from the
+/// `Content-Range` and `ETag` of the answer), which is what a `HEAD` gives plus the bytes every
+/// open reads first (a header's start, a side file's preamble, a manifest's head). An empty
+/// file, whose range cannot be satisfied, and any file when a local cache is in use, are
+/// opened by a `HEAD`. A failure carries the URL back.
+async fn head(
+    url: String,
+    parsed: RemoteUrl,
+    store: Arc<dyn ObjectStore>,
+) -> Result<Arc<RemoteObject>, (String, io::Error)> {
+    let failed = |e: object_store::Error| (url.clone(), describe(e.into()));
+    let head = || GetOptions {
+        head: true,
+        ..GetOptions::default()
+    };
+    if options().cache.is_some() {
+        // With a local cache the first bytes are most likely cached by an earlier run: a
+        // `HEAD` checks the ETag without fetching them again.
+        let meta = store
+            .get_opts(&parsed.key, head())
+            .await
+            .map_err(failed)?
+            .meta;
+        return Ok(remote_object(url, store, parsed.key, meta));
+    }
+    let first = GetOptions {
+        range: Some(GetRange::Bounded(0..FIRST_BYTES)),
+        ..GetOptions::default()
+    };
+    let (meta, bytes) = match store.get_opts(&parsed.key, first).await {
+        Ok(result) => {
+            let meta = result.meta.clone();
+            (meta, Some(result.bytes().await.map_err(failed)?))
+        }
+        Err(e) if unsatisfiable(&e) => {
+            let meta = store
+                .get_opts(&parsed.key, head())
+                .await
+                .map_err(failed)?
+                .meta;
+            (meta, None)
+        }
+        Err(e) => return Err(failed(e)),
+    };
+    let object = remote_object(url, store, parsed.key, meta);
+    if let Some(bytes) = bytes {
+        let want = FIRST_BYTES.min(object.size);
+        if bytes.len() as u64 != want {
+            let e = io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the server sent {} bytes for the first {want}", bytes.len()),
+            );
+            return Err((object.url.clone(), e));
+        }
+        *lock(&object.first) = Some(bytes);
+    }
+    Ok(object)
+}
+
+fn remote_object(
+    url: String,
+    store: Arc<dyn ObjectStore>,
+    key: KeyPath,
+    meta: object_store::ObjectMeta,
+) -> Arc<RemoteObject> {
+    Arc::new(RemoteObject {
+        url,
+        store,
+        key,
+        size: meta.size,
+        etag: meta.e_tag,
+        first: Mutex::new(None),
+    })
+}
+
+/// Whether `error` is a range request refused because the file is empty (`416`).
+fn unsatisfiable(error: &object_store::Error) -> bool {
+    let text = error.to_string();
+    text.contains("416") || text.contains("Range Not Satisfiable") || text.contains("InvalidRange")
+}
+
+/// Files found missing by [`RemoteObject::open_all`], by URL, with the error's text; each is
+/// taken by the next open of its URL.
+fn missing() -> &'static Mutex<HashMap<String, String>> {
+    static MISSING: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    MISSING.get_or_init(Default::default)
+}
+
 /// The files this process opened, by URL.
 fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
     static OPENED: OnceLock<Mutex<HashMap<String, Arc<RemoteObject>>>> = OnceLock::new();
@@ -267,14 +397,18 @@ fn changed(object: &RemoteObject) -> io::Error {
 /// `NotFound`, so a missing side file is simply absent).
 fn describe(error: io::Error) -> io::Error {
     let text = error.to_string();
-    let kind =
-        if text.contains("403") || text.contains("Forbidden") || text.contains("Access Denied") {
-            io::ErrorKind::PermissionDenied
-        } else if text.contains("404") && error.kind() == io::ErrorKind::Other {
-            io::ErrorKind::NotFound
-        } else {
-            error.kind()
-        };
+    let kind = if has_status(&text, "403")
+        || has_status(&text, "401")
+        || text.contains("Forbidden")
+        || text.contains("Access Denied")
+        || text.contains("AccessDenied")
+    {
+        io::ErrorKind::PermissionDenied
+    } else if has_status(&text, "404") && error.kind() == io::ErrorKind::Other {
+        io::ErrorKind::NotFound
+    } else {
+        error.kind()
+    };
     let unanswered = text.contains("error sending request") || text.contains("timed out");
     let what = match kind {
         io::ErrorKind::NotFound => "not found on the server",
@@ -283,6 +417,19 @@ fn describe(error: io::Error) -> io::Error {
         _ => "request failed",
     };
     io::Error::new(kind, format!("{what}: {text}"))
+}
+
+/// Whether `text` holds the HTTP status `code` as a word of its own (not inside a number, as
+/// in a duration "4.104647403s").
+fn has_status(text: &str, code: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(code).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + code.len()).copied();
+        let part_of_number =
+            |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.');
+        !part_of_number(before) && !part_of_number(after)
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -368,5 +515,32 @@ fn retry_config(options: &RemoteOptions) -> RetryConfig {
         },
         max_retries: options.retries,
         retry_timeout: options.deadline,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_are_words_not_digits_inside_numbers() {
+        let denied = "HTTP status client error (403 Forbidden) for url (http://h/x)";
+        assert_eq!(
+            describe(io::Error::other(denied)).kind(),
+            io::ErrorKind::PermissionDenied
+        );
+        let missing = "Client error with status 404 Not Found: <html>";
+        assert_eq!(
+            describe(io::Error::other(missing)).kind(),
+            io::ErrorKind::NotFound
+        );
+        // A timeout whose duration holds "403" and "404" is neither.
+        let timeout = "error performing get http://h/x in 4.104647403s, after 1 retries, \
+                       retry_timeout: 4s - http error: error sending request (took 1.2404s)";
+        let described = describe(io::Error::other(timeout));
+        assert_eq!(described.kind(), io::ErrorKind::Other);
+        assert!(described
+            .to_string()
+            .starts_with("no answer from the server"));
     }
 }

@@ -30,4 +30,4 @@ pub use options::{
     configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
     DEPTH_DEFAULT, RETRIES_DEFAULT, TIMEOUT_DEFAULT,
 };
-pub use reader::RemoteReader;
+pub use reader::{read_whole, RemoteReader};

@@ -11,12 +11,14 @@ use bytes::Bytes;
 
 use super::client::RemoteObject;
 
-/// The first window of a sequential run.
-const FIRST_BYTES: u64 = 256 << 10;
+/// The first window of a sequential run (and what an open fetches with the file's size).
+pub(super) const FIRST_BYTES: u64 = 256 << 10;
 /// Each window after the first is this many times the last...
 const GROWTH: u64 = 8;
 /// ...up to this.
 const LARGEST_BYTES: u64 = 64 << 20;
+/// The largest window a [`RemoteReader::will_read`] asks for at once.
+const WANTED_BYTES_MAX: u64 = 512 << 20;
 /// A window is fetched in requests of at most this size, all in flight at once.
 const PART_BYTES: u64 = 4 << 20;
 
@@ -27,18 +29,30 @@ pub struct RemoteReader {
     buffer: Bytes,
     buffer_start: u64,
     next_request: u64,
+    /// Where the reading is expected to go ([`RemoteReader::will_read`]).
+    wanted_end: u64,
 }
 
 impl RemoteReader {
-    /// A reader at the start of `object`.
+    /// A reader at the start of `object`, holding the first bytes its open fetched if no
+    /// reader took them yet.
     pub fn new(object: Arc<RemoteObject>) -> RemoteReader {
+        let buffer = object.take_first().unwrap_or_default();
         RemoteReader {
             object,
             position: 0,
-            buffer: Bytes::new(),
+            buffer,
             buffer_start: 0,
             next_request: FIRST_BYTES,
+            wanted_end: 0,
         }
+    }
+
+    /// Says that about `bytes` more will be read from the current position on, so that the
+    /// next window fetches them at once (all parts in flight) instead of growing towards them
+    /// in several round trips: a header's parser, once it knows the length of its names.
+    pub fn will_read(&mut self, bytes: u64) {
+        self.wanted_end = self.position.saturating_add(bytes).min(self.object.size);
     }
 
     /// The file's size at open.
@@ -72,11 +86,27 @@ impl RemoteReader {
         } else {
             FIRST_BYTES
         };
-        let end = (self.position + self.next_request).min(self.object.size);
+        let end = (self.position + self.next_request)
+            .max(self.wanted_end.min(self.position + WANTED_BYTES_MAX))
+            .min(self.object.size);
         self.buffer = fetch_in_parts(&self.object, self.position..end)?;
         self.buffer_start = self.position;
         Ok(())
     }
+}
+
+/// The whole of `object` (a manifest, a side file for `verify`): the bytes its open fetched,
+/// then all the rest at once, in parts in flight together: one round trip after the open.
+pub fn read_whole(object: &Arc<RemoteObject>) -> io::Result<Vec<u8>> {
+    let first = object.take_first().unwrap_or_default();
+    let mut whole = Vec::with_capacity(object.size as usize);
+    whole.extend_from_slice(&first);
+    if (whole.len() as u64) < object.size {
+        let rest = fetch_in_parts(object, whole.len() as u64..object.size)?;
+        whole.extend_from_slice(&rest);
+    }
+    assert_eq!(whole.len() as u64, object.size, "the whole file");
+    Ok(whole)
 }
 
 /// The bytes of `range`, fetched as requests of at most [`PART_BYTES`] in flight at once.
