@@ -3,14 +3,17 @@
 
     sudo python3 bench/remote_latency.py --index DIR/collection --gene species=G1.fa \\
         --gene core=G2.fa --gene absent=G3.fa [--rtt 0,10,50] [--runs 3] [--via http,s3] \\
-        [--fuse] [--download] --bitsift target/release/bitsift --out bench/results/X
+        [--fuse] [--cached] [--download] --bitsift [LABEL=]target/release/bitsift \\
+        [--bitsift LABEL2=OTHER] --out bench/results/X
 
 Starts nginx and an S3-compatible server with tests/remote/servers.py serving the index's
 directory, then for every round-trip time runs one fresh `bitsift query -i URL -f GENE --format
 json` per gene and run (no local cache: every run fetches what it needs), and records the wall
 time of the process, the query's own time and its requests and bytes. `--fuse` adds the same
 queries with one read at a time and no coalescing (what a FUSE mount of the bucket gives a
-program that faults pages in one by one: COBS on a mounted index); `--download` times a
+program that faults pages in one by one: COBS on a mounted index); `--cached` adds them with a
+local cache (`--cache-dir`) filled by one query of the same gene first (a lab asking again);
+several `--bitsift LABEL=PATH` compare binaries, their runs interleaved; `--download` times a
 download of the index's files (one stream each, as `curl`/`aws s3 cp` would), to compare with.
 
 Writes OUT/runs.csv (one row per run), OUT/summary.json and OUT/table.md (medians), and
@@ -77,10 +80,16 @@ class Bench:
                        AWS_SECRET_ACCESS_KEY=self.info["secret_key"], AWS_REGION=self.info["region"])
         return env
 
-    def query(self, via, rtt, cls, gene, mode, run):
+    def query(self, via, rtt, cls, gene, mode, run, label, binary):
         options = self.args.fuse_options if mode == "fuse" else self.args.remote_options
-        command = [self.args.bitsift, "query", "-i", self.url(via), "-f", gene, "-t",
+        command = [binary, "query", "-i", self.url(via), "-f", gene, "-t",
                    str(self.args.threshold), "--format", "json"] + options.split()
+        if mode == "cached":
+            # One cache per binary, filled by a first query of the same gene (not recorded).
+            cache = os.path.join(self.state, "cache-%s" % (label or "bitsift"))
+            command += ["--cache-dir", cache]
+            if run == 0:
+                subprocess.run(command, capture_output=True, env=self.env(via), timeout=self.args.timeout)
         self.record(command)
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, env=self.env(via),
@@ -89,8 +98,9 @@ class Bench:
         if done.returncode != 0:
             raise SystemExit("remote_latency: %s failed: %s" % (" ".join(command), done.stderr.strip()))
         doc = json.loads(done.stdout)
-        row = {"via": via, "rtt_ms": rtt, "class": cls, "gene": os.path.basename(gene), "mode": mode,
-               "run": run, "wall_ms": round(wall * 1000, 1)}
+        row = {"via": via, "rtt_ms": rtt, "class": cls, "gene": os.path.basename(gene),
+               "mode": mode + ("@" + label if label else ""), "run": run,
+               "wall_ms": round(wall * 1000, 1)}
         row.update(flatten_stats(doc))
         self.rows.append(row)
         return row
@@ -160,14 +170,16 @@ def summarize(rows, downloads):
 
 
 def markdown(summary, request_key, bytes_key):
-    lines = ["| via | reads | RTT ms | gene | runs | wall p50 ms | wall max ms | requests | MiB |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|"]
+    lines = ["| via | reads | RTT ms | gene | runs | wall p50 ms | wall max ms | query p50 ms | requests | MiB |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for g in summary["groups"]:
         requests = g.get(request_key + "_p50", "")
         mib = g.get(bytes_key + "_p50")
-        lines.append("| %s | %s | %g | %s | %d | %.0f | %.0f | %s | %s |" % (
+        query = g.get("total_ms_p50")
+        lines.append("| %s | %s | %g | %s | %d | %.0f | %.0f | %s | %s | %s |" % (
             g["via"], g["mode"], g["rtt_ms"], g["class"], g["runs"], g["wall_ms_p50"], g["wall_ms_max"],
-            requests, "%.2f" % (mib / 2**20) if isinstance(mib, (int, float)) else ""))
+            "%.0f" % query if isinstance(query, (int, float)) else "", requests,
+            "%.2f" % (mib / 2**20) if isinstance(mib, (int, float)) else ""))
     if summary["downloads"]:
         lines += ["", "| download of the index, RTT ms | GiB | seconds |", "|---:|---:|---:|"]
         for d in summary["downloads"]:
@@ -179,7 +191,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", required=True, help="index file or collection directory")
     parser.add_argument("--gene", action="append", required=True, metavar="CLASS=FASTA")
-    parser.add_argument("--bitsift", default=os.path.join(ROOT, "target", "release", "bitsift"))
+    parser.add_argument("--bitsift", action="append", metavar="[LABEL=]PATH",
+                        help="the binary; repeat with labels to compare binaries side by side "
+                             "(runs interleaved)")
     parser.add_argument("--rtt", default="0,10,50")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--via", default="http", help="http, s3 or http,s3")
@@ -190,12 +204,16 @@ def main():
     parser.add_argument("--fuse-options", default="--remote-depth 1 --merge-gap 0 --read-max 4K",
                         help="the options giving one read at a time")
     parser.add_argument("--download", action="store_true")
+    parser.add_argument("--cached", action="store_true",
+                        help="also with a local cache (--cache-dir) filled by one query first")
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", required=True)
     parser.add_argument("--request-key", default="remote_requests")
     parser.add_argument("--bytes-key", default="remote_bytes")
     args = parser.parse_args()
     args.via = args.via.split(",")
+    binaries = args.bitsift or [os.path.join(ROOT, "target", "release", "bitsift")]
+    args.binaries = [tuple(b.split("=", 1)) if "=" in b else ("", b) for b in binaries]
     bench = Bench(args)
     bench.start()
     downloads = []
@@ -203,13 +221,17 @@ def main():
         for rtt in [float(x) for x in args.rtt.split(",")]:
             bench.servers("rtt", "--rtt-ms", "%g" % rtt)
             for via in args.via:
-                for mode in ["planned"] + (["fuse"] if args.fuse else []):
+                modes = ["planned"] + (["fuse"] if args.fuse else []) + (["cached"] if args.cached else [])
+                for mode in modes:
                     for spec in args.gene:
                         cls, gene = spec.split("=", 1)
-                        for run in range(args.runs if mode == "planned" else args.fuse_runs):
-                            row = bench.query(via, rtt, cls, gene, mode, run)
-                            log("%s %s rtt %g %s run %d: %.0f ms, %s requests" % (
-                                via, mode, rtt, cls, run, row["wall_ms"], row.get(args.request_key)))
+                        runs = args.fuse_runs if mode == "fuse" else args.runs
+                        for run in range(runs):
+                            for label, binary in args.binaries:
+                                row = bench.query(via, rtt, cls, gene, mode, run, label, binary)
+                                log("%s %s%s rtt %g %s run %d: %.0f ms (query %s ms), %s requests" % (
+                                    via, mode, "@" + label if label else "", rtt, cls, run,
+                                    row["wall_ms"], row.get("total_ms"), row.get(args.request_key)))
                         write(bench, downloads)
             if args.download:
                 downloads.append(bench.download(rtt))

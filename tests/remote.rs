@@ -258,6 +258,7 @@ fn remote_indexes_against_real_servers() {
     errors_are_clear_and_give_no_answer(&servers, &queries);
     the_cache_serves_a_repeated_query_and_survives_damage(&servers, dir, &queries);
     a_file_changed_on_the_server_is_an_error(&servers, dir, &queries);
+    a_server_reopens_a_file_changed_on_the_server(&servers, dir, &queries);
 }
 
 fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) {
@@ -587,4 +588,79 @@ fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queri
             servers.sync();
         }
     }
+}
+
+/// `bitsift serve -i URL`, then the file replaced on the server (a new ETag): the request
+/// that meets the change fails, saying so, and the server reopens the file in the background,
+/// so later requests are answered from the new version without a restart.
+fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, queries: &Path) {
+    let file = dir.join("serve/changing.cobs_compact");
+    std::fs::copy(dir.join("serve/bitsift.cobs_compact"), &file).unwrap();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let url = servers.http("changing.cobs_compact");
+    let mut server = common::bitsift()
+        // No row cache: every search reads from the server (cached rows would be answered
+        // from the version opened until a read reaches the server).
+        .args(["serve", "-q", "-i", &url, "--listen", &listen, "--cache-size", "0"])
+        .spawn()
+        .expect("start serve");
+    let fasta = std::fs::read_to_string(queries).unwrap();
+    let sequence: String = fasta
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .collect();
+    // Each request prints its status and body; the first waits for the server to listen.
+    let search = |wait: bool| -> (u16, String) {
+        let script = format!(
+            "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
+            wait = if wait { "True" } else { "False" }
+        );
+        let out = Command::new("python3")
+            .args(["-c", &script, &sequence])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (status, body) = text.split_once('\n').unwrap_or(("0", ""));
+        (status.trim().parse().unwrap_or(0), body.to_string())
+    };
+    let (status, before) = search(true);
+    assert_eq!(status, 200, "{before}");
+    // The same bytes with a new modification time: a new ETag.
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let (status, failed) = search(false);
+    let mut after = (status, failed.clone());
+    for _ in 0..50 {
+        if after.0 == 200 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        after = search(false);
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(
+        status, 500,
+        "the request meeting the change fails: {failed}"
+    );
+    assert!(failed.contains("changed on the server"), "{failed}");
+    assert_eq!(after.0, 200, "answered again after the reopen: {}", after.1);
+    let hits = |body: &str| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(body).expect("JSON")["results"][0]["hits"].clone()
+    };
+    assert_eq!(
+        hits(&after.1),
+        hits(&before),
+        "the same bytes, the same hits"
+    );
 }

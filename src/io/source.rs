@@ -19,6 +19,10 @@ pub const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
 pub const REMOTE_DISABLED: &str =
     "this bitsift was built without remote access (cargo feature `remote`); rebuild with it";
 
+/// The start of the error of a remote file replaced on its server since it was opened (a
+/// server reopens its view when a search meets it).
+pub const REMOTE_CHANGED: &str = "the file changed on the server since it was opened";
+
 /// Whether `path` is a URL of a remote file rather than a local path.
 pub fn is_remote(path: &Path) -> bool {
     let bytes = path.as_os_str().as_bytes();

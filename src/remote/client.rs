@@ -387,7 +387,8 @@ fn changed(object: &RemoteObject) -> io::Error {
     }
     drop(opened);
     io::Error::other(format!(
-        "the file changed on the server since it was opened (ETag {}, {} bytes at open); open it again",
+        "{} (ETag {}, {} bytes at open); open it again",
+        crate::io::source::REMOTE_CHANGED,
         object.etag.as_deref().unwrap_or("none"),
         object.size
     ))

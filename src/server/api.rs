@@ -202,7 +202,11 @@ async fn search_inner(
         queue_ms: ms(queued),
         ..Default::default()
     };
-    let queries = answered(records, bases, answers, &mut stats)?;
+    let queries = answered(records, bases, answers, &mut stats)
+        .inspect_err(|e| state.reload_if_changed(&e.message))?;
+    for failed in queries.iter().filter_map(|q| q.outcome.as_ref().err()) {
+        state.reload_if_changed(&failed.1);
+    }
     let elapsed = started.elapsed();
     stats.time_ms = ms(elapsed);
     let errors = queries.iter().filter(|q| q.outcome.is_err()).count();

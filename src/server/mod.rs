@@ -238,9 +238,36 @@ pub struct AppState {
     pub waiting: AtomicUsize,
     /// Start time.
     pub started: Instant,
+    /// Whether a reload for a remote file changed on its server is under way.
+    remote_reload: std::sync::atomic::AtomicBool,
 }
 
 impl AppState {
+    /// Reopens what is served, in the background, when `error` says a remote file changed on
+    /// its server since it was opened: the request that met it fails, the ones after it are
+    /// answered from the new version. One such reload at a time.
+    pub fn reload_if_changed(self: &Arc<Self>, error: &str) {
+        use std::sync::atomic::Ordering;
+        if !error.contains(crate::io::source::REMOTE_CHANGED)
+            || self.remote_reload.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let state = self.clone();
+        tokio::spawn(async move {
+            match state.reload().await {
+                Ok(view) => {
+                    tracing::info!("reopened view {} after a remote file changed", view.number)
+                }
+                Err(failure) => tracing::warn!(
+                    "cannot reopen after a remote file changed: {}",
+                    failure.error
+                ),
+            }
+            state.remote_reload.store(false, Ordering::Release);
+        });
+    }
+
     /// The view a request should use: the current one, replaced first when a followed
     /// collection's manifest changed (see [`view`]).
     pub async fn fresh_view(&self) -> Arc<View> {
@@ -268,6 +295,7 @@ pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>), ServerErro
     let state = Arc::new(AppState {
         permits: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent.max(1))),
         waiting: AtomicUsize::new(0),
+        remote_reload: Default::default(),
         started: Instant::now(),
         config,
         views: Views::new(first),
