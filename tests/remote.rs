@@ -605,7 +605,16 @@ fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, 
     let mut server = common::bitsift()
         // No row cache: every search reads from the server (cached rows would be answered
         // from the version opened until a read reaches the server).
-        .args(["serve", "-q", "-i", &url, "--listen", &listen, "--cache-size", "0"])
+        .args([
+            "serve",
+            "-q",
+            "-i",
+            &url,
+            "--listen",
+            &listen,
+            "--cache-size",
+            "0",
+        ])
         .spawn()
         .expect("start serve");
     let fasta = std::fs::read_to_string(queries).unwrap();
