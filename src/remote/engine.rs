@@ -575,7 +575,11 @@ impl Transport for MemoryTransport {
         use multirange::{Answer, TransportError};
         Box::pin(async move {
             let unanswered = |e: object_store::Error| TransportError::Unanswered(e.to_string());
-            let got = self.store.get(&self.key).await.map_err(unanswered)?;
+            let got = self
+                .store
+                .get_opts(&self.key, Default::default())
+                .await
+                .map_err(unanswered)?;
             let current = got.meta.e_tag.clone();
             let file = got.bytes().await.map_err(unanswered)?;
             if etag.is_some() && current.as_deref() != etag {
@@ -681,5 +685,110 @@ mod tests {
             assert!(after.completed[index].is_none());
         }
         assert_eq!(counters.remote_requests, requests.len() as u64);
+    }
+}
+
+#[cfg(test)]
+mod multirange_tests {
+    use super::*;
+    use crate::io::conformance::{two_files, Outcomes};
+
+    /// 64 reads of 1,000 bytes, 10,000 apart, in file 0.
+    fn reads() -> Vec<ReadRequest> {
+        (0..64)
+            .map(|i| ReadRequest {
+                file: 0,
+                offset: 1_000 + i * 10_000,
+                len: 1_000,
+            })
+            .collect()
+    }
+
+    /// Reads `requests` with `engine`: the bytes checked against `file`, the counters.
+    fn read_checked(
+        engine: &mut RemoteEngine,
+        file: &[u8],
+        requests: &[ReadRequest],
+    ) -> IoCounters {
+        let mut outcomes = Outcomes::new(requests.len());
+        let mut counters = IoCounters::default();
+        engine
+            .read_batch(requests, &mut outcomes, &mut counters)
+            .unwrap();
+        for (read, got) in requests.iter().zip(&outcomes.completed) {
+            let at = read.offset as usize;
+            let got = got.as_deref().expect("every read answered");
+            assert_eq!(got, &file[at..at + read.len as usize], "at {at}");
+        }
+        counters
+    }
+
+    #[test]
+    fn reads_go_out_many_ranges_a_request_once_the_server_took_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = two_files(dir.path());
+        let file = std::fs::read(&paths[0]).unwrap();
+        for serve in [Serve::Multipart, Serve::Coalesced] {
+            let mut engine = in_memory_multirange(&paths, 4, serve);
+            engine.ranges = 64;
+            // The first batch probes; the second spreads 64 reads over the 4 requests.
+            read_checked(&mut engine, &file, &reads());
+            assert_eq!(multirange::support(&engine.objects[0].url), Support::Yes);
+            let counters = read_checked(&mut engine, &file, &reads());
+            assert_eq!(counters.remote_requests, 4, "{serve:?}");
+            assert_eq!(counters.read_requests, 64);
+            assert_eq!(counters.remote_cache_hits, 0);
+            assert_eq!(counters.bytes_read, 64_000);
+            // At most 8 ranges a request: 8 requests.
+            engine.ranges = 8;
+            let counters = read_checked(&mut engine, &file, &reads());
+            assert_eq!(counters.remote_requests, 8, "{serve:?}");
+        }
+    }
+
+    #[test]
+    fn a_server_that_ignores_ranges_is_read_one_range_a_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = two_files(dir.path());
+        let file = std::fs::read(&paths[0]).unwrap();
+        let mut engine = in_memory_multirange(&paths, 4, Serve::Whole);
+        let first = read_checked(&mut engine, &file, &reads());
+        assert_eq!(multirange::support(&engine.objects[0].url), Support::No);
+        // The probe's 200 body is never read: only the reads' bytes came.
+        assert_eq!(first.remote_bytes, 64_000);
+        assert_eq!(first.remote_requests, 64 + 1);
+        let second = read_checked(&mut engine, &file, &reads());
+        assert_eq!(second.remote_requests, 64);
+    }
+
+    #[test]
+    fn a_file_changed_under_multi_range_requests_fails_every_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = two_files(dir.path());
+        let file = std::fs::read(&paths[0]).unwrap();
+        let mut engine = in_memory_multirange(&paths, 4, Serve::Multipart);
+        read_checked(&mut engine, &file, &reads());
+        engine.objects[0]
+            .replace_in_store(vec![0u8; file.len()])
+            .unwrap();
+        let requests = reads();
+        let mut after = Outcomes::new(requests.len());
+        engine
+            .read_batch(&requests, &mut after, &mut IoCounters::default())
+            .unwrap();
+        for (index, failure) in after.failed.iter().enumerate() {
+            let failure = failure
+                .as_deref()
+                .unwrap_or_else(|| panic!("read {index} answered from the changed file"));
+            assert!(failure.contains("changed on the server"), "{failure}");
+        }
+    }
+
+    #[test]
+    fn overlapping_and_adjacent_reads_are_asked_for_once() {
+        assert_eq!(
+            disjoint(vec![10..20, 0..5, 5..8, 15..30, 40..41, 9..9]),
+            vec![0..8, 10..30, 40..41]
+        );
     }
 }
