@@ -310,15 +310,21 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
     assert_eq!(json["batches"][0]["engine"], "remote");
 }
 
-/// Where nginx takes multi-range requests, a query sends fewer requests for the same bytes
+/// Where nginx takes multi-range requests, a query (of COBS's classic index: no checksum
+/// pages to widen its reads) sends fewer requests for the same bytes
 /// and answers; where it answers them with the whole file (`max_ranges 1`), the client goes
 /// back to single ranges without reading that body.
 fn multi_range_requests_cut_requests_and_fall_back(servers: &Servers, queries: &Path) {
-    let url = servers.http("bitsift.cobs_compact");
-    let one = ["--remote-ranges", "1"];
+    let url = servers.http("cobs.cobs_classic");
+    // Short queries, reads not merged and 8 requests in flight, so that the small index
+    // takes many reads, more than the depth.
+    let short = short_queries(queries);
+    let queries = short.as_path();
+    let one = ["--merge-gap", "0", "--remote-depth", "8", "--remote-ranges", "1"];
+    let many = ["--merge-gap", "0", "--remote-depth", "8"];
     let single = json_answers(&url, queries, &one);
     let gets_before = servers.http_gets();
-    let multi = json_answers(&url, queries, &[]);
+    let multi = json_answers(&url, queries, &many);
     let multi_gets = servers.http_gets() - gets_before;
     assert_eq!(multi["results"], single["results"]);
     let (single_requests, multi_requests) = (
@@ -336,8 +342,8 @@ fn multi_range_requests_cut_requests_and_fall_back(servers: &Servers, queries: &
     let partial = log.lines().filter(|l| l.contains("\" 206 ")).count();
     assert!(partial > 0, "nginx answered range requests with 206");
     // max_ranges 1: the probe is answered 200 and its body never read.
-    let limited = servers.http("max-ranges-1/bitsift.cobs_compact");
-    let fallback = json_answers(&limited, queries, &[]);
+    let limited = servers.http("max-ranges-1/cobs.cobs_classic");
+    let fallback = json_answers(&limited, queries, &many);
     assert_eq!(fallback["results"], single["results"]);
     assert_eq!(
         batch_sum(&fallback, "remote_bytes"),
@@ -347,6 +353,22 @@ fn multi_range_requests_cut_requests_and_fall_back(servers: &Servers, queries: &
     let whole = log_200s(servers);
     assert!(whole >= 1, "nginx answered the probe with the whole file");
     assert!(batch_sum(&fallback, "remote_requests") <= single_requests + whole as u64);
+}
+
+/// 40-base pieces of the sequences of `queries`, 200 apart, in a file beside it.
+fn short_queries(queries: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(queries).unwrap();
+    let mut records = Vec::new();
+    for record in text.split('>').filter(|r| !r.is_empty()) {
+        let sequence: String = record.lines().skip(1).collect();
+        for start in (0..sequence.len().saturating_sub(40)).step_by(200) {
+            let piece = sequence[start..start + 40].as_bytes().to_vec();
+            records.push((format!("s{}", records.len()), piece));
+        }
+    }
+    let path = queries.with_file_name("short.fa");
+    write_fasta(&path, &records);
+    path
 }
 
 /// Answers of `200` to GET requests in nginx's log.
