@@ -370,7 +370,7 @@ fn short_queries(queries: &Path) -> PathBuf {
     for record in text.split('>').filter(|r| !r.is_empty()) {
         let sequence: String = record.lines().skip(1).collect();
         for start in (0..sequence.len().saturating_sub(40)).step_by(200) {
-            let piece = sequence[start..start + 40].as_bytes().to_vec();
+            let piece = sequence.as_bytes()[start..start + 40].to_vec();
             records.push((format!("s{}", records.len()), piece));
         }
     }
