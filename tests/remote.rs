@@ -252,6 +252,7 @@ fn remote_indexes_against_real_servers() {
     };
     eprintln!("servers: {}", servers.info);
     same_answers_over_http_and_s3(&servers, dir, &queries);
+    multi_range_requests_cut_requests_and_fall_back(&servers, &queries);
     info_and_verify_over_http(&servers);
     iobench_measures_a_url(&servers);
     serve_answers_from_a_url(&servers, dir, &queries);
@@ -316,6 +317,84 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
     );
     assert!(batch_sum(&json, "remote_bytes") > 0);
     assert_eq!(json["batches"][0]["engine"], "remote");
+}
+
+/// Where nginx takes multi-range requests, a query (of COBS's classic index: no checksum
+/// pages to widen its reads) sends fewer requests for the same bytes
+/// and answers; where it answers them with the whole file (`max_ranges 1`), the client goes
+/// back to single ranges without reading that body.
+fn multi_range_requests_cut_requests_and_fall_back(servers: &Servers, queries: &Path) {
+    let url = servers.http("cobs.cobs_classic");
+    // A few short queries, reads not merged and one request in flight, so that the small
+    // index takes several reads (a query touching every page of it reads it whole), all of
+    // them in the one multi-range request.
+    let short = short_queries(queries);
+    let queries = short.as_path();
+    let one = [
+        "--merge-gap",
+        "0",
+        "--remote-depth",
+        "1",
+        "--remote-ranges",
+        "1",
+    ];
+    let many = ["--merge-gap", "0", "--remote-depth", "1"];
+    let single = json_answers(&url, queries, &one);
+    let gets_before = servers.http_gets();
+    let multi = json_answers(&url, queries, &many);
+    let multi_gets = servers.http_gets() - gets_before;
+    assert_eq!(multi["results"], single["results"]);
+    let (single_requests, multi_requests) = (
+        batch_sum(&single, "remote_requests"),
+        batch_sum(&multi, "remote_requests"),
+    );
+    eprintln!("requests: {single_requests} one range each, {multi_requests} multi-range");
+    assert!(
+        single_requests >= 4 && multi_requests * 2 <= single_requests,
+        "multi-range requests: {multi_requests}, single: {single_requests}"
+    );
+    // nginx saw the requests counted (and the sequential reads of the header and names).
+    assert!(multi_gets as u64 >= multi_requests, "{multi_gets}");
+    let log = std::fs::read_to_string(servers.field("access_log")).unwrap();
+    let partial = log.lines().filter(|l| l.contains("\" 206 ")).count();
+    assert!(partial > 0, "nginx answered range requests with 206");
+    // max_ranges 1: the probe is answered 200 and its body never read.
+    let limited = servers.http("max-ranges-1/cobs.cobs_classic");
+    let fallback = json_answers(&limited, queries, &many);
+    assert_eq!(fallback["results"], single["results"]);
+    assert_eq!(
+        batch_sum(&fallback, "remote_bytes"),
+        batch_sum(&single, "remote_bytes"),
+        "the whole file of the 200 was not read"
+    );
+    let whole = log_200s(servers);
+    assert!(whole >= 1, "nginx answered the probe with the whole file");
+    assert!(batch_sum(&fallback, "remote_requests") <= single_requests + whole as u64);
+}
+
+/// Four 40-base pieces of the sequences of `queries`, in a file beside it.
+fn short_queries(queries: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(queries).unwrap();
+    let mut records = Vec::new();
+    for record in text.split('>').filter(|r| !r.is_empty()) {
+        let sequence: String = record.lines().skip(1).collect();
+        for start in (0..sequence.len().saturating_sub(40)).step_by(200) {
+            let piece = sequence.as_bytes()[start..start + 40].to_vec();
+            records.push((format!("s{}", records.len()), piece));
+        }
+    }
+    let path = queries.with_file_name("short.fa");
+    records.truncate(4);
+    write_fasta(&path, &records);
+    path
+}
+
+/// Answers of `200` to GET requests in nginx's log.
+fn log_200s(servers: &Servers) -> usize {
+    let log = std::fs::read_to_string(servers.field("access_log")).unwrap();
+    log.lines()
+        .filter(|l| l.contains("\"GET /max-ranges-1/") && l.contains("\" 200 "))
+        .count()
 }
 
 fn info_and_verify_over_http(servers: &Servers) {

@@ -45,6 +45,15 @@ pub struct RemoteArgs {
         help_heading = "Remote indexes (http, https, s3)"
     )]
     remote_deadline: f64,
+    /// Remote indexes: byte ranges one HTTP request may ask for where the server takes
+    /// several (multipart answers; learnt per file); 1 asks for one range a request
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        help_heading = "Remote indexes (http, https, s3)"
+    )]
+    remote_ranges: usize,
     /// Remote indexes: keep fetched pages in this directory (shared by concurrent runs;
     /// keyed by URL and ETag, so a file changed on the server is fetched anew)
     #[arg(
@@ -67,6 +76,7 @@ impl Default for RemoteArgs {
             remote_timeout: 30.0,
             remote_retries: 4,
             remote_deadline: 120.0,
+            remote_ranges: 64,
             cache_dir: None,
             cache_dir_size: 4 << 30,
         }
@@ -90,12 +100,16 @@ impl RemoteArgs {
         if self.remote_depth == 0 {
             return Err(UsageError("--remote-depth must be at least 1".into()));
         }
+        if self.remote_ranges == 0 {
+            return Err(UsageError("--remote-ranges must be at least 1".into()));
+        }
         #[cfg(feature = "remote")]
         bitsift::remote::configure(bitsift::remote::RemoteOptions {
             depth: self.remote_depth,
             timeout,
             retries: self.remote_retries,
             deadline,
+            ranges: self.remote_ranges,
             cache: self
                 .cache_dir
                 .as_ref()

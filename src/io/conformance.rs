@@ -56,6 +56,15 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
         "remote (in-memory store)".into(),
         Box::new(crate::remote::engine::in_memory(paths, 8)),
     ));
+    #[cfg(feature = "remote")]
+    engines.push((
+        "remote (in-memory store, multi-range requests)".into(),
+        Box::new(crate::remote::engine::in_memory_multirange(
+            paths,
+            8,
+            crate::remote::engine::Serve::Multipart,
+        )),
+    ));
     engines
 }
 

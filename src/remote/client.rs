@@ -377,7 +377,7 @@ fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
 
 /// The error of a file whose ETag or size differs from those seen at open. The file is
 /// forgotten, so that opening it again (a server's reload) sees the new version.
-fn changed(object: &RemoteObject) -> io::Error {
+pub(super) fn changed(object: &RemoteObject) -> io::Error {
     let mut opened = lock(opened());
     if opened
         .get(&object.url)
@@ -396,7 +396,7 @@ fn changed(object: &RemoteObject) -> io::Error {
 
 /// `error` with what it means said first, keeping its kind (a missing file stays
 /// `NotFound`, so a missing side file is simply absent).
-fn describe(error: io::Error) -> io::Error {
+pub(super) fn describe(error: io::Error) -> io::Error {
     let text = error.to_string();
     let kind = if has_status(&text, "403")
         || has_status(&text, "401")

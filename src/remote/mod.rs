@@ -7,6 +7,8 @@
 //! - [`RemoteEngine`]: the [`crate::io::ReadEngine`] of remote files, hundreds of requests
 //!   in flight; the planner and the read path's layers (checksums, caches) are those of
 //!   local files.
+//! - `multirange`: many ranges of a file in one HTTP request where the server takes them
+//!   (`multipart/byteranges` answers, read and checked by `byteranges`), learnt per file.
 //! - [`RemoteReader`]: sequential reads (headers, names, preambles) in growing requests.
 //! - [`cache`]: a bounded on-disk cache of fetched pages, keyed by URL and ETag.
 //! - [`config`]: S3 settings from the AWS environment and profile files.
@@ -15,11 +17,13 @@
 //! request signing; see `docs/architecture.md` for the choice.
 
 pub mod bench;
+mod byteranges;
 pub mod cache;
 mod client;
 pub mod config;
 pub(crate) mod engine;
 mod location;
+mod multirange;
 mod options;
 mod reader;
 
@@ -28,6 +32,6 @@ pub use engine::RemoteEngine;
 pub use location::RemoteUrl;
 pub use options::{
     configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
-    DEPTH_DEFAULT, RETRIES_DEFAULT, TIMEOUT_DEFAULT,
+    DEPTH_DEFAULT, RANGES_DEFAULT, RETRIES_DEFAULT, TIMEOUT_DEFAULT,
 };
 pub use reader::{read_whole, RemoteReader};

@@ -14,6 +14,9 @@ pub const TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
 pub const RETRIES_DEFAULT: usize = 4;
 /// Default deadline after which a request is no longer retried.
 pub const DEADLINE_DEFAULT: Duration = Duration::from_secs(120);
+/// Byte ranges one HTTP request may ask for at most (`Range: bytes=a-b,c-d,…`) where the
+/// server takes them; 1 sends one range a request. See `docs/architecture.md`.
+pub const RANGES_DEFAULT: usize = 64;
 /// The options; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteOptions {
@@ -25,6 +28,8 @@ pub struct RemoteOptions {
     pub retries: usize,
     /// No retry starts after this long since the first attempt.
     pub deadline: Duration,
+    /// Byte ranges one HTTP request may ask for at most.
+    pub ranges: usize,
     /// The local cache of fetched pages, when one is wanted.
     pub cache: Option<CacheOptions>,
 }
@@ -48,6 +53,7 @@ impl Default for RemoteOptions {
             timeout: TIMEOUT_DEFAULT,
             retries: RETRIES_DEFAULT,
             deadline: DEADLINE_DEFAULT,
+            ranges: RANGES_DEFAULT,
             cache: None,
         }
     }
@@ -59,6 +65,7 @@ static OPTIONS: RwLock<Option<RemoteOptions>> = RwLock::new(None);
 /// or bucket) keep the options they were made with; call this before opening.
 pub fn configure(options: RemoteOptions) {
     assert!(options.depth > 0, "at least one request in flight");
+    assert!(options.ranges > 0, "at least one range a request");
     *OPTIONS.write().unwrap_or_else(PoisonError::into_inner) = Some(options);
 }
 

@@ -9,6 +9,7 @@ server (moto in server mode), with a chosen round-trip time between them and the
 
 `start` serves every file under DIR at `http://HOST:PORT/<relative path>` (nginx: byte
 ranges, multi-range requests, ETags) and as `s3://bitsift/<relative path>` (moto), plus
+`/max-ranges-1/…` (the same files, one range a request: nginx answers more with the whole file),
 `/status/403/…`, `/status/404/…` and `/status/500/…` answering that status for any path, and a
 "blackhole" port that accepts connections and never answers (for timeouts). The JSON has
 `http`, `s3_endpoint`, `bucket`, `region`, `access_key`, `secret_key`, `blackhole`,
@@ -206,6 +207,7 @@ http {{
         root {root};
         etag on;
         location / {{ }}
+        location /max-ranges-1/ {{ alias {root}/; max_ranges 1; }}
         location /status/403/ {{ return 403; }}
         location /status/404/ {{ return 404; }}
         location /status/500/ {{ return 500; }}
