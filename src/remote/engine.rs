@@ -35,6 +35,16 @@ use crate::io::{
 
 /// Bytes one multi-range request asks for at most (the planner's largest remote read).
 pub const GROUP_BYTES_MAX: u64 = 8 << 20;
+/// The longest `Range` header a group may need: servers refuse longer header lines (nginx
+/// answers 400 past its 8 KiB `large_client_header_buffers`, Apache past 8,190 bytes), so a
+/// group of small reads far apart stops here whatever `ranges` allows.
+pub const RANGE_HEADER_BYTES_MAX: usize = 4000;
+
+/// The bytes `start-end,` takes in a `Range` header for a read of `len` bytes at `offset`.
+fn range_spec_bytes(offset: u64, len: u32) -> usize {
+    let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+    digits(offset) + digits(offset + u64::from(len).max(1) - 1) + 2
+}
 
 /// A [`ReadEngine`] over remote files; see the module documentation.
 pub struct RemoteEngine {
@@ -154,11 +164,15 @@ impl RemoteEngine {
         ended: &mut Option<IoError>,
     ) -> Vec<(usize, ReadRequest)> {
         let mut group: Vec<(usize, ReadRequest)> = Vec::new();
-        let (mut bytes, mut limit) = (0u64, 1usize);
+        let (mut bytes, mut limit, mut header) = (0u64, 1usize, 0usize);
         while ended.is_none() && *next < requests.len() && group.len() < limit {
             let (request, read) = (*next, requests[*next]);
+            let spec = range_spec_bytes(read.offset, read.len);
             if let Some((_, first)) = group.first() {
-                if read.file != first.file || bytes + u64::from(read.len) > GROUP_BYTES_MAX {
+                if read.file != first.file
+                    || bytes + u64::from(read.len) > GROUP_BYTES_MAX
+                    || header + spec > RANGE_HEADER_BYTES_MAX
+                {
                     break;
                 }
             }
@@ -184,6 +198,7 @@ impl RemoteEngine {
                     limit = self.group_size(read.file, requests.len() - request, free);
                 }
                 bytes += u64::from(read.len);
+                header += spec;
                 group.push((request, read));
             }
         }
@@ -744,6 +759,25 @@ mod multirange_tests {
             let counters = read_checked(&mut engine, &file, &reads());
             assert_eq!(counters.remote_requests, 8, "{serve:?}");
         }
+    }
+
+    #[test]
+    fn a_range_spec_is_measured_as_written() {
+        for (offset, len) in [
+            (0u64, 1u32),
+            (0, 128),
+            (9, 1),
+            (297_575_296, 128),
+            (u64::MAX - 9, 10),
+        ] {
+            let written = format!("{}-{},", offset, offset + u64::from(len) - 1);
+            assert_eq!(range_spec_bytes(offset, len), written.len(), "{written}");
+        }
+        // The header cap holds ~200 ranges of 128 bytes deep in a 661 MiB file.
+        assert_eq!(
+            RANGE_HEADER_BYTES_MAX / range_spec_bytes(297_575_296, 128),
+            200
+        );
     }
 
     #[test]
