@@ -26,6 +26,8 @@ fn seconds(name: &str, value: f64) -> PyResult<std::time::Duration> {
 }
 
 /// What `cache_dir=` asks for: leave the cache as it is, turn it off, or use a directory.
+// Read only by the `remote` build's `apply`; checked the same way without it.
+#[cfg_attr(not(feature = "remote"), allow(dead_code))]
 enum CacheDir {
     Keep,
     Off,
@@ -113,6 +115,7 @@ pub fn configure_remote(
 }
 
 /// The checked changes of one [`configure_remote`] call.
+#[cfg_attr(not(feature = "remote"), allow(dead_code))]
 struct Changes {
     depth: Option<usize>,
     timeout: Option<std::time::Duration>,
