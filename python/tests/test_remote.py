@@ -58,10 +58,14 @@ def make_queries():
     queries = []
     for g, name in enumerate(GENOMES):
         record = max(read_genome(DEMO / "genomes" / name), key=lambda r: len(r[1]))[1]
-        for piece in range(2):
-            length = min(900, len(record) // 2)
+        length = min(900, len(record) // 2)
+        pieces = 0
+        while pieces < 2:
             start = rng.randrange(0, len(record) - length)
-            queries.append(("g%d_%d" % (g, piece), record[start : start + length], name))
+            piece = record[start : start + length]
+            if set(piece) <= set("ACGT"):  # plain bases only: every k-mer is looked up
+                queries.append(("g%d_%d" % (g, pieces), piece, name))
+                pieces += 1
     for r in range(4):
         queries.append(("random%d" % r, "".join(rng.choice("ACGT") for _ in range(600)), None))
     return queries
@@ -243,7 +247,8 @@ def test_answers_equal_the_local_file(served, scheme, name):
         expected = search(local, **options)
         got = search(remote, **options)
         assert answers(got) == answers(expected), (url, options)
-        assert sum(len(r.hits) for r in got) > len(QUERIES), "hits to compare"
+        pieces = sum(1 for query in QUERIES if query[2])
+        assert sum(len(r.hits) for r in got) >= pieces, "hits to compare"
         brute_force_check(local, expected)
         assert all(hit.index == url for r in got for hit in r.hits)
     batch = got[0].batch_stats
