@@ -322,10 +322,7 @@ impl<R: BufRead> Parser<'_, R> {
     /// The CRC-32C of everything parsed, which is the header: `data_offset` bytes.
     fn header_crc32c(&self, data_offset: u64) -> u32 {
         assert_eq!(self.position, data_offset, "the parser stops at the data");
-        assert_eq!(
-            self.reader.consumed, data_offset,
-            "every header byte hashed"
-        );
+        assert_eq!(self.reader.consumed, data_offset, "every header byte hashed");
         self.reader.crc
     }
 
@@ -714,10 +711,7 @@ mod tests {
         std::fs::write(&path, &file).unwrap();
         assert_eq!(IndexHeader::open(&path).unwrap().header_crc32c, want);
         // Any header byte changed (here a name's letter) changes it.
-        let name = file
-            .windows(13)
-            .position(|w| w == b"genome_012345")
-            .unwrap();
+        let name = file.windows(13).position(|w| w == b"genome_012345").unwrap();
         file[name + 7] = b'9';
         std::fs::write(&path, &file).unwrap();
         let damaged = IndexHeader::open(&path).unwrap();
