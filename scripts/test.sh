@@ -32,7 +32,8 @@
 #   BITSIFT_SKIP_WORKFLOW=1   skip the Snakemake workflow suite (no Snakemake installed)
 #   BITSIFT_SKIP_SLURM=1      skip the SLURM suite (it installs SLURM, MUNGE and MariaDB with
 #                             apt-get and runs their daemons for a minute or two)
-#   BITSIFT_SKIP_REMOTE=1     skip the remote-index suite (no nginx or moto needed)
+#   BITSIFT_SKIP_REMOTE=1     skip the remote-index suite and the Python package's remote tests
+#                             (python/tests/test_remote.py) (no nginx or moto needed)
 #   BITSIFT_SKIP_BENCH=1      skip the benchmark suite's quick run
 #   BITSIFT_SKIP_MISSION=1    skip the small mission-scale rehearsal
 #   CHROMIUM=PATH             the Chromium binary (default /usr/bin/chromium)

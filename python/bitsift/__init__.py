@@ -31,13 +31,27 @@ file, `bitsift.IndexError` for a file that is not a valid COBS index or is damag
 not the builtin `IndexError`, which it shadows inside this package's namespace only: write
 `bitsift.IndexError` (`from bitsift import *` leaves it out, so the builtin stays in view).
 
+Indexes may lie on a server: `bitsift.Index("https://host/dir/x.cobs_compact")`,
+`bitsift.Index("s3://bucket/dir/x.cobs_compact")` (S3 settings from the AWS environment), or
+a collection's URL; only the ranges a search needs are fetched. `bitsift.configure_remote`
+sets requests in flight, timeouts, retries and a local cache for the process.
+
 `bitsift.cobs.Search` is a drop-in for `cobs_index.Search` (COBS's Python module).
 
 Messages of the library (an I/O engine fallback, a document shorter than k in a build) go
 to the `logging` logger `bitsift`.
 """
 
-from ._bitsift import Index, IndexError, QueryResult, build, __version__  # noqa: A004
+from ._bitsift import (  # noqa: A004
+    REMOTE,
+    Index,
+    IndexError,
+    QueryResult,
+    __version__,
+    build,
+    configure_remote,
+    remote_options,
+)
 from ._types import Hit, Results
 from . import cobs
 
@@ -47,6 +61,9 @@ __all__ = [
     "Hit",
     "Results",
     "build",
+    "configure_remote",
+    "remote_options",
+    "REMOTE",
     "cobs",
     "__version__",
 ]

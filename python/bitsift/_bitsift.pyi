@@ -18,6 +18,7 @@ _Size = Union[int, str, None]
 
 __version__: str
 QUEUE_DEPTH_DEFAULT: int
+REMOTE: bool
 
 class IndexError(Exception): ...
 
@@ -84,7 +85,7 @@ class Index:
     @property
     def documents(self) -> List[str]: ...
     @property
-    def paths(self) -> List[pathlib.Path]: ...
+    def paths(self) -> List[Union[pathlib.Path, str]]: ...
     @property
     def engine(self) -> str: ...
     @property
@@ -112,6 +113,17 @@ def build(
     metadata: Optional[_Path] = None,
     summaries: bool = True,
 ) -> Dict[str, Any]: ...
+
+def configure_remote(
+    *,
+    depth: Optional[int] = None,
+    timeout: Optional[float] = None,
+    retries: Optional[int] = None,
+    deadline: Optional[float] = None,
+    cache_dir: Union[_Path, bool, None] = None,
+    cache_dir_size: _Size = None,
+) -> None: ...
+def remote_options() -> Dict[str, Any]: ...
 
 # The native half of bitsift.cobs (see python/src/cobs.rs); entries are
 # (path, type, name, size, subdoc_index, term_size, term_count, offset).

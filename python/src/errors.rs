@@ -4,9 +4,13 @@
 //! causes on one line, each said once. The type says what kind of problem it is:
 //!
 //! - a file that does not exist: `FileNotFoundError` (and `PermissionError` when access is
-//!   denied, `OSError` for other failures of the operating system);
-//! - a file that is not a valid COBS index, or whose bytes do not match its checksums:
-//!   [`IndexError`] (`bitsift.IndexError`);
+//!   denied, `TimeoutError` when the system says it timed out, `OSError` for other failures
+//!   of the operating system). A remote file answers the same way: HTTP 404 (or S3's
+//!   NoSuchKey) is `FileNotFoundError`, 403 `PermissionError`, a server that does not answer
+//!   within the timeout and its retries `OSError`, each naming the URL;
+//! - a file that is not a valid COBS index, or whose bytes do not match its checksums, or a
+//!   remote file that changed on the server since it was opened: [`IndexError`]
+//!   (`bitsift.IndexError`);
 //! - bad input or a bad option: `ValueError`;
 //! - an output that exists and may not be replaced: `FileExistsError`.
 
@@ -17,7 +21,8 @@ use bitsift::io::IoError;
 use bitsift::query::{OpenError, ReadError, SearchError};
 use bitsift::seqfile::SeqFileError;
 use pyo3::exceptions::{
-    PyException, PyFileExistsError, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError,
+    PyException, PyFileExistsError, PyFileNotFoundError, PyOSError, PyPermissionError,
+    PyTimeoutError, PyValueError,
 };
 use pyo3::prelude::*;
 
@@ -28,15 +33,25 @@ pyo3::create_exception!(
     IndexError,
     PyException,
     "A file is not a valid COBS index, or is damaged (bad magic, version, header fields, or a \
-     size that disagrees with its header). Not the builtin IndexError, which it shadows inside \
-     the bitsift namespace."
+     size that disagrees with its header), or a remote index changed on the server since it \
+     was opened (open it again). Not the builtin IndexError, which it shadows inside the \
+     bitsift namespace."
 );
 
-/// An `OSError` of the right subclass for `kind`, with `message` as its text.
+/// What the library says of a remote file whose ETag or size changed since it was opened
+/// (src/remote/client.rs); the index opened on it is no longer the file there.
+const CHANGED_ON_SERVER: &str = "changed on the server since it was opened";
+
+/// An `OSError` of the right subclass for `kind`, with `message` as its text; a remote file
+/// changed on the server is a [`IndexError`] (the open index no longer matches it).
 fn os_error(kind: Option<std::io::ErrorKind>, message: String) -> PyErr {
+    if message.contains(CHANGED_ON_SERVER) {
+        return IndexError::new_err(message);
+    }
     match kind {
         Some(std::io::ErrorKind::NotFound) => PyFileNotFoundError::new_err(message),
         Some(std::io::ErrorKind::PermissionDenied) => PyPermissionError::new_err(message),
+        Some(std::io::ErrorKind::TimedOut) => PyTimeoutError::new_err(message),
         _ => PyOSError::new_err(message),
     }
 }

@@ -590,10 +590,19 @@ impl PyIndex {
         PyList::new(py, names)
     }
 
-    /// The index files, in search order (directories expanded).
+    /// The index files, in search order (directories expanded): `pathlib.Path`s, and the
+    /// URLs of remote files as `str` (a `Path` would fold their `//`).
     #[getter]
-    fn paths(&self) -> Vec<PathBuf> {
-        self.index.paths()
+    fn paths<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        use pyo3::IntoPyObjectExt;
+        self.index
+            .paths()
+            .into_iter()
+            .map(|path| match bitsift::io::is_remote(&path) {
+                true => path.to_string_lossy().into_bound_py_any(py),
+                false => path.into_bound_py_any(py),
+            })
+            .collect()
     }
 
     /// The I/O engine the first session chose (`uring`, `pread`, `mmap` or `ram`).

@@ -7,6 +7,7 @@
 //! - [`cobs`]: the native half of `bitsift.cobs`'s document lists and constructions;
 //! - [`results`]: `bitsift.QueryResult` and its conversions;
 //! - [`queries`]: what a query may be, and the base rule applied to it;
+//! - [`remote`]: `bitsift.configure_remote`, the options of remote indexes (HTTP(S), S3);
 //! - [`errors`]: Rust errors as Python exceptions with the command line's messages;
 //! - [`pool`], [`logs`], [`options`], [`text`]: sessions shared by threads, library
 //!   messages to `logging`, option parsing, error text.
@@ -37,6 +38,8 @@ mod pool;
 #[cfg(feature = "extension")]
 mod queries;
 #[cfg(feature = "extension")]
+mod remote;
+#[cfg(feature = "extension")]
 mod results;
 mod text;
 
@@ -58,6 +61,8 @@ mod _bitsift {
     #[pymodule_export]
     use super::index::PyIndex;
     #[pymodule_export]
+    use super::remote::{configure_remote, remote_options};
+    #[pymodule_export]
     use super::results::QueryResult;
 
     use super::*;
@@ -70,6 +75,8 @@ mod _bitsift {
         bitsift::leave_signals_to_host();
         module.add("__version__", env!("CARGO_PKG_VERSION"))?;
         module.add("QUEUE_DEPTH_DEFAULT", bitsift::io::QUEUE_DEPTH_DEFAULT)?;
+        // Whether URLs (http, https, s3) are accepted: the `remote` feature, on in the wheel.
+        module.add("REMOTE", cfg!(feature = "remote"))?;
         Ok(())
     }
 }

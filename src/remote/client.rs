@@ -439,6 +439,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Makes rustls's `ring` provider the process's default, once: reqwest is built without a
+/// provider of its own (see the `remote` feature in Cargo.toml) and takes the default when a
+/// client is made. A default some other part of the process installed first is kept.
+pub(super) fn install_tls_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// The client of `url`'s server or bucket, made once per process with the options in force
 /// then.
 fn store_for(url: &RemoteUrl) -> io::Result<Arc<dyn ObjectStore>> {
@@ -447,6 +457,7 @@ fn store_for(url: &RemoteUrl) -> io::Result<Arc<dyn ObjectStore>> {
     if let Some(store) = lock(stores).get(&url.store) {
         return Ok(store.clone());
     }
+    install_tls_provider();
     let options = options();
     let store: Arc<dyn ObjectStore> = match &url.bucket {
         None => Arc::new(

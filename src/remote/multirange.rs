@@ -267,6 +267,7 @@ fn http_client() -> io::Result<reqwest::Client> {
         return Ok(client.clone());
     }
     let options = options();
+    super::client::install_tls_provider();
     let made = reqwest::Client::builder()
         .timeout(options.timeout)
         .connect_timeout(options.timeout.min(Duration::from_secs(10)))
