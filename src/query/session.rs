@@ -71,6 +71,7 @@ pub const MERGE_GAP_REMOTE: u64 = 64 << 10;
 /// closer than a page are merged. At 50 ms on the 661k rehearsal this fetched a species gene
 /// in 12.7 MiB and 1.2 s against 30 MiB and 2.1 s with [`MERGE_GAP_REMOTE`], and a COBS file of
 /// 128-byte rows in 21 MiB instead of the whole 661 MiB (BENCHMARKS.md).
+#[cfg(feature = "remote")]
 pub const MERGE_GAP_MULTIRANGE: u64 = 4 << 10;
 /// Largest merged read of remote files: large enough that a dense query needs few requests,
 /// small enough that hundreds of them in flight still spread over the file.
