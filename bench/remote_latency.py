@@ -201,7 +201,7 @@ def main():
     parser.add_argument("--remote-options", default="", help="more options of every query")
     parser.add_argument("--fuse", action="store_true", help="also one read at a time, no coalescing")
     parser.add_argument("--fuse-runs", type=int, default=1)
-    parser.add_argument("--fuse-options", default="--remote-depth 1 --merge-gap 0 --read-max 4K",
+    parser.add_argument("--fuse-options", default="--remote-depth 1 --remote-ranges 1 --merge-gap 0 --read-max 4K",
                         help="the options giving one read at a time")
     parser.add_argument("--download", action="store_true")
     parser.add_argument("--cached", action="store_true",

@@ -418,39 +418,14 @@ fn info_and_verify_over_http(servers: &Servers) {
 
 /// `bitsift serve -i URL` answers as `query -i` on the local file does.
 fn serve_answers_from_a_url(servers: &Servers, dir: &Path, queries: &Path) {
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let listen = format!("127.0.0.1:{port}");
-    let mut server = common::bitsift()
-        .args([
-            "serve",
-            "-q",
-            "-i",
-            &servers.http("bitsift.cobs_compact"),
-            "--listen",
-            &listen,
-        ])
-        .spawn()
-        .expect("start serve");
-    let fasta = std::fs::read_to_string(queries).unwrap();
-    let sequence: String = fasta
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with('>'))
-        .collect();
-    let script = format!(
-        "import json,sys,time,urllib.request\nfor _ in range(100):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n"
-    );
-    let answer = Command::new("python3")
-        .args(["-c", &script, &sequence])
-        .output()
-        .unwrap();
+    let (mut server, listen) = start_serve(&servers.http("bitsift.cobs_compact"), &[]);
+    let sequence = first_sequence(queries);
+    let (status, answer) = post_search(&listen, &sequence, true);
     let _ = server.kill();
     let _ = server.wait();
-    let json: serde_json::Value = serde_json::from_slice(&answer.stdout)
-        .unwrap_or_else(|e| panic!("serve answered no JSON ({e}): {}", stderr(&answer)));
+    assert_eq!(status, 200, "{answer}");
+    let json: serde_json::Value = serde_json::from_str(&answer)
+        .unwrap_or_else(|e| panic!("serve answered no JSON ({e}): {answer}"));
     let served: Vec<String> = json["results"][0]["hits"]
         .as_array()
         .expect("hits")
@@ -675,47 +650,12 @@ fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queri
 fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, queries: &Path) {
     let file = dir.join("serve/changing.cobs_compact");
     std::fs::copy(dir.join("serve/bitsift.cobs_compact"), &file).unwrap();
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let listen = format!("127.0.0.1:{port}");
+    // No row cache: every search reads from the server (cached rows would be answered
+    // from the version opened until a read reaches the server).
     let url = servers.http("changing.cobs_compact");
-    let mut server = common::bitsift()
-        // No row cache: every search reads from the server (cached rows would be answered
-        // from the version opened until a read reaches the server).
-        .args([
-            "serve",
-            "-q",
-            "-i",
-            &url,
-            "--listen",
-            &listen,
-            "--cache-size",
-            "0",
-        ])
-        .spawn()
-        .expect("start serve");
-    let fasta = std::fs::read_to_string(queries).unwrap();
-    let sequence: String = fasta
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with('>'))
-        .collect();
-    // Each request prints its status and body; the first waits for the server to listen.
-    let search = |wait: bool| -> (u16, String) {
-        let script = format!(
-            "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
-            wait = if wait { "True" } else { "False" }
-        );
-        let out = Command::new("python3")
-            .args(["-c", &script, &sequence])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let (status, body) = text.split_once('\n').unwrap_or(("0", ""));
-        (status.trim().parse().unwrap_or(0), body.to_string())
-    };
+    let (mut server, listen) = start_serve(&url, &["--cache-size", "0"]);
+    let sequence = first_sequence(queries);
+    let search = |wait: bool| post_search(&listen, &sequence, wait);
     let (status, before) = search(true);
     assert_eq!(status, 200, "{before}");
     // The same bytes with a new modification time: a new ETag.
@@ -751,4 +691,45 @@ fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, 
         hits(&before),
         "the same bytes, the same hits"
     );
+}
+
+/// `bitsift serve -i url` with `extra` options, on a free port: the child and its address.
+fn start_serve(url: &str, extra: &[&str]) -> (std::process::Child, String) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let server = common::bitsift()
+        .args(["serve", "-q", "-i", url, "--listen", &listen])
+        .args(extra)
+        .spawn()
+        .expect("start serve");
+    (server, listen)
+}
+
+/// The sequence of the first record of the FASTA file `queries`.
+fn first_sequence(queries: &Path) -> String {
+    let fasta = std::fs::read_to_string(queries).unwrap();
+    fasta
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .collect()
+}
+
+/// One `POST /api/search` of `sequence` to the server at `listen`: its status and body
+/// (status 0 when it never answered). With `wait`, retried until the server listens.
+fn post_search(listen: &str, sequence: &str, wait: bool) -> (u16, String) {
+    let script = format!(
+        "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
+        wait = if wait { "True" } else { "False" }
+    );
+    let out = Command::new("python3")
+        .args(["-c", &script, sequence])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (status, body) = text.split_once('\n').unwrap_or(("0", ""));
+    (status.trim().parse().unwrap_or(0), body.to_string())
 }

@@ -66,14 +66,44 @@ pub fn lookup(object: &RemoteObject, range: &Range<u64>) -> Option<Bytes> {
     }
     let first = range.start / PAGE_BYTES;
     let last = (range.end - 1) / PAGE_BYTES;
-    let mut bytes = BytesMut::with_capacity(((last - first + 1) * PAGE_BYTES) as usize);
-    for page in first..=last {
-        let want = (object.size - page * PAGE_BYTES).min(PAGE_BYTES) as usize;
-        bytes.extend_from_slice(&read_page(&dir, page, want)?);
-    }
+    let want = |page: u64| (object.size - page * PAGE_BYTES).min(PAGE_BYTES) as usize;
     let from = (range.start - first * PAGE_BYTES) as usize;
     let to = from + (range.end - range.start) as usize;
+    if first == last {
+        // Most reads lie in one page: a slice of it, not a copy.
+        return Some(recent_page(&dir, first, want(first))?.slice(from..to));
+    }
+    let mut bytes = BytesMut::with_capacity(((last - first + 1) * PAGE_BYTES) as usize);
+    for page in first..=last {
+        bytes.extend_from_slice(&recent_page(&dir, page, want(page))?);
+    }
     Some(bytes.freeze().slice(from..to))
+}
+
+/// Pages this process read from the cache lately, checked: the many small reads that fall in
+/// one page (the rows of a COBS file lie a few KB apart) read and check it once, not once each.
+const RECENT_PAGES: usize = 64;
+
+/// Page `page` of `dir`, from the pages read lately or else from disk ([`read_page`]).
+fn recent_page(dir: &Path, page: u64, want: usize) -> Option<Bytes> {
+    type Recent = std::sync::Mutex<std::collections::VecDeque<(PathBuf, u64, Bytes)>>;
+    static RECENT: std::sync::OnceLock<Recent> = std::sync::OnceLock::new();
+    let recent = RECENT.get_or_init(Default::default);
+    let lock = || recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let found = lock()
+        .iter()
+        .find(|(d, p, bytes)| *p == page && bytes.len() == want && d == dir)
+        .map(|(_, _, bytes)| bytes.clone());
+    if found.is_some() {
+        return found;
+    }
+    let bytes = Bytes::from(read_page(dir, page, want)?);
+    let mut recent = lock();
+    if recent.len() == RECENT_PAGES {
+        recent.pop_front();
+    }
+    recent.push_back((dir.to_path_buf(), page, bytes.clone()));
+    Some(bytes)
 }
 
 /// Page `page` of the cache directory `dir`, `want` bytes long, if present and intact. A
