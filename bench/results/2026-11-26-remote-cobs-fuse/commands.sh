@@ -1,9 +1,9 @@
 #!/bin/sh
 # commands of bench/remote_latency.py, in order
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py start --dir /work/rehearsal/cobs65k --rtt-ms 0 --no-upload --state /tmp/remote-latency-vv18zj7s
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py rtt --rtt-ms 0 --state /tmp/remote-latency-vv18zj7s
-target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f /work/rehearsal/mission/genes/one/sp0013_acc_00012.fa -t 0.8 --format json
-target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f /work/rehearsal/mission/genes/one/absent_q0010.fa -t 0.8 --format json
-target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f /work/rehearsal/mission/genes/one/sp0013_acc_00012.fa -t 0.8 --format json --remote-depth 1 --remote-ranges 1 --merge-gap 0 --read-max 4K
-target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f /work/rehearsal/mission/genes/one/absent_q0010.fa -t 0.8 --format json --remote-depth 1 --remote-ranges 1 --merge-gap 0 --read-max 4K
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py stop --state /tmp/remote-latency-vv18zj7s
+/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py start --dir COBS65K --rtt-ms 0 --no-upload --state STATE
+/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py rtt --rtt-ms 0 --state STATE
+target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f REHEARSAL/genes/one/sp0013_acc_00012.fa -t 0.8 --format json
+target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f REHEARSAL/genes/one/absent_q0010.fa -t 0.8 --format json
+target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f REHEARSAL/genes/one/sp0013_acc_00012.fa -t 0.8 --format json --remote-depth 1 --remote-ranges 1 --merge-gap 0 --read-max 4K
+target/bench/bitsift-d3532d4 query -i http://127.0.0.1:48017/index.cobs_compact -f REHEARSAL/genes/one/absent_q0010.fa -t 0.8 --format json --remote-depth 1 --remote-ranges 1 --merge-gap 0 --read-max 4K
+/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py stop --state STATE
