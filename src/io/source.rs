@@ -121,8 +121,9 @@ impl Seek for SourceFile {
     }
 }
 
-/// Opens the remote files among `paths` all at once (one round trip for their `HEAD`s, not
-/// one each), so that the opens that follow find them open. Local paths are skipped, and
+/// Opens the remote files among `paths` all at once (one round trip for all their opens, not
+/// one each; see `remote::RemoteObject::open_all`), so that the opens that follow find them
+/// open. Local paths are skipped, and
 /// failures are left for those opens to report.
 pub fn prefetch(paths: &[PathBuf]) {
     #[cfg(feature = "remote")]

@@ -89,7 +89,11 @@ fn recent_page(dir: &Path, page: u64, want: usize) -> Option<Bytes> {
     type Recent = std::sync::Mutex<std::collections::VecDeque<(PathBuf, u64, Bytes)>>;
     static RECENT: std::sync::OnceLock<Recent> = std::sync::OnceLock::new();
     let recent = RECENT.get_or_init(Default::default);
-    let lock = || recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let lock = || {
+        recent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    };
     let found = lock()
         .iter()
         .find(|(d, p, bytes)| *p == page && bytes.len() == want && d == dir)

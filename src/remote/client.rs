@@ -106,8 +106,8 @@ pub struct Fetched {
 }
 
 impl RemoteObject {
-    /// Opens `url`: its size and ETag, from one `HEAD` request the first time this process
-    /// opens it, shared afterwards (the header parser, the side files and the engine all open
+    /// Opens `url`: its size and ETag (and its first 256 KiB) from one request the
+    /// first time this process opens it, shared afterwards (the header parser, the side files and the engine all open
     /// the same files).
     pub fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
         if let Some(object) = lock(opened()).get(url) {
@@ -124,7 +124,7 @@ impl RemoteObject {
         Ok(object)
     }
 
-    /// Opens every URL of `urls` not yet open, all `HEAD`s in flight at once: an index and
+    /// Opens every URL of `urls` not yet open, all opens in flight at once: an index and
     /// its side files cost one round trip instead of one each. A file not found is noted for
     /// the next [`RemoteObject::open`] of it (once: a later open asks again); other failures
     /// are left for that open to meet and report.
