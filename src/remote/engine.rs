@@ -43,7 +43,7 @@ pub const RANGE_HEADER_BYTES_MAX: usize = 4000;
 /// The bytes `start-end,` takes in a `Range` header for a read of `len` bytes at `offset`.
 fn range_spec_bytes(offset: u64, len: u32) -> usize {
     let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
-    digits(offset) + digits(offset + u64::from(len).max(1) - 1) + 2
+    digits(offset) + digits(offset + (u64::from(len).max(1) - 1)) + 2
 }
 
 /// A [`ReadEngine`] over remote files; see the module documentation.
@@ -770,7 +770,7 @@ mod multirange_tests {
             (297_575_296, 128),
             (u64::MAX - 9, 10),
         ] {
-            let written = format!("{}-{},", offset, offset + u64::from(len) - 1);
+            let written = format!("{}-{},", offset, offset + (u64::from(len) - 1));
             assert_eq!(range_spec_bytes(offset, len), written.len(), "{written}");
         }
         // The header cap holds ~200 ranges of 128 bytes deep in a 661 MiB file.
