@@ -620,14 +620,7 @@ fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queri
             *byte = !*byte;
         }
         std::fs::write(&file, &changed).unwrap();
-        // A new modification time, hence a new ETag, even within the same second.
-        let later = std::time::SystemTime::now() + Duration::from_secs(5);
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        touch_later(&file);
         if name == "S3" {
             servers.sync();
         }
@@ -659,13 +652,7 @@ fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, 
     let (status, before) = search(true);
     assert_eq!(status, 200, "{before}");
     // The same bytes with a new modification time: a new ETag.
-    let later = std::time::SystemTime::now() + Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
+    touch_later(&file);
     let (status, failed) = search(false);
     let mut after = (status, failed.clone());
     for _ in 0..50 {
@@ -732,4 +719,16 @@ fn post_search(listen: &str, sequence: &str, wait: bool) -> (u16, String) {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (status, body) = text.split_once('\n').unwrap_or(("0", ""));
     (status.trim().parse().unwrap_or(0), body.to_string())
+}
+
+/// Gives `file` a modification time 5 s ahead, hence a new ETag on nginx and moto even
+/// within the same second.
+fn touch_later(file: &Path) {
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
 }

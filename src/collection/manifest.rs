@@ -363,15 +363,13 @@ impl Manifest {
     /// Parses and checks manifest bytes read from `path`: format, version, checksum, and the
     /// rules of the module documentation.
     pub fn parse(path: &Path, text: &[u8]) -> Result<Manifest, CollectionError> {
-        let invalid = |detail: String| CollectionError::Manifest {
-            path: path.to_path_buf(),
-            detail,
-        };
-        let head = Head::of_bytes(text).map_err(invalid)?;
-        head.check(&Digested::of_bytes(text)).map_err(invalid)?;
-        let manifest: Manifest =
-            serde_json::from_slice(text).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
-        manifest.validate().map_err(invalid)?;
+        let (_, manifest) = checked_parse::<Manifest>(path, text)?;
+        manifest
+            .validate()
+            .map_err(|detail| CollectionError::Manifest {
+                path: path.to_path_buf(),
+                detail,
+            })?;
         Ok(manifest)
     }
 
@@ -574,7 +572,7 @@ fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
         // A remote manifest is read once, whole: streaming it three times would cost three
         // round trips per megabyte.
         let bytes = crate::io::source::read_whole(path).map_err(io())?;
-        return view_of_bytes(path, &bytes);
+        return checked_parse(path, &bytes);
     }
     let file = std::fs::File::open(path).map_err(io())?;
     view_of(path, || {
@@ -604,18 +602,22 @@ fn view_of<R: std::io::BufRead>(
     Ok((head.version(), raw))
 }
 
-/// [`read_view`] of a manifest held whole (a remote one): parsed from the slice, several
-/// times faster than through a reader.
-fn view_of_bytes(path: &Path, bytes: &[u8]) -> Result<(u32, RawView), CollectionError> {
+/// Manifest bytes held whole (a remote manifest, or one to edit), their head and checksum
+/// checked, parsed as `T` (from the slice, several times faster than through a reader); with
+/// the format version.
+fn checked_parse<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(u32, T), CollectionError> {
     let invalid = |detail: String| CollectionError::Manifest {
         path: path.to_path_buf(),
         detail,
     };
     let head = Head::of_bytes(bytes).map_err(invalid)?;
     head.check(&Digested::of_bytes(bytes)).map_err(invalid)?;
-    let raw: RawView =
+    let parsed =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
-    Ok((head.version(), raw))
+    Ok((head.version(), parsed))
 }
 
 #[derive(Deserialize)]
