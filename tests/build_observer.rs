@@ -47,6 +47,7 @@ fn options(dir: &Path, inputs: PathBuf) -> BuildOptions {
         metadata: None,
         summaries: None,
         rows: Default::default(),
+        layout: bitsift::format::RowLayout::Cobs,
         documents: None,
     }
 }

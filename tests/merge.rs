@@ -301,12 +301,13 @@ fn write_index(path: &Path, documents: &[(&str, &Vec<u8>)], rows: u64, checksums
         num_hashes: 1,
         page_size: 8,
         block_rows: vec![rows],
+        rows: bitsift::format::RowLayout::Cobs,
     };
     let mut bytes = write_compact_header(&layout, documents.iter().map(|d| d.0)).unwrap();
     let mut matrix = vec![0u8; rows as usize * 8];
     for (d, (_, sequence)) in documents.iter().enumerate() {
         let terms = document_terms(std::slice::from_ref(*sequence), K, true);
-        for row in document_rows(&terms, 1, rows) {
+        for row in document_rows(&terms, 1, &RowModel::cobs(rows)) {
             matrix[row as usize * 8 + d / 8] |= 1 << (d % 8);
         }
     }
@@ -392,8 +393,8 @@ fn folding_joins_blocks_only_within_the_bound_and_never_loses_a_kmer() {
             K,
             true,
             1,
-            rows,
-            &document_rows(&terms, 1, rows),
+            &RowModel::cobs(rows),
+            &document_rows(&terms, 1, &RowModel::cobs(rows)),
         );
         assert_eq!(
             *score, model as u64,

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use bitsift::builder::{build, BuildOptions};
-use bitsift::format::IndexHeader;
+use bitsift::format::{IndexHeader, RowLayout};
 use bitsift::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
 };
@@ -103,6 +103,7 @@ fn build_collection(
     num_hashes: u32,
     canonical: bool,
     memory_bytes: u64,
+    layout: RowLayout,
 ) -> Built {
     let dir = temp_dir();
     let inputs = dir.path().join("in");
@@ -134,6 +135,7 @@ fn build_collection(
         metadata: None,
         summaries: Some(Default::default()),
         rows: Default::default(),
+        layout,
         documents: None,
     })
     .expect("build");
@@ -422,9 +424,9 @@ fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) 
             score >= exact,
             "false negative: query {q} document {document}: score {score} < brute force {exact}"
         );
-        let rows = rows_of_document(header, document as usize);
-        let doc_rows = document_rows(doc_terms, h, rows);
-        let model = model_score(query, k, canonical, h, rows, &doc_rows);
+        let rows = RowModel::of_document(header, document as usize);
+        let doc_rows = document_rows(doc_terms, h, &rows);
+        let model = model_score(query, k, canonical, h, &rows, &doc_rows);
         assert_eq!(
             score, model,
             "query {q} document {document}: bits disagree with the model"
@@ -512,9 +514,14 @@ proptest! {
         page_size in prop::sample::select(vec![None, Some(1u64), Some(2), Some(3), Some(8), Some(20)]),
         num_hashes in 1u32..4,
         canonical in any::<bool>(),
+        range_rows in prop::sample::select(vec![0u32, 4, 16, 128]),
     ) {
         let collection = collection(seed, documents, k as usize);
-        let built = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30);
+        let layout = match range_rows {
+            0 => RowLayout::Cobs,
+            rows => RowLayout::minimizer(k, rows),
+        };
+        let built = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30, layout);
         let (false_positive, absent) = check(&collection, &built, canonical);
         check_batches_pruning_and_cache(&built, &collection.queries);
         // k = 3 has only 64 distinct terms: everything is "present"; skip the rate there.
@@ -531,7 +538,8 @@ fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
     // builder's per-thread scratch (a column of `rows` bytes, three sequence buffers and 1 MiB
     // per thread, 2 threads) plus 5 columns, so the block is built in 4 groups.
     let collection = collection(7, 150, 31);
-    let roomy = build_collection(&collection, 31, Some(32), 2, true, 1 << 30);
+    let layout = RowLayout::minimizer(31, 16);
+    let roomy = build_collection(&collection, 31, Some(32), 2, true, 1 << 30, layout);
     assert_eq!(roomy.report.blocks_spilled, 0);
     let rows = roomy.header.blocks[0].row_count;
     let largest = collection
@@ -541,7 +549,7 @@ fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
         .max()
         .unwrap();
     let budget = 2 * (rows + 3 * largest + (1 << 20)) + 5 * rows;
-    let tight = build_collection(&collection, 31, Some(32), 2, true, budget);
+    let tight = build_collection(&collection, 31, Some(32), 2, true, budget, layout);
     assert_eq!(
         tight.report.blocks_spilled, 1,
         "the block must have been spilled"
@@ -578,10 +586,12 @@ fn real_genomes_have_no_false_negatives() {
         .collect();
     let queries: Vec<Vec<u8>> = read_all(demo_file("queries/amr_genes.fa"));
     let collection = Collection { documents, queries };
-    let built = build_collection(&collection, 31, None, 1, true, 1 << 30);
-    let (false_positive, absent) = check(&collection, &built, true);
-    assert!(absent > 10_000);
-    assert!((false_positive as f64 / absent as f64) < 0.45);
+    for layout in [RowLayout::Cobs, RowLayout::minimizer(31, 16)] {
+        let built = build_collection(&collection, 31, None, 1, true, 1 << 30, layout);
+        let (false_positive, absent) = check(&collection, &built, true);
+        assert!(absent > 10_000);
+        assert!((false_positive as f64 / absent as f64) < 0.45, "{layout}");
+    }
 }
 
 #[test]
@@ -591,7 +601,15 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
     // 64 documents in 8-byte rows: every bit of a row is a document, and at threshold 0
     // every document's score is reported, so a flipped bit in a row a query reads shows.
     let collection = collection(17, 64, 31);
-    let built = build_collection(&collection, 31, Some(8), 1, true, 1 << 30);
+    let built = build_collection(
+        &collection,
+        31,
+        Some(8),
+        1,
+        true,
+        1 << 30,
+        RowLayout::minimizer(31, 16),
+    );
     let options = EngineOptions {
         choice: EngineChoice::Pread,
         queue_depth: 8,
@@ -755,6 +773,7 @@ fn build_ordered(
             max_ram_bytes: cap,
         }),
         rows: Default::default(),
+        layout: RowLayout::minimizer(31, 16),
         documents: None,
     })
     .expect("build");

@@ -35,6 +35,7 @@ fn compact_index(k: u32, hashes: u32, page_size: u64, documents: usize, rows: &[
         num_hashes: hashes,
         page_size,
         block_rows: (0..blocks).map(|b| rows[b % rows.len()]).collect(),
+        rows: bitsift::format::RowLayout::Cobs,
     };
     let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
     file.resize(file.len() + layout.data_bytes() as usize, 0xA5);

@@ -35,6 +35,7 @@ fn compact(u: &mut Unstructured) -> arbitrary::Result<Vec<u8>> {
         block_rows: (0..blocks)
             .map(|_| u.int_in_range(1..=40u64))
             .collect::<arbitrary::Result<_>>()?,
+        rows: bitsift::format::RowLayout::Cobs,
     };
     let mut file = write_compact_header(&layout, names.iter().map(String::as_str))
         .map_err(|_| arbitrary::Error::IncorrectFormat)?;

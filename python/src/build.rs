@@ -135,6 +135,22 @@ fn report(
     py.check_signals()
 }
 
+/// The row layout named `name` ("minimizer" or "cobs") for k-mers of `k` bases.
+fn row_layout(name: &str, k: u32, range_rows: u32) -> PyResult<bitsift::format::RowLayout> {
+    use bitsift::format::RowLayout;
+    match name {
+        "cobs" => Ok(RowLayout::Cobs),
+        "minimizer" => {
+            RowLayout::check_range_rows(range_rows as u64)
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("range_rows: {e}")))?;
+            Ok(RowLayout::minimizer(k, range_rows))
+        }
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "layout: {other:?} is not a row layout (expected \"minimizer\" or \"cobs\")"
+        ))),
+    }
+}
+
 /// Builds a COBS compact index, exactly as `bitsift build` does, and returns its report
 /// (documents, blocks, page_size, file_bytes, kmers, bases, seconds, ...) as a dict.
 ///
@@ -154,11 +170,15 @@ fn report(
 ///     "group:COLUMN" (with metadata, a TSV naming each document's group); related genomes
 ///     in the same blocks let block summaries skip blocks. summaries: write block summaries
 ///     beside the index (True by default).
+/// layout: where a k-mer's rows lie: "minimizer" (bitsift's: the k-mers that share a
+///     minimizer in one range of range_rows rows, one read per range; COBS cannot read it)
+///     or "cobs" (a row per k-mer, COBS's own layout).
 #[pyfunction]
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
     threads = None, memory = None, force = false, progress = None, *, canonical = true,
-    lists = None, order = "size", metadata = None, summaries = true
+    lists = None, order = "size", metadata = None, summaries = true, layout = "minimizer",
+    range_rows = bitsift::format::RANGE_ROWS_DEFAULT
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn build<'py>(
@@ -179,7 +199,10 @@ pub fn build<'py>(
     order: &str,
     metadata: Option<PathBuf>,
     summaries: bool,
+    layout: &str,
+    range_rows: u32,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let layout = row_layout(layout, k, range_rows)?;
     let order: bitsift::builder::order::Order = order
         .parse()
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("order: {e}")))?;
@@ -215,6 +238,7 @@ pub fn build<'py>(
         metadata,
         summaries: summaries.then(bitsift::builder::summaries::SummaryOptions::default),
         rows: Default::default(),
+        layout,
         documents: None,
     };
     let built = run_observed(py, options, progress)?;

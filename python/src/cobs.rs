@@ -197,6 +197,7 @@ fn construct(
         metadata: None,
         summaries: None,
         rows,
+        layout: bitsift::format::RowLayout::Cobs,
         documents: Some(documents),
     };
     if compact {

@@ -1,6 +1,7 @@
 //! The geometry of a new index: page size, which documents share a block, rows per block.
 
 use super::scan::Document;
+use crate::format::RowLayout;
 
 /// Bloom filter bits per element for `num_hashes` hash functions and false-positive rate
 /// `fpr`: `−h / ln(1 − fpr^(1/h))`, as COBS computes it.
@@ -73,13 +74,15 @@ pub struct BlockPlan {
 }
 
 /// Cuts the ordered documents ([`super::order`]) into blocks of `8 · page_size`; each block's
-/// row count comes from its largest document, sized as `sizing` says.
+/// row count comes from its largest document, sized as `sizing` says, then rounded up to a
+/// whole number of the layout's ranges.
 pub fn plan_blocks(
     documents: &[Document],
     page_size: u64,
     num_hashes: u32,
     fpr: f64,
     sizing: RowSizing,
+    layout: RowLayout,
 ) -> Vec<BlockPlan> {
     let per_block = (8 * page_size) as usize;
     documents
@@ -88,11 +91,11 @@ pub fn plan_blocks(
         .map(|(number, chunk)| BlockPlan {
             first: number * per_block,
             count: chunk.len(),
-            rows: sizing.rows(
+            rows: layout.round_rows(sizing.rows(
                 chunk.iter().map(|d| d.kmers).max().unwrap_or(0),
                 num_hashes,
                 fpr,
-            ),
+            )),
         })
         .collect()
 }
@@ -136,7 +139,7 @@ mod tests {
         let files = [std::path::PathBuf::from("x.fa")];
         super::super::order::arrange(&mut docs, &mut vec![], &Default::default(), None, &files, 8)
             .unwrap();
-        let blocks = plan_blocks(&docs, 1, 1, 0.3, RowSizing::Exact);
+        let blocks = plan_blocks(&docs, 1, 1, 0.3, RowSizing::Exact, RowLayout::Cobs);
         assert_eq!(blocks.len(), 3);
         assert_eq!(
             (blocks[0].count, blocks[1].count, blocks[2].count),
@@ -145,7 +148,7 @@ mod tests {
         assert_eq!(docs[0].kmers, 1000);
         assert_eq!(blocks[0].rows, rows_for(8000, 1, 0.3));
         assert_eq!(blocks[2].rows, rows_for(20_000, 1, 0.3));
-        let powers = plan_blocks(&docs, 1, 1, 0.3, RowSizing::PowerOfTwo);
+        let powers = plan_blocks(&docs, 1, 1, 0.3, RowSizing::PowerOfTwo, RowLayout::Cobs);
         assert_eq!(powers.len(), 3);
         for (power, exact) in powers.iter().zip(&blocks) {
             assert!(power.rows.is_power_of_two());

@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
-use strength_reduce::StrengthReducedU64;
 use xxhash_rust::xxh64::xxh64;
 
 use super::scan::Document;
@@ -24,7 +23,8 @@ use super::summaries::{SummaryFeed, FEED_PIECE_KMERS};
 use super::{BuildError, Progress};
 use crate::alphabet::BaseReading;
 use crate::doclist::DocumentEntry;
-use crate::kmer::{BaseRule, KmerHasher};
+use crate::format::{RowLayout, RowMap};
+use crate::kmer::{BaseRule, KmerHasher, Minimizers};
 use crate::seqfile::{SeqReader, SeqRecord};
 use crate::summary::filter::SharedFilter;
 
@@ -42,6 +42,8 @@ pub struct BlockFill<'a> {
     pub num_hashes: u32,
     /// Rows of the block.
     pub rows: u64,
+    /// Where a k-mer's rows lie.
+    pub layout: RowLayout,
     /// One document per record (rather than per file).
     pub per_record: bool,
     /// The block's summary filter, fed every k-mer's seed-0 row hash and minimizer.
@@ -87,12 +89,34 @@ impl BlockFill<'_> {
         }
     }
 
-    fn hasher(&self) -> KmerHasher {
-        let rule = match self.entries {
+    fn rule(&self) -> BaseRule {
+        match self.entries {
             Some(_) => BaseRule::Cobs,
             None => BaseRule::FoldCase,
-        };
-        KmerHasher::new(self.k, self.canonical, self.num_hashes, rule)
+        }
+    }
+
+    fn hasher(&self) -> KmerHasher {
+        KmerHasher::new(self.k, self.canonical, self.num_hashes, self.rule())
+    }
+
+    /// Where this task puts k-mers: the block's row map and, for the minimizer layout, the
+    /// minimizers of the terms as the hasher forms them.
+    fn placer(&self) -> Placer {
+        let map = RowMap::new(self.layout, self.rows);
+        let minimizers = self
+            .layout
+            .minimizer_length()
+            .map(|m| Minimizers::new(self.k, m, self.canonical, self.rule()));
+        let shared = self.summary.is_some()
+            && self.entries.is_none()
+            && self.layout.minimizer_length() == Some(self.minimizer);
+        Placer {
+            map,
+            minimizers,
+            piece: Vec::new(),
+            shared,
+        }
     }
 
     fn feed<'f>(&self, filter: &'f SharedFilter) -> SummaryFeed<'f> {
@@ -107,44 +131,43 @@ impl BlockFill<'_> {
         progress: &Progress,
     ) -> Result<(), BuildError> {
         let first_column = columns.start;
-        let rows = StrengthReducedU64::new(self.rows);
         columns.into_par_iter().try_for_each_init(
             || {
                 (
                     vec![0u8; self.rows as usize],
-                    self.hasher(),
+                    (self.hasher(), self.placer()),
                     SeqRecord::default(),
                     self.summary.map(|f| self.feed(f)),
                 )
             },
-            |(column, hasher, record, feed), byte_column| {
+            |(column, kmers, record, feed), byte_column| {
                 column.fill(0);
                 let base = column.as_ptr();
                 let first = byte_column * 8;
                 let last = (first + 8).min(self.documents.len());
                 for (bit, document) in self.documents[first..last].iter().enumerate() {
-                    let mut add = |hasher: &mut KmerHasher, run: &[u8], feed: Option<&mut _>| {
-                        set_bits(
-                            hasher,
-                            run,
-                            rows,
-                            1 << bit,
-                            feed,
-                            |row| prefetch_byte(base.wrapping_add(row)),
-                            |row, bit| column[row] |= bit,
-                        )
-                    };
+                    let mut add =
+                        |kmers: &mut (KmerHasher, Placer), run: &[u8], feed: Option<&mut _>| {
+                            set_bits(
+                                kmers,
+                                run,
+                                1 << bit,
+                                feed,
+                                |row| prefetch_byte(base.wrapping_add(row)),
+                                |row, bit| column[row] |= bit,
+                            )
+                        };
                     if let Some(entries) = self.entries {
                         // A COBS document: its terms as COBS reads them.
                         entries[document.source as usize]
                             .for_each_run(self.k as usize, &mut |run| {
-                                add(hasher, run, feed.as_mut())
+                                add(kmers, run, feed.as_mut())
                             })?;
                     } else {
                         let path = &self.files[document.source as usize];
                         let mut reader = SeqReader::open(path)?;
                         while reader.next_bases_into(record, BaseReading::Standard)? {
-                            add(hasher, &record.sequence, feed.as_mut());
+                            add(kmers, &record.sequence, feed.as_mut());
                         }
                     }
                     progress.document_done(document.kmers)?;
@@ -170,7 +193,6 @@ impl BlockFill<'_> {
         matrix: &[AtomicU8],
         progress: &Progress,
     ) -> Result<(), BuildError> {
-        let rows = StrengthReducedU64::new(self.rows);
         // Per source file: (record, local byte column, bit), sorted by record.
         let mut wanted: Vec<(u32, u64, usize, u8)> = Vec::new();
         let first = columns.start * 8;
@@ -189,12 +211,12 @@ impl BlockFill<'_> {
         by_file.into_par_iter().try_for_each_init(
             || {
                 (
-                    self.hasher(),
+                    (self.hasher(), self.placer()),
                     SeqRecord::default(),
                     self.summary.map(|f| self.feed(f)),
                 )
             },
-            |(hasher, record, feed), entries| {
+            |(kmers, record, feed), entries| {
                 let path = &self.files[entries[0].0 as usize];
                 let mut reader = SeqReader::open(path)?;
                 let base = matrix.as_ptr();
@@ -211,9 +233,8 @@ impl BlockFill<'_> {
                     }
                     if index == wanted_record {
                         set_bits(
-                            hasher,
+                            kmers,
                             &record.sequence,
-                            rows,
                             bit,
                             feed.as_mut(),
                             |row| prefetch_byte(base.wrapping_add(row * stride + local)),
@@ -243,41 +264,67 @@ impl BlockFill<'_> {
 /// many loads in flight instead of one.
 const SET_BATCH: usize = 32;
 
+/// Where a task puts k-mers: the block's row map, and for the minimizer layout the
+/// minimizers of the piece of sequence being set (shared with the summary feed when it
+/// places k-mers by the same minimizers).
+struct Placer {
+    map: RowMap,
+    minimizers: Option<Minimizers>,
+    /// The minimizer hash of every k-mer of the piece.
+    piece: Vec<u64>,
+    /// The summary feed takes its minimizers from `piece` instead of computing them again.
+    shared: bool,
+}
+
 /// Calls `set(row, bit)` for every hash of every k-mer of `sequence`, and feeds every k-mer
 /// to the block's summary (by its seed-0 hash and minimizer). Rows are located in batches of
-/// [`SET_BATCH`], each announced to `prefetch` before any of them is set.
+/// [`SET_BATCH`], each announced to `prefetch` before any of them is set. When rows or the
+/// summary need minimizers, the sequence goes in pieces of [`FEED_PIECE_KMERS`] k-mers, the
+/// minimizers of each computed first.
 #[inline]
 fn set_bits(
-    hasher: &mut KmerHasher,
+    (hasher, placer): &mut (KmerHasher, Placer),
     sequence: &[u8],
-    rows: StrengthReducedU64,
     bit: u8,
-    summary: Option<&mut SummaryFeed>,
+    mut summary: Option<&mut SummaryFeed>,
     prefetch: impl Fn(usize),
     mut set: impl FnMut(usize, u8),
 ) {
-    let Some(feed) = summary else {
-        return set_rows(hasher, sequence, rows, bit, None, &prefetch, &mut set);
-    };
-    // The minimizers of a piece of the sequence first, then its k-mers.
+    if summary.is_none() && placer.minimizers.is_none() {
+        return set_rows(hasher, placer, sequence, bit, None, &prefetch, &mut set);
+    }
     let k = hasher.k();
     let kmers = crate::kmer::kmer_count(sequence.len(), k);
     let mut start = 0;
     while start < kmers {
         let end = (start + FEED_PIECE_KMERS).min(kmers);
         let piece = &sequence[start..end + k - 1];
-        feed.begin(piece);
-        set_rows(hasher, piece, rows, bit, Some(feed), &prefetch, &mut set);
+        placer.piece.clear();
+        if let Some(minimizers) = placer.minimizers.as_mut() {
+            minimizers.minimizers_into(piece, &mut placer.piece);
+        }
+        if let Some(feed) = summary.as_mut().filter(|_| !placer.shared) {
+            feed.begin(piece);
+        }
+        set_rows(
+            hasher,
+            placer,
+            piece,
+            bit,
+            summary.as_deref_mut(),
+            &prefetch,
+            &mut set,
+        );
         start = end;
     }
 }
 
-/// [`set_bits`] for one piece of sequence, the feed's minimizers computed for it.
+/// [`set_bits`] for one piece of sequence, its minimizers computed.
 #[inline]
 fn set_rows(
     hasher: &mut KmerHasher,
+    placer: &Placer,
     sequence: &[u8],
-    rows: StrengthReducedU64,
     bit: u8,
     mut summary: Option<&mut SummaryFeed>,
     prefetch: &impl Fn(usize),
@@ -286,14 +333,21 @@ fn set_rows(
     let num_hashes = hasher.num_hashes() as u64;
     let mut pending = [0usize; SET_BATCH];
     let mut count = 0;
+    let mut position = 0;
     hasher.for_each_term(sequence, |term| {
         let first = xxh64(term, 0);
+        let minimizer = placer.piece.get(position).copied().unwrap_or(0);
+        debug_assert!(placer.minimizers.is_none() || position < placer.piece.len());
+        position += 1;
         if let Some(summary) = summary.as_mut() {
-            summary.push_next(first);
+            match placer.shared {
+                true => summary.push(first, minimizer),
+                false => summary.push_next(first),
+            }
         }
         for seed in 0..num_hashes {
             let hash = if seed == 0 { first } else { xxh64(term, seed) };
-            let row = (hash % rows) as usize;
+            let row = placer.map.row(hash, minimizer) as usize;
             prefetch(row);
             pending[count] = row;
             count += 1;

@@ -46,7 +46,9 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::doclist::{DocListError, DocumentList};
-use crate::format::{write_compact_header, CompactLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
+use crate::format::{
+    write_compact_header, CompactLayout, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
+};
 use crate::seqfile::SeqFileError;
 use crate::summary::file::{fingerprint, IndexIdentity, SummaryFile};
 use crate::summary::filter::SharedFilter;
@@ -165,6 +167,9 @@ pub struct BuildOptions {
     pub summaries: Option<SummaryOptions>,
     /// How each block's row count follows from its largest document.
     pub rows: layout::RowSizing,
+    /// Where a k-mer's rows lie: COBS's layout (a row per hash, readable by COBS) or bitsift's
+    /// minimizer ranges (a read per super-k-mer; see [`RowLayout`]).
+    pub layout: RowLayout,
     /// A COBS document list ([`crate::doclist`]): when given, these are the documents, with
     /// their COBS names, term counts and COBS's reading of their terms (bytes hashed by COBS's
     /// rule, so soft-masked bases count as `A`, as in COBS); `inputs`, `lists` and
@@ -297,6 +302,24 @@ fn validate(options: &BuildOptions) -> Result<(), BuildError> {
     if let Some(summaries) = &options.summaries {
         summaries.validate()?;
     }
+    if let RowLayout::Minimizer {
+        range_rows,
+        minimizer,
+    } = options.layout
+    {
+        RowLayout::check_range_rows(range_rows as u64).map_err(BuildError::Invalid)?;
+        if minimizer == 0 || minimizer > options.k.min(crate::kmer::M_MAX) {
+            return Err(BuildError::Invalid(format!(
+                "a minimizer length of {minimizer} does not fit k = {}",
+                options.k
+            )));
+        }
+        if options.documents.is_some() {
+            return Err(BuildError::Invalid(
+                "a COBS document list builds COBS's layout only".into(),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -333,6 +356,7 @@ fn build_in_pool(
         num_hashes: options.num_hashes,
         page_size,
         block_rows: blocks.iter().map(|b| b.rows).collect(),
+        rows: options.layout,
     };
     let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))
         .map_err(BuildError::Invalid)?;
@@ -496,6 +520,7 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
         options.num_hashes,
         options.fpr,
         options.rows,
+        options.layout,
     );
     Ok(Planned {
         documents,
@@ -687,6 +712,7 @@ fn write_block(
         canonical: options.canonical,
         num_hashes: options.num_hashes,
         rows,
+        layout: options.layout,
         per_record: options.per_record,
         summary: filter.as_ref(),
         minimizer: summaries.as_ref().map_or(0, |(s, _)| s.minimizer()),

@@ -8,6 +8,7 @@ use bitsift::builder::order::Order;
 use bitsift::builder::summaries::{SummaryOptions, DEFAULT_BITS_PER_KMER, DEFAULT_MAX_RAM};
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
 use bitsift::doclist::{DocumentList, FileType};
+use bitsift::format::{RowLayout, RANGE_ROWS_DEFAULT};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
@@ -65,6 +66,8 @@ pub struct BuildArgs {
 
     #[command(flatten)]
     layout: LayoutArgs,
+    #[command(flatten)]
+    row_layout: RowLayoutArgs,
 
     /// Worker threads [default: all cores]
     #[arg(short = 'T', long, help_heading = "Resources")]
@@ -89,6 +92,67 @@ impl From<Rows> for RowSizing {
             Rows::Exact => RowSizing::Exact,
             Rows::PowerOfTwo => RowSizing::PowerOfTwo,
         }
+    }
+}
+
+/// Where a k-mer's rows lie: the options `build`, `add` and `synth` share.
+#[derive(Args, Debug, Clone)]
+pub struct RowLayoutArgs {
+    /// Where a k-mer's rows lie: minimizer (bitsift's: the k-mers of a super-k-mer in one
+    /// range of rows, one read per range, for request-bound disks; COBS cannot read it) or
+    /// cobs (a row per k-mer, COBS's own layout, which COBS searches) [default: minimizer;
+    /// for `add`, the collection's]
+    #[arg(
+        long = "layout",
+        value_enum,
+        value_name = "LAYOUT",
+        help_heading = "Layout"
+    )]
+    name: Option<LayoutName>,
+    /// Rows of a range of the minimizer layout: a power of two from 4 to 1024; more keeps
+    /// the false positives of related genomes nearer the rate, fewer reads fewer bytes
+    /// [default: 16]
+    #[arg(long, value_name = "ROWS", help_heading = "Layout")]
+    range_rows: Option<u32>,
+}
+
+/// `--layout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutName {
+    /// Rows in minimizer ranges (bitsift's format version 2)
+    Minimizer,
+    /// A row per hash, as COBS (COBS's format)
+    Cobs,
+}
+
+impl RowLayoutArgs {
+    /// The row layout for an index of term size `k`: as given, else the minimizer layout.
+    pub fn resolve(&self, k: u32) -> Result<RowLayout> {
+        Ok(self
+            .explicit(k)?
+            .unwrap_or(RowLayout::minimizer(k, RANGE_ROWS_DEFAULT)))
+    }
+
+    /// The row layout given (`None` when neither option was).
+    pub fn explicit(&self, k: u32) -> Result<Option<RowLayout>> {
+        let range_rows = self.range_rows.unwrap_or(RANGE_ROWS_DEFAULT);
+        match (self.name, self.range_rows) {
+            (None, None) => Ok(None),
+            (Some(LayoutName::Cobs), Some(_)) => {
+                Err(UsageError("--range-rows is for --layout minimizer".into()).into())
+            }
+            (Some(LayoutName::Cobs), None) => Ok(Some(RowLayout::Cobs)),
+            (Some(LayoutName::Minimizer) | None, _) => {
+                RowLayout::check_range_rows(range_rows as u64)
+                    .map_err(|e| UsageError(format!("--range-rows: {e}")))?;
+                Ok(Some(RowLayout::minimizer(k, range_rows)))
+            }
+        }
+    }
+
+    /// Whether `--layout minimizer` was asked for explicitly.
+    pub fn names_minimizer(&self) -> bool {
+        self.name == Some(LayoutName::Minimizer) || self.range_rows.is_some()
     }
 }
 
@@ -161,6 +225,14 @@ fn cobs_documents(args: &BuildArgs) -> Result<Option<DocumentList>> {
 pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
     let documents = cobs_documents(&args)?;
     let (order, metadata, mut summaries) = args.layout.resolve()?;
+    let layout = match documents {
+        // COBS's document types are read as COBS reads them, into COBS's layout.
+        Some(_) if args.row_layout.names_minimizer() => {
+            bail!("--cobs-file-type builds COBS's layout (the documents are read as COBS reads them); leave out --layout minimizer and --range-rows")
+        }
+        Some(_) => RowLayout::Cobs,
+        None => args.row_layout.resolve(args.k)?,
+    };
     if documents.is_some() && summaries.take().is_some() {
         tracing::info!("no block summaries: the documents are read as COBS reads them");
     }
@@ -184,6 +256,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         metadata,
         summaries,
         rows: args.rows.into(),
+        layout,
         documents,
     };
     let report = build(&options)?;

@@ -62,6 +62,8 @@ pub struct SynthArgs {
     /// Bytes per row [default: as bitsift build, smallest power of two >= documents/8, in 8..=4096]
     #[arg(short, long, value_name = "BYTES", help_heading = "Index")]
     page_size: Option<u64>,
+    #[command(flatten)]
+    row_layout: super::build::RowLayoutArgs,
 }
 
 pub fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
@@ -78,6 +80,7 @@ pub fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
         seed: args.seed,
         force: args.force,
         progress: ui.progress,
+        layout: args.row_layout.resolve(args.k)?,
     };
     if args.dry_run {
         validate(&options)?;

@@ -10,7 +10,7 @@ use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex}
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
-use crate::format::{IndexHeader, IndexKind};
+use crate::format::{IndexHeader, IndexKind, RowLayout, RANGE_ROWS_DEFAULT};
 
 /// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
 /// new collection).
@@ -28,6 +28,8 @@ pub struct ExplicitParameters {
     pub page_size: Option<u64>,
     /// How blocks' rows are sized.
     pub rows: Option<RowSizing>,
+    /// Where new sub-indexes put a k-mer's rows.
+    pub layout: Option<RowLayout>,
 }
 
 /// What to do with document names the collection already shows.
@@ -236,22 +238,33 @@ fn prepare_directory(directory: &Path) -> Result<bool, CollectionError> {
 fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
     let explicit = &options.explicit;
     let building = !options.inputs.is_empty() || !options.lists.is_empty();
-    let (k, canonical, hashes) = match (building, options.adopt.first()) {
+    let (k, canonical, hashes, layout) = match (building, options.adopt.first()) {
         (false, Some(first)) => {
             let header = IndexHeader::open(first)?;
-            (header.k, header.canonical, header.num_hashes)
+            (header.k, header.canonical, header.num_hashes, header.rows)
         }
-        _ => (31, true, 1),
+        _ => (31, true, 1, RowLayout::minimizer(31, RANGE_ROWS_DEFAULT)),
     };
+    let k = explicit.k.unwrap_or(k);
+    let layout = for_k(explicit.layout.unwrap_or(layout), k);
     let parameters = Parameters {
-        k: explicit.k.unwrap_or(k),
+        k,
         canonical: explicit.canonical.unwrap_or(canonical),
         hashes: explicit.hashes.unwrap_or(hashes),
         fpr: explicit.fpr.or(building.then_some(0.3)),
         page_size: explicit.page_size,
         rows: explicit.rows.unwrap_or_default(),
+        layout,
     };
     Ok(parameters)
+}
+
+/// `layout` for k-mers of `k` bases: the minimizer length follows k.
+fn for_k(layout: RowLayout, k: u32) -> RowLayout {
+    match layout {
+        RowLayout::Minimizer { range_rows, .. } => RowLayout::minimizer(k, range_rows),
+        RowLayout::Cobs => RowLayout::Cobs,
+    }
 }
 
 /// Refuses explicit parameters that differ from the collection's.
@@ -315,6 +328,11 @@ fn build_subindex(
     // Row sizing is a policy for new sub-indexes, not a parameter searches share: an addition
     // may change it (sub-indexes of both kinds search together).
     parameters.rows = options.explicit.rows.unwrap_or(parameters.rows);
+    // So is the row layout: sub-indexes of both layouts search together.
+    parameters.layout = for_k(
+        options.explicit.layout.unwrap_or(parameters.layout),
+        parameters.k,
+    );
     let build_options = BuildOptions {
         output: PathBuf::new(),
         inputs: options.inputs.clone(),
@@ -333,6 +351,7 @@ fn build_subindex(
         metadata: options.metadata.clone(),
         summaries: options.summaries,
         rows: parameters.rows,
+        layout: parameters.layout,
         documents: None,
     };
     let file = manifest.reserve_file("cobs_compact");
@@ -353,6 +372,7 @@ fn build_subindex(
             "canonical": build_options.canonical,
             "page_size": build_options.page_size,
             "rows": build_options.rows,
+            "layout": build_options.layout,
             "per_record": build_options.per_record,
             "threads": build_options.threads,
             "memory_bytes": build_options.memory_bytes,

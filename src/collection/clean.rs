@@ -187,6 +187,7 @@ mod tests {
             fpr: None,
             page_size: None,
             rows: Default::default(),
+            layout: Default::default(),
         });
         manifest.subindexes.push(super::super::SubIndex {
             file: "sub-000001.cobs_compact".into(),

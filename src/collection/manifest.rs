@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
-use crate::format::{is_placeholder, IndexHeader, IndexKind};
+use crate::format::{is_placeholder, IndexHeader, IndexKind, RowLayout};
 use crate::tempfiles::{self, AtomicFile};
 
 /// The manifest's file name inside the collection directory.
@@ -80,10 +80,19 @@ pub struct Parameters {
     /// of collections with exact rows, leave it out).
     #[serde(default, skip_serializing_if = "is_exact")]
     pub rows: RowSizing,
+    /// Where new sub-indexes put a k-mer's rows (manifests of earlier versions, and those of
+    /// collections in COBS's layout, leave it out). Sub-indexes of both layouts search
+    /// together; a merge combines only sub-indexes of one layout.
+    #[serde(default, skip_serializing_if = "is_cobs")]
+    pub layout: RowLayout,
 }
 
 fn is_exact(rows: &RowSizing) -> bool {
     *rows == RowSizing::Exact
+}
+
+fn is_cobs(layout: &RowLayout) -> bool {
+    *layout == RowLayout::Cobs
 }
 
 /// Where a sub-index came from.
@@ -708,6 +717,7 @@ mod tests {
             fpr: Some(0.3),
             page_size: None,
             rows: RowSizing::Exact,
+            layout: RowLayout::Cobs,
         }
     }
 

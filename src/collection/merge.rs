@@ -541,6 +541,7 @@ fn compact_layout(layout: &Layout) -> CompactLayout {
             .iter()
             .map(|b| b.rows(&layout.sources))
             .collect(),
+        rows: first.rows,
     }
 }
 

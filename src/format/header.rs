@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::io::{is_remote, SourceFile};
 
+use super::rows::{RowLayout, LAYOUT_MINIMIZER};
 use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,
-    MAGIC_PREFIX, PAGE_SIZE_MAX, VERSION,
+    MAGIC_PREFIX, PAGE_SIZE_MAX, VERSION, VERSION_RANGES,
 };
 
 /// The two COBS index layouts.
@@ -47,6 +48,9 @@ pub struct IndexHeader {
     pub num_hashes: u32,
     /// Compact: bytes per row in every block (`P`). Classic: bytes per row, `ceil(D/8)`.
     pub page_size: u64,
+    /// Where a k-mer's rows lie: COBS's layout (version 1), or bitsift's minimizer ranges
+    /// (version 2 of the compact header).
+    pub rows: RowLayout,
     /// The bit matrices, in file order.
     pub blocks: Vec<Block>,
     /// Document names in header order; document `d` is bit `d - first_document` of its block.
@@ -466,7 +470,8 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         }
         let kind = self.kind()?;
         let version = self.u32("the version")?;
-        if version != VERSION {
+        let ranged = kind == IndexKind::Compact && version == VERSION_RANGES && legacy.is_none();
+        if version != VERSION && !ranged {
             return Err(FormatError::UnsupportedVersion {
                 path: self.path.to_path_buf(),
                 version,
@@ -485,9 +490,37 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             return Err(self.invalid(format!("canonical flag = {canonical} (expected 0 or 1)")));
         }
         match kind {
-            IndexKind::Compact => self.compact(k, canonical == 1),
+            IndexKind::Compact => self.compact(k, canonical == 1, ranged),
             IndexKind::Classic => self.classic(k, canonical == 1),
         }
+    }
+
+    /// The row layout fields of a version-2 compact header: layout number, rows per range,
+    /// minimizer length and a reserved zero.
+    fn row_layout(&mut self, k: u32) -> Result<RowLayout, FormatError> {
+        let layout = self.u32("the row layout")?;
+        let range_rows = self.u32("the rows per range")?;
+        let minimizer = self.u32("the minimizer length")?;
+        let reserved = self.u32("a reserved field")?;
+        if layout != LAYOUT_MINIMIZER {
+            return Err(self.invalid(format!(
+                "row layout {layout} is unknown (this version reads layout {LAYOUT_MINIMIZER}, minimizer ranges); the file may be from a newer bitsift or damaged"
+            )));
+        }
+        RowLayout::check_range_rows(range_rows as u64).map_err(|detail| self.invalid(detail))?;
+        if minimizer == 0 || minimizer > k.min(crate::kmer::M_MAX) {
+            return Err(self.invalid(format!(
+                "minimizer length {minimizer} (expected 1..={})",
+                k.min(crate::kmer::M_MAX)
+            )));
+        }
+        if reserved != 0 {
+            return Err(self.invalid(format!("reserved field = {reserved} (expected 0)")));
+        }
+        Ok(RowLayout::Minimizer {
+            range_rows,
+            minimizer,
+        })
     }
 
     fn kind(&mut self) -> Result<IndexKind, FormatError> {
@@ -556,7 +589,12 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         Ok(num_hashes as u32)
     }
 
-    fn compact(&mut self, k: u32, canonical: bool) -> Result<IndexHeader, FormatError> {
+    fn compact(
+        &mut self,
+        k: u32,
+        canonical: bool,
+        ranged: bool,
+    ) -> Result<IndexHeader, FormatError> {
         let block_count = self.u32("the block count")?;
         let document_count = self.u32("the document count")?;
         let page_size = self.u64("the page size")?;
@@ -565,6 +603,10 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
                 "page size = {page_size} bytes per row (expected 1..={PAGE_SIZE_MAX})"
             )));
         }
+        let layout_rows = match ranged {
+            true => self.row_layout(k)?,
+            false => RowLayout::Cobs,
+        };
         if document_count == 0 {
             return Err(self.invalid("the index has no documents".to_string()));
         }
@@ -605,6 +647,12 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             if rows == 0 {
                 return Err(self.invalid(format!("block {b} has 0 rows")));
             }
+            if rows % layout_rows.range_rows() != 0 {
+                return Err(self.invalid(format!(
+                    "block {b} has {rows} rows, not a whole number of ranges of {}",
+                    layout_rows.range_rows()
+                )));
+            }
         }
         let names = self.names(document_count)?;
         let padding = (page_size - ((self.position + 13) % page_size)) % page_size;
@@ -636,6 +684,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             canonical,
             num_hashes,
             page_size,
+            rows: layout_rows,
             blocks,
             names,
             data_offset,
@@ -673,6 +722,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             canonical,
             num_hashes,
             page_size: row_bytes,
+            rows: RowLayout::Cobs,
             blocks: vec![Block {
                 first_document: 0,
                 document_count: document_count as u64,
@@ -703,6 +753,7 @@ mod tests {
             num_hashes: 1,
             page_size,
             block_rows: vec![rows; blocks],
+            rows: RowLayout::Cobs,
         };
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         file.resize(file.len() + (layout.data_bytes()) as usize, 0);
@@ -734,6 +785,7 @@ mod tests {
             num_hashes: 1,
             page_size: 4096,
             block_rows: vec![3; 1],
+            rows: RowLayout::Cobs,
         };
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         let header_bytes = file.len();

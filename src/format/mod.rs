@@ -21,6 +21,7 @@ mod discover;
 mod error;
 mod header;
 mod names;
+mod rows;
 mod writer;
 
 pub use checksum_pages::ChecksumTable;
@@ -30,6 +31,7 @@ pub use error::FormatError;
 pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
+pub use rows::{RowLayout, RowMap, RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN};
 pub use writer::{write_classic_header, write_compact_header, CompactLayout};
 
 /// `"COBS:"`, the first five bytes of every COBS file.
@@ -40,6 +42,10 @@ pub const COMPACT_MAGIC: &[u8; 13] = b"COMPACT_INDEX";
 pub const CLASSIC_MAGIC: &[u8; 13] = b"CLASSIC_INDEX";
 /// The only format version COBS has written.
 pub const VERSION: u32 = 1;
+/// bitsift's compact format with rows in minimizer ranges ([`RowLayout::Minimizer`]): the
+/// compact header of version 1 with the row layout's 16 bytes after the page size. COBS
+/// refuses it (it reads version 1 only), as it must: its rows are not where COBS looks.
+pub const VERSION_RANGES: u32 = 2;
 
 /// Largest term size accepted in a header or a build. COBS indexes use k = 31 (its default,
 /// and the k of every published COBS collection); DNA k-mer tools rarely go beyond 63. A

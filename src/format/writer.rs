@@ -1,6 +1,7 @@
 //! Writing COBS compact and classic headers, byte-exact to COBS's own writers.
 
-use super::{CLASSIC_MAGIC, COMPACT_MAGIC, MAGIC_PREFIX, VERSION};
+use super::rows::{RowLayout, LAYOUT_MINIMIZER};
+use super::{CLASSIC_MAGIC, COMPACT_MAGIC, MAGIC_PREFIX, VERSION, VERSION_RANGES};
 
 /// The parameters of a compact index, everything its header records.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +16,9 @@ pub struct CompactLayout {
     pub page_size: u64,
     /// Rows of each block.
     pub block_rows: Vec<u64>,
+    /// Where a k-mer's rows lie: COBS's layout writes COBS's header (version 1), the
+    /// minimizer ranges bitsift's version 2.
+    pub rows: RowLayout,
 }
 
 impl CompactLayout {
@@ -55,18 +59,38 @@ pub fn write_compact_header<'a>(
     }
     let document_count = u32::try_from(document_count)
         .map_err(|_| format!("{document_count} documents exceed the format's limit of 2^32 - 1"))?;
-    let mut out = Vec::with_capacity(64 + 16 * layout.block_rows.len() + 32 * names.len());
+    let mut out = Vec::with_capacity(80 + 16 * layout.block_rows.len() + 32 * names.len());
     out.extend_from_slice(MAGIC_PREFIX);
     out.extend_from_slice(COMPACT_MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    let version = match layout.rows {
+        RowLayout::Cobs => VERSION,
+        RowLayout::Minimizer { .. } => VERSION_RANGES,
+    };
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&layout.k.to_le_bytes());
     out.push(layout.canonical as u8);
     out.extend_from_slice(&(layout.block_rows.len() as u32).to_le_bytes());
     out.extend_from_slice(&document_count.to_le_bytes());
     out.extend_from_slice(&layout.page_size.to_le_bytes());
+    if let RowLayout::Minimizer {
+        range_rows,
+        minimizer,
+    } = layout.rows
+    {
+        RowLayout::check_range_rows(range_rows as u64)?;
+        for field in [LAYOUT_MINIMIZER, range_rows, minimizer, 0] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+    }
     for &rows in &layout.block_rows {
         if rows == 0 {
             return Err("every block needs at least one row".into());
+        }
+        if rows % layout.rows.range_rows() != 0 {
+            return Err(format!(
+                "a block of {rows} rows is not a whole number of ranges of {}",
+                layout.rows.range_rows()
+            ));
         }
         out.extend_from_slice(&rows.to_le_bytes());
         out.extend_from_slice(&(layout.num_hashes as u64).to_le_bytes());
@@ -138,6 +162,7 @@ mod tests {
             num_hashes: 1,
             page_size: 8,
             block_rows: vec![8748],
+            rows: RowLayout::Cobs,
         };
         let header = write_compact_header(&layout, names.iter().copied()).unwrap();
         assert_eq!(&header[..18], b"COBS:COMPACT_INDEX");
@@ -159,6 +184,32 @@ mod tests {
         assert!(write_classic_header(31, true, 1, 10, ["a\nb"].into_iter()).is_err());
     }
 
+    /// The minimizer layout: COBS's compact header with version 2 and the layout's 16 bytes
+    /// after the page size; everything after them is as in version 1.
+    #[test]
+    fn minimizer_layout_header_is_version_2_with_the_layout_after_the_page_size() {
+        let mut layout = CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size: 8,
+            block_rows: vec![8752],
+            rows: RowLayout::minimizer(31, 16),
+        };
+        let header = write_compact_header(&layout, ["a", "b"].into_iter()).unwrap();
+        assert_eq!(&header[..18], b"COBS:COMPACT_INDEX");
+        assert_eq!(&header[18..22], &2u32.to_le_bytes());
+        assert_eq!(&header[43..47], &1u32.to_le_bytes());
+        assert_eq!(&header[47..51], &16u32.to_le_bytes());
+        assert_eq!(&header[51..55], &13u32.to_le_bytes());
+        assert_eq!(&header[55..59], &0u32.to_le_bytes());
+        assert_eq!(&header[59..67], &8752u64.to_le_bytes());
+        assert_eq!(header.len() % 8, 0);
+        layout.block_rows = vec![8748];
+        let error = write_compact_header(&layout, ["a"].into_iter()).unwrap_err();
+        assert!(error.contains("whole number of ranges"), "{error}");
+    }
+
     #[test]
     fn refuses_newlines_and_wrong_block_counts() {
         let layout = CompactLayout {
@@ -167,6 +218,7 @@ mod tests {
             num_hashes: 1,
             page_size: 8,
             block_rows: vec![10],
+            rows: RowLayout::Cobs,
         };
         assert!(write_compact_header(&layout, ["a\nb"].into_iter()).is_err());
         let names: Vec<String> = (0..65).map(|i| i.to_string()).collect();

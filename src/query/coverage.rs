@@ -265,6 +265,7 @@ fn plan_unit(input: &CoverInput<'_>, plan: &mut Plan, block: u32, query: u32) {
         plan_block,
         query,
         &input.arena.hashes(index)[..range.end * h],
+        input.arena.minimizers(index),
         range.start as u32..range.end as u32,
     );
 }

@@ -8,8 +8,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use strength_reduce::StrengthReducedU64;
-
 use super::plan::PlanBlock;
 use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
@@ -233,7 +231,7 @@ impl Index {
                     num_hashes: header.num_hashes,
                     document_count: block.document_count,
                     first_document: block.first_document,
-                    row_modulus: StrengthReducedU64::new(block.row_count),
+                    rows: crate::format::RowMap::new(header.rows, block.row_count),
                 });
             }
         }

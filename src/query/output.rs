@@ -721,6 +721,7 @@ mod tests {
             num_hashes: 1,
             page_size: 8,
             block_rows: vec![1],
+            rows: crate::format::RowLayout::Cobs,
         };
         let mut bytes = write_compact_header(&layout, ["a", "b"].into_iter()).unwrap();
         bytes.resize(bytes.len() + layout.data_bytes() as usize, 0);

@@ -1,17 +1,18 @@
 //! The planner: from k-mer hashes to a sorted, deduplicated, aligned and coalesced batch of
 //! reads, plus the map from every read back to the rows and k-mers it serves.
 //!
-//! A *lookup* is one (block, query, unique k-mer, hash function): the row `hash mod rows` of
-//! that block, needed by that query. Lookups of every query of a batch are sorted by file
-//! position; equal positions become one *row*, read once and added into every query that
-//! needs it; the aligned spans of neighbouring rows merge into one *read* when they overlap,
-//! touch, or lie within `gap_bytes` of each other (up to `read_bytes_max`). A row's span
+//! A *lookup* is one (block, query, unique k-mer, hash function): the row of that block the
+//! k-mer's hash (and, in the minimizer layout, its minimizer) selects ([`RowMap`]), needed by
+//! that query. Lookups of every query of a batch are sorted by file position; equal positions
+//! become one *row*, read once and added into every query that needs it; the aligned spans of
+//! neighbouring rows merge into one *read* when they overlap, touch, lie within `gap_bytes` of
+//! each other, or lie in one range of the minimizer layout (up to `read_bytes_max`, which a
+//! range never exceeds: a range is the unit the layout is made to be read in). A row's span
 //! covers only the bytes of documents that exist, so the zero padding of a partly filled last
 //! block is never read. All vectors are kept between batches, so planning allocates only when
 //! a batch is larger than every one before it.
 
-use strength_reduce::StrengthReducedU64;
-
+use crate::format::RowMap;
 use crate::io::ReadRequest;
 
 /// A block of some index, flattened for planning and accumulation.
@@ -35,8 +36,15 @@ pub struct PlanBlock {
     pub document_count: u64,
     /// Index (in the header's name list) of the first document.
     pub first_document: u64,
-    /// `row_count` prepared for fast exact `hash mod row_count`.
-    pub row_modulus: StrengthReducedU64,
+    /// Where a k-mer's row lies in the block.
+    pub rows: RowMap,
+}
+
+impl PlanBlock {
+    /// Bytes of a range of rows read as one (a row in COBS's layout).
+    pub fn range_bytes(&self) -> u64 {
+        self.rows.range_rows() * self.row_bytes
+    }
 }
 
 /// Bits of a lookup key that hold the byte offset; the file number sits above them.
@@ -115,23 +123,30 @@ impl Plan {
     }
 
     /// Adds the lookups of query `query`'s unique k-mers `kmers` (hashes
-    /// `hashes[u·H .. u·H + H]` for k-mer `u`) in block `block_number`.
+    /// `hashes[u·H .. u·H + H]` and minimizer hash `minimizers[u]` for k-mer `u`; no
+    /// minimizers are needed in COBS's layout) in block `block_number`.
     pub fn add_block_lookups(
         &mut self,
         block_number: u32,
         block: &PlanBlock,
         query: u32,
         hashes: &[u64],
+        minimizers: &[u64],
         kmers: std::ops::Range<u32>,
     ) {
+        assert!(
+            !block.rows.needs_minimizers() || minimizers.len() >= kmers.end as usize,
+            "the minimizer layout needs every k-mer's minimizer"
+        );
         let num_hashes = block.num_hashes as usize;
         debug_assert!(block.file < (1 << (64 - OFFSET_BITS)));
         debug_assert!(block.data_offset + block.row_count * block.row_bytes < (1 << OFFSET_BITS));
         let file_key = (block.file as u64) << OFFSET_BITS;
         for kmer in kmers {
             let start = kmer as usize * num_hashes;
+            let minimizer = minimizers.get(kmer as usize).copied().unwrap_or(0);
             for &hash in &hashes[start..start + num_hashes] {
-                let row = hash % block.row_modulus;
+                let row = block.rows.row(hash, minimizer);
                 self.lookups.push(Lookup {
                     key: file_key | (block.data_offset + row * block.row_bytes),
                     block: block_number,
@@ -223,14 +238,22 @@ impl Plan {
         self.reads.clear();
         self.read_rows.clear();
         let mut current: Option<(u32, u64, u64)> = None; // (file, start, end)
+                                                         // The block and range of the current read's first row.
+        let mut first_range = (u32::MAX, 0u64);
         for (row_number, row) in self.rows.iter().enumerate() {
-            let used_bytes = blocks[row.block as usize].used_bytes;
+            let block = &blocks[row.block as usize];
             let start = row.offset / align * align;
-            let end = (row.offset + used_bytes).div_ceil(align) * align;
+            let end = (row.offset + block.used_bytes).div_ceil(align) * align;
+            let range = (
+                row.block,
+                (row.offset - block.data_offset) / block.range_bytes(),
+            );
             if let Some((file, span_start, span_end)) = current.as_mut() {
+                let same_range = block.rows.range_rows() > 1 && range == first_range;
                 let mergeable = *file == row.file
-                    && start <= *span_end + shape.gap_bytes
-                    && end.max(*span_end) - *span_start <= shape.read_bytes_max;
+                    && (same_range
+                        || (start <= *span_end + shape.gap_bytes
+                            && end.max(*span_end) - *span_start <= shape.read_bytes_max));
                 if mergeable {
                     *span_end = (*span_end).max(end);
                     continue;
@@ -242,6 +265,7 @@ impl Plan {
                 });
             }
             current = Some((row.file, start, end));
+            first_range = range;
             self.read_rows.push(row_number as u32);
         }
         if let Some((file, start, end)) = current {
@@ -310,7 +334,7 @@ mod tests {
             num_hashes: 1,
             document_count: row_bytes * 8,
             first_document: 0,
-            row_modulus: StrengthReducedU64::new(rows),
+            rows: RowMap::new(crate::format::RowLayout::Cobs, rows),
         }
     }
 
@@ -319,7 +343,7 @@ mod tests {
         let blocks = vec![block(0, 4096, 100, 4096)];
         let mut plan = Plan::default();
         // k-mers 0 and 2 share row 5; k-mer 1 has row 7.
-        plan.add_block_lookups(0, &blocks[0], 0, &[5, 7, 105], 0..3);
+        plan.add_block_lookups(0, &blocks[0], 0, &[5, 7, 105], &[], 0..3);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -340,7 +364,7 @@ mod tests {
         // 8-byte rows: rows 0..64 share one 512-byte sector.
         let blocks = vec![block(0, 512, 1000, 8)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], 0, &[3, 9, 63, 64, 999], 0..5);
+        plan.add_block_lookups(0, &blocks[0], 0, &[3, 9, 63, 64, 999], &[], 0..5);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -365,7 +389,7 @@ mod tests {
         // Classic-style rows of 5000 bytes starting at offset 47.
         let blocks = vec![block(0, 47, 10, 5000)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], 0, &[0, 1, 8], 0..3);
+        plan.add_block_lookups(0, &blocks[0], 0, &[0, 1, 8], &[], 0..3);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -388,8 +412,8 @@ mod tests {
     fn files_never_merge() {
         let blocks = vec![block(0, 0, 10, 4096), block(1, 0, 10, 4096)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], 0, &[1], 0..1);
-        plan.add_block_lookups(1, &blocks[1], 0, &[1], 0..1);
+        plan.add_block_lookups(0, &blocks[0], 0, &[1], &[], 0..1);
+        plan.add_block_lookups(1, &blocks[1], 0, &[1], &[], 0..1);
         plan.finish(
             &blocks,
             &ReadShape {
@@ -418,7 +442,7 @@ mod batch_tests {
             num_hashes,
             document_count: documents,
             first_document: 0,
-            row_modulus: StrengthReducedU64::new(1000),
+            rows: RowMap::new(crate::format::RowLayout::Cobs, 1000),
         }
     }
 
@@ -426,8 +450,8 @@ mod batch_tests {
     fn rows_shared_by_queries_are_read_once() {
         let blocks = vec![block(1, 32768)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], 0, &[5, 6], 0..2);
-        plan.add_block_lookups(0, &blocks[0], 1, &[6, 7], 0..2);
+        plan.add_block_lookups(0, &blocks[0], 0, &[5, 6], &[], 0..2);
+        plan.add_block_lookups(0, &blocks[0], 1, &[6, 7], &[], 0..2);
         let shape = ReadShape {
             alignment: 512,
             gap_bytes: 0,
@@ -456,7 +480,7 @@ mod batch_tests {
         // 6301 documents use 788 bytes of each 4096-byte row: two 512-byte sectors.
         let blocks = vec![block(1, 6301)];
         let mut plan = Plan::default();
-        plan.add_block_lookups(0, &blocks[0], 0, &[5], 0..1);
+        plan.add_block_lookups(0, &blocks[0], 0, &[5], &[], 0..1);
         let shape = ReadShape {
             alignment: 512,
             gap_bytes: 0,
@@ -471,8 +495,8 @@ mod batch_tests {
         let blocks = vec![block(3, 32768)];
         let mut plan = Plan::default();
         // Two k-mers of query 0, one of query 1, three hashes each.
-        plan.add_block_lookups(0, &blocks[0], 0, &[1, 2, 3, 4, 5, 6], 0..2);
-        plan.add_block_lookups(0, &blocks[0], 1, &[7, 8, 9], 0..1);
+        plan.add_block_lookups(0, &blocks[0], 0, &[1, 2, 3, 4, 5, 6], &[], 0..2);
+        plan.add_block_lookups(0, &blocks[0], 1, &[7, 8, 9], &[], 0..1);
         let shape = ReadShape {
             alignment: 512,
             gap_bytes: 0,

@@ -124,7 +124,6 @@ fn page(hits: &mut Vec<Hit>, options: &RankOptions) {
 mod tests {
     use super::*;
     use crate::query::counters::Unit;
-    use strength_reduce::StrengthReducedU64;
 
     fn block(index: u32, docs: u64, first: u64) -> PlanBlock {
         PlanBlock {
@@ -137,7 +136,7 @@ mod tests {
             num_hashes: 1,
             document_count: docs,
             first_document: first,
-            row_modulus: StrengthReducedU64::new(1),
+            rows: crate::format::RowMap::new(crate::format::RowLayout::Cobs, 1),
         }
     }
 

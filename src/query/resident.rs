@@ -80,6 +80,7 @@ impl<'a> ResidentInput<'a> {
                 .map_or(&[][..], |(_, sidecar)| self.files[sidecar as usize]),
             path: &self.paths[block.file as usize],
             hashes: self.arena.hashes(block.index as usize),
+            minimizers: self.arena.minimizers(block.index as usize),
             weights: self.arena.weights(block.index as usize),
             kmers,
             unit,
@@ -326,16 +327,18 @@ struct UnitJob<'a> {
     sidecar: &'a [u8],
     path: &'a std::path::Path,
     hashes: &'a [u64],
+    /// The minimizer hash of every distinct k-mer (empty unless rows or summaries need them).
+    minimizers: &'a [u64],
     weights: &'a [u32],
     kmers: Range<usize>,
     unit: usize,
 }
 
 impl UnitJob<'_> {
-    /// Byte offset of the row `hash` selects.
+    /// Byte offset of the row that `hash` (and, in the minimizer layout, `minimizer`) selects.
     #[inline(always)]
-    fn row_offset(&self, hash: u64) -> usize {
-        let row = hash % self.block.row_modulus;
+    fn row_offset(&self, hash: u64, minimizer: u64) -> usize {
+        let row = self.block.rows.row(hash, minimizer);
         (self.block.data_offset + row * self.block.row_bytes) as usize
     }
 
@@ -366,8 +369,10 @@ impl UnitJob<'_> {
     #[inline(always)]
     fn locate(&self, kmer: usize, offsets: &mut [usize]) {
         let h = self.block.num_hashes as usize;
+        let minimizer = self.minimizers.get(kmer).copied().unwrap_or(0);
+        debug_assert!(!self.block.rows.needs_minimizers() || kmer < self.minimizers.len());
         for (j, slot) in offsets.iter_mut().enumerate().take(h) {
-            let offset = self.row_offset(self.hashes[kmer * h + j]);
+            let offset = self.row_offset(self.hashes[kmer * h + j], minimizer);
             *slot = offset;
             prefetch(self.file, offset, self.block.used_bytes as usize);
         }
@@ -498,7 +503,6 @@ fn prefetch(file: &[u8], offset: usize, used: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strength_reduce::StrengthReducedU64;
 
     fn block(used_bytes: u64) -> PlanBlock {
         PlanBlock {
@@ -511,7 +515,7 @@ mod tests {
             num_hashes: 1,
             document_count: used_bytes * 8,
             first_document: 0,
-            row_modulus: StrengthReducedU64::new(1),
+            rows: crate::format::RowMap::new(crate::format::RowLayout::Cobs, 1),
         }
     }
 

@@ -82,6 +82,20 @@ impl Summaries {
             };
             let file = match opened {
                 Ok(None) => None,
+                Ok(Some(SummarySource::Paged(layout)))
+                    if header
+                        .rows
+                        .minimizer_length()
+                        .is_some_and(|m| m != layout.minimizer) =>
+                {
+                    summaries.problem(format!(
+                        "{}: its block summaries place k-mers by {}-mer minimizers but the index's rows by {}-mers; the index is searched without its block summaries",
+                        header.path.display(),
+                        layout.minimizer,
+                        header.rows.minimizer_length().unwrap_or(0)
+                    ));
+                    None
+                }
                 Ok(Some(SummarySource::Paged(layout))) => {
                     Some(FileSummaries::Paged { layout, file: next })
                 }

@@ -300,8 +300,10 @@ impl Session {
         let shape = read_shape(&index, read_alignment(&index, engine.alignment()));
         let summaries = index.summaries();
         let arena = KmerArena::new(index.headers().iter().enumerate().map(|(file, h)| {
-            let minimizer = summaries.minimizer(file).unwrap_or(0);
-            (h.k, h.canonical, h.num_hashes, minimizer)
+            // The rows' minimizers, else the summaries' (the two agree: Summaries::open
+            // refuses summaries placed by other minimizers than the rows).
+            let minimizer = h.rows.minimizer_length().or(summaries.minimizer(file));
+            (h.k, h.canonical, h.num_hashes, minimizer.unwrap_or(0))
         }));
         Ok(Session {
             index,
@@ -833,6 +835,7 @@ impl Session {
         self.work.plan.clear();
         for (number, block) in self.index.blocks().iter().enumerate() {
             let hashes = self.arena.hashes(block.index as usize);
+            let minimizers = self.arena.minimizers(block.index as usize);
             let h = block.num_hashes as usize;
             for q in 0..chunk_len {
                 // Not searched, ruled out by its summary, or pruned in an earlier part.
@@ -849,6 +852,7 @@ impl Session {
                         block,
                         q as u32,
                         &hashes[..to * h],
+                        minimizers,
                         from as u32..to as u32,
                     );
                 }

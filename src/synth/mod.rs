@@ -88,6 +88,8 @@ pub struct SynthOptions {
     pub force: bool,
     /// Show a progress bar.
     pub progress: bool,
+    /// Where a k-mer's rows lie (block rows are whole ranges of it).
+    pub layout: crate::format::RowLayout,
 }
 
 impl Default for SynthOptions {
@@ -106,6 +108,7 @@ impl Default for SynthOptions {
             seed: 1,
             force: false,
             progress: false,
+            layout: crate::format::RowLayout::Cobs,
         }
     }
 }

@@ -88,7 +88,11 @@ impl SynthPlan {
             .enumerate()
             .map(|(number, chunk)| {
                 let kmers_max = chunk.iter().map(|&s| kmers_of(s, options.k)).max();
-                let rows = rows_for(kmers_max.unwrap_or(0), options.num_hashes, options.fpr);
+                let rows = options.layout.round_rows(rows_for(
+                    kmers_max.unwrap_or(0),
+                    options.num_hashes,
+                    options.fpr,
+                ));
                 let fills: Vec<f64> = chunk
                     .iter()
                     .map(|&s| 1.0 - (-hashes * kmers_of(s, options.k) as f64 / rows as f64).exp())
@@ -108,6 +112,7 @@ impl SynthPlan {
             num_hashes: options.num_hashes,
             page_size,
             block_rows: blocks.iter().map(|b| b.rows).collect(),
+            rows: options.layout,
         };
         let names: Vec<String> = (0..options.documents)
             .map(|d| document_name(d, options.documents))

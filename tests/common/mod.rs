@@ -185,16 +185,108 @@ pub fn brute_force_count(query: &[u8], k: usize, canonical: bool, terms: &HashSe
         .count() as u32
 }
 
-/// The exact score a correct COBS index gives: for every query position, whether all its
-/// hash rows are set for the document, computing the bits from the document's terms with
-/// xxh64 (seed j, `hash mod rows`). Equal to bitsift's score if and only if the builder set
+/// Where a correct index puts a term's row, computed independently of bitsift's code from
+/// `docs/formats.md`: COBS's layout `xxh64(term, j) mod rows`; the minimizer layout
+/// `range · L + (xxh64(term, j) mod L)` with `range = ⌊minimizer · (rows / L) / 2^64⌋`.
+#[derive(Clone, Copy, Debug)]
+pub struct RowModel {
+    /// Rows of the block.
+    pub rows: u64,
+    /// Rows of a range; 0 in COBS's layout.
+    pub range_rows: u64,
+    /// Minimizer length.
+    pub m: usize,
+    /// Canonical terms (m-mers count as the smaller hash of both strands).
+    pub canonical: bool,
+}
+
+impl RowModel {
+    /// COBS's layout with `rows` rows.
+    pub fn cobs(rows: u64) -> RowModel {
+        RowModel {
+            rows,
+            range_rows: 0,
+            m: 0,
+            canonical: true,
+        }
+    }
+
+    /// The layout of `header`'s block holding `document`.
+    pub fn of_document(header: &IndexHeader, document: usize) -> RowModel {
+        let rows = rows_of_document(header, document);
+        match header.rows {
+            bitsift::format::RowLayout::Cobs => RowModel::cobs(rows),
+            bitsift::format::RowLayout::Minimizer {
+                range_rows,
+                minimizer,
+            } => RowModel {
+                rows,
+                range_rows: range_rows as u64,
+                m: minimizer as usize,
+                canonical: header.canonical,
+            },
+        }
+    }
+
+    /// The row of hash `seed` of `term`.
+    pub fn row(&self, term: &[u8], seed: u64) -> u64 {
+        let hash = xxhash_rust::xxh64::xxh64(term, seed);
+        if self.range_rows == 0 {
+            return hash % self.rows;
+        }
+        let minimizer = reference_minimizer(term, self.m, self.canonical);
+        let range = ((minimizer as u128 * (self.rows / self.range_rows) as u128) >> 64) as u64;
+        range * self.range_rows + hash % self.range_rows
+    }
+}
+
+/// The minimizer hash of a term, the slow way (docs/formats.md, "The filter"): every m-mer's
+/// 2-bit code (A C G T = 0 1 2 3, any other byte 0) through SplitMix64's finaliser, for
+/// canonical terms the smaller of both strands' hashes; the smallest, through murmur3's
+/// finaliser.
+pub fn reference_minimizer(term: &[u8], m: usize, canonical: bool) -> u64 {
+    let code = |b: u8| match b {
+        b'C' => 1u64,
+        b'G' => 2,
+        b'T' => 3,
+        _ => 0,
+    };
+    let splitmix = |code: u64| {
+        let mut z = code ^ 0x9e37_79b9_7f4a_7c15;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let smallest = term
+        .windows(m)
+        .map(|mmer| {
+            let forward = mmer.iter().fold(0u64, |c, &b| c << 2 | code(b));
+            let reverse = mmer.iter().rev().fold(0u64, |c, &b| c << 2 | (3 - code(b)));
+            match canonical {
+                true => splitmix(forward).min(splitmix(reverse)),
+                false => splitmix(forward),
+            }
+        })
+        .min()
+        .expect("m <= k");
+    let mut z = smallest;
+    z ^= z >> 33;
+    z = z.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z ^= z >> 33;
+    z = z.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    z ^ (z >> 33)
+}
+
+/// The exact score a correct index gives: for every query position, whether all its hash
+/// rows are set for the document, computing the bits from the document's terms with xxh64
+/// (seed j) and the row model. Equal to bitsift's score if and only if the builder set
 /// exactly the right bits and the query read exactly the right ones.
 pub fn model_score(
     query: &[u8],
     k: usize,
     canonical: bool,
     num_hashes: u64,
-    rows: u64,
+    rows: &RowModel,
     document_rows: &HashSet<u64>,
 ) -> u32 {
     if query.len() < k {
@@ -204,19 +296,17 @@ pub fn model_score(
         .windows(k)
         .filter(|w| {
             let term = reference_term(w, canonical, false);
-            (0..num_hashes).all(|seed| {
-                document_rows.contains(&(xxhash_rust::xxh64::xxh64(&term, seed) % rows))
-            })
+            (0..num_hashes).all(|seed| document_rows.contains(&rows.row(&term, seed)))
         })
         .count() as u32
 }
 
-/// Rows set for a document with `terms` in a block of `rows` rows.
-pub fn document_rows(terms: &HashSet<Vec<u8>>, num_hashes: u64, rows: u64) -> HashSet<u64> {
+/// Rows set for a document with `terms` in a block laid out as `rows` says.
+pub fn document_rows(terms: &HashSet<Vec<u8>>, num_hashes: u64, rows: &RowModel) -> HashSet<u64> {
     let mut set = HashSet::new();
     for term in terms {
         for seed in 0..num_hashes {
-            set.insert(xxhash_rust::xxh64::xxh64(term, seed) % rows);
+            set.insert(rows.row(term, seed));
         }
     }
     set

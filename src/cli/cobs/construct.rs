@@ -182,6 +182,7 @@ fn options(args: &ConstructArgs, list: DocumentList, ui: Ui) -> BuildOptions {
         metadata: None,
         summaries: None,
         rows: RowSizing::Exact,
+        layout: bitsift::format::RowLayout::Cobs,
         documents: Some(list),
     }
 }
