@@ -665,8 +665,8 @@ def build(m):
     with open(config, "w") as f:
         f.write("bitsift: %s\nsamples: samples.tsv\ncollection: collection\nwork: work\n"
                 "max_documents_per_shard: %d\nbuild_threads: %d\norder: group:species\n"
-                "metadata: metadata-base.tsv\nsummaries: true\n"
-                % (os.path.abspath(args.bitsift), per_shard, args.threads))
+                "metadata: metadata-base.tsv\nsummaries: true\nlayout: %s\n"
+                % (os.path.abspath(args.bitsift), per_shard, args.threads, args.layout))
     cmd = [args.snakemake, "-s", os.path.join(ROOT, "workflow/Snakefile"), "--configfile", config,
            "--profile", os.path.join(ROOT, "workflow/profiles/local"), "-d", wf, "build"]
     started = time.perf_counter()
@@ -790,6 +790,32 @@ def grow(m):
         len(m.held_names), steps["add"], len(removed), steps["remove"], steps["merge"],
         after["subindexes"], human(after["index_bytes"]), steps["verify"]))
     m.save()
+    # What a later run with --reuse-build measures again without building.
+    with open(os.path.join(m.out, "built.json"), "w") as f:
+        json.dump({"coll": m.coll, "wf": m.wf, "plan": m.plan, "removed": sorted(m.removed),
+                   "layout": args.layout, "summary": {k: m.summary.get(k) for k in (
+                       "build", "grow", "genomes", "index_bytes", "side_bytes", "steps_s")}},
+                  f, indent=1)
+
+
+def reuse_build(m):
+    """Takes the collection an earlier run of the same OUT built (OUT/built.json) instead of
+    building and growing it again."""
+    path = os.path.join(m.out, "built.json")
+    try:
+        with open(path) as f:
+            built = json.load(f)
+    except OSError as e:
+        raise BenchError("--reuse-build: %s: %s (run once without it first)" % (path, e))
+    if built.get("layout") != m.args.layout:
+        raise BenchError("--reuse-build: %s was built in layout %s, not %s"
+                         % (path, built.get("layout"), m.args.layout))
+    m.coll, m.wf, m.plan, m.removed = built["coll"], built["wf"], built["plan"], set(built["removed"])
+    for key, value in built["summary"].items():
+        if value is not None:
+            m.summary[key] = value
+    m.note("reused the collection built earlier (%s)" % path)
+    log("reuse: %s (%s layout)" % (m.coll, built["layout"]))
 
 
 def sim_files(sim):
@@ -1554,6 +1580,11 @@ def parse_args(argv):
       help="keep every shard index of the workflow after the merge (default: only the largest, "
       "which the COBS comparison reads; the others are deleted to save disk)")
     a("--skip-built", action="store_true", help="do not measure the collection right after the build")
+    a("--layout", choices=("minimizer", "cobs"), default="minimizer",
+      help="row layout of the workflow's indexes (`layout:` of its config) [%(default)s]")
+    a("--reuse-build", action="store_true",
+      help="measure the collection an earlier run of the same --out built (OUT/built.json) "
+      "instead of building, growing and merging it again")
     a("--skip-no-summaries", action="store_true")
     a("--skip-batch", action="store_true")
     a("--skip-server", action="store_true")
@@ -1600,10 +1631,13 @@ def main(argv):
             args.genome_size))
         simulate(m)
         load_genes(m)
-        build(m)
-        if not args.skip_built:
-            measure_collection(m, "built", full=False)
-        grow(m)
+        if args.reuse_build:
+            reuse_build(m)
+        else:
+            build(m)
+            if not args.skip_built:
+                measure_collection(m, "built", full=False)
+            grow(m)
         final = measure_collection(m, "final", full=True)
         m.summary["open_ms"] = final["open"]["open_ms"]
         m.summary["open_wall_ms"] = final["open"]["wall_ms"]

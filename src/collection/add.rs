@@ -394,6 +394,7 @@ fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex
         kind: header.kind.into(),
         page_size: header.page_size,
         blocks: header.blocks.len() as u64,
+        layout: header.rows,
         bytes: header.file_size,
         document_count: header.document_count(),
         names_digest: Some(header.names.digest()),

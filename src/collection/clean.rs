@@ -194,6 +194,7 @@ mod tests {
             kind: super::super::manifest::SubIndexKind::Compact,
             page_size: 8,
             blocks: 1,
+            layout: Default::default(),
             bytes: 1,
             document_count: 0,
             names_digest: None,

@@ -119,6 +119,10 @@ pub struct SubIndex {
     pub page_size: u64,
     /// Blocks.
     pub blocks: u64,
+    /// Where the file puts a k-mer's rows (left out for COBS's layout, as in manifests of
+    /// earlier versions); checked against the file whenever it is opened.
+    #[serde(default, skip_serializing_if = "is_cobs")]
+    pub layout: RowLayout,
     /// File size.
     pub bytes: u64,
     /// Documents in the file, placeholders and hidden ones included.
@@ -216,13 +220,15 @@ impl SubIndex {
     }
 
     /// Checks that `header`, the sub-index's file as it is, is the file this entry describes:
-    /// its number of documents and the digest of its names. The text says what differs.
+    /// its number of documents, the digest of its names and its row layout. The text says
+    /// what differs.
     pub fn check_header(&self, header: &IndexHeader) -> Result<(), String> {
         check_file(
             header,
             &Expected {
                 document_count: self.document_count,
                 names_digest: self.expected_names_digest(),
+                layout: self.layout,
             },
         )
     }
@@ -235,6 +241,8 @@ pub(crate) struct Expected {
     pub document_count: u64,
     /// The digest of their names ([`crate::format::names_digest`]).
     pub names_digest: u64,
+    /// Where the file puts a k-mer's rows.
+    pub layout: RowLayout,
 }
 
 /// Checks an opened sub-index file against what its manifest records.
@@ -250,6 +258,12 @@ pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<()
         return Err(
             "its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged".into(),
         );
+    }
+    if header.rows != expected.layout {
+        return Err(format!(
+            "lays its rows out as {} but the collection manifest records {}; the sub-index was replaced outside bitsift",
+            header.rows, expected.layout
+        ));
     }
     Ok(())
 }
@@ -560,6 +574,7 @@ impl SearchView {
                 expected: Expected {
                     document_count: sub.document_count,
                     names_digest,
+                    layout: sub.layout,
                 },
                 hidden,
             });
@@ -639,6 +654,8 @@ struct RawView {
 struct RawEntry {
     file: String,
     document_count: u64,
+    #[serde(default)]
+    layout: RowLayout,
     #[serde(default, with = "hex_digest")]
     names_digest: Option<u64>,
     documents: PackedNames,
@@ -693,6 +710,7 @@ mod tests {
             kind: SubIndexKind::Compact,
             page_size: 8,
             blocks: 1,
+            layout: RowLayout::Cobs,
             bytes: 100,
             document_count: names.len() as u64,
             names_digest: Some(crate::format::names_digest(names.iter().copied())),

@@ -36,7 +36,7 @@ use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
 use super::{crash, merge_check, time, CollectionError};
 use crate::builder::output::PendingFile;
-use crate::format::{write_compact_header, CompactLayout, IndexHeader};
+use crate::format::{write_compact_header, CompactLayout, IndexHeader, RowLayout};
 
 /// The widest page size a merge chooses by itself (one aligned 4 KiB page per row).
 const PAGE_SIZE_MAX: u64 = 4096;
@@ -269,17 +269,18 @@ fn source_blocks(members: &[Member]) -> Vec<SourceBlock> {
     sources
 }
 /// Groups of manifest positions to merge, in manifest order, each up to `max_documents` shown
-/// documents: every compact sub-index together, or, when the collection fixes a page size,
-/// those of each page size apart. A sub-index with nothing to drop and no partner is left
-/// alone.
+/// documents: every compact sub-index of one row layout together, or, when the collection
+/// fixes a page size, those of each page size apart (a file has one row layout, and rows laid
+/// out one way cannot be moved to the other without the genomes). A sub-index with nothing to
+/// drop and no partner is left alone.
 fn plan_groups(manifest: &Manifest, max_documents: u64) -> Vec<Vec<usize>> {
     let fixed = manifest.parameters.page_size.is_some();
-    let mut by_page_size: Vec<(u64, Vec<usize>)> = Vec::new();
+    let mut by_page_size: Vec<((u64, RowLayout), Vec<usize>)> = Vec::new();
     for (position, sub) in manifest.subindexes.iter().enumerate() {
         if sub.kind != SubIndexKind::Compact {
             continue;
         }
-        let key = if fixed { sub.page_size } else { 0 };
+        let key = (if fixed { sub.page_size } else { 0 }, sub.layout);
         match by_page_size.iter_mut().find(|(p, _)| *p == key) {
             Some((_, members)) => members.push(position),
             None => by_page_size.push((key, vec![position])),
@@ -530,6 +531,10 @@ fn describe(layout: &Layout) -> PlannedOutput {
 
 fn compact_layout(layout: &Layout) -> CompactLayout {
     let first = &layout.members[0].header;
+    assert!(
+        layout.members.iter().all(|m| m.header.rows == first.rows),
+        "a merge group shares one row layout"
+    );
     CompactLayout {
         k: first.k,
         canonical: first.canonical,
@@ -569,6 +574,7 @@ fn write_merged(
         kind: SubIndexKind::Compact,
         page_size: written.page_size,
         blocks: written.blocks.len() as u64,
+        layout: written.rows,
         bytes: written.file_size,
         document_count: written.document_count(),
         names_digest: Some(written.names.digest()),

@@ -86,13 +86,39 @@ impl Sources {
 
 /// A source block of a re-packed block: its rows folded to `fold` (`gcd` of its rows and the
 /// block's) and read `chunk` output rows at a time.
+///
+/// In COBS's layout (`range_rows` 1) folded row `t` is the OR of source rows `t + j·fold`, and
+/// output row `o` is folded row `o mod fold` (`hash mod rows` taken mod a divisor). In the
+/// minimizer layout a k-mer's range is `⌊minimizer · ranges / 2^64⌋`, so with a divisor of the
+/// ranges it is the range divided by the quotient: folded range `g` is the OR of source ranges
+/// `g·F … g·F + F − 1` (`F` = source rows / fold), and output range `r` is folded range
+/// `⌊r / T⌋` (`T` = output rows / fold), the row within a range unchanged.
 struct Part {
     source: (usize, usize),
     rows: u64,
     fold: u64,
+    /// Output rows per folded row (`T` above, times `range_rows`, in the minimizer layout).
+    tile: u64,
+    /// Rows of a range (1 in COBS's layout).
+    range_rows: u64,
     row_bytes: usize,
-    /// Folded rows of the current chunk: index `i` is folded row `(first + i) mod fold`.
+    /// Folded rows of the current chunk: COBS's layout, index `i` is folded row
+    /// `(first + i) mod fold`; the minimizer layout, folded rows from `folded_first` on.
     folded: Vec<u8>,
+    folded_first: u64,
+}
+
+impl Part {
+    /// Position in `folded` of the folded row output row `row` (`first + i`) takes.
+    #[inline]
+    fn folded_index(&self, first: u64, i: u64) -> usize {
+        if self.range_rows == 1 {
+            return (i % self.fold) as usize;
+        }
+        let row = first + i;
+        let folded = row / (self.tile * self.range_rows) * self.range_rows + row % self.range_rows;
+        (folded - self.folded_first) as usize
+    }
 }
 
 /// A run of adjacent columns of one part that land adjacent in the new block.
@@ -131,7 +157,7 @@ pub(super) fn repack(
             let target = &mut out[i * row_bytes..(i + 1) * row_bytes];
             for run in &runs {
                 let part = &parts[run.part];
-                let at = (i as u64 % part.fold) as usize * part.row_bytes;
+                let at = part.folded_index(first, i as u64) * part.row_bytes;
                 let source = &part.folded[at..at + part.row_bytes];
                 or_bits(source, run.from, target, run.to, run.len);
             }
@@ -155,12 +181,18 @@ fn parts_and_runs(
         let part = *part_of.entry(c.source()).or_insert_with(|| {
             let block = &headers[c.member].blocks[c.block];
             assert_eq!(block.row_count, c.rows, "a column's rows are its block's");
+            let range_rows = headers[c.member].rows.range_rows();
+            let fold = gcd(c.rows, rows);
+            assert_eq!(fold % range_rows, 0, "whole ranges fold");
             parts.push(Part {
                 source: c.source(),
                 rows: c.rows,
-                fold: gcd(c.rows, rows),
+                fold,
+                tile: rows / fold,
+                range_rows,
                 row_bytes: block.row_bytes as usize,
                 folded: Vec::new(),
+                folded_first: 0,
             });
             parts.len() - 1
         });
@@ -183,7 +215,8 @@ fn parts_and_runs(
 }
 
 /// Fills `part.folded` with the folded rows output rows `first..first + count` need: folded
-/// row `t` is the OR of source rows `t, t + fold, t + 2·fold, …`.
+/// row `t` is the OR of source rows `t, t + fold, t + 2·fold, …` (COBS's layout; see [`Part`]
+/// for the minimizer layout's).
 fn fold_chunk(
     headers: &[&IndexHeader],
     files: &mut Sources,
@@ -191,6 +224,9 @@ fn fold_chunk(
     first: u64,
     count: u64,
 ) -> Result<(), CollectionError> {
+    if part.range_rows > 1 {
+        return fold_ranges(headers, files, part, first, count);
+    }
     let needed = count.min(part.fold);
     let start = first % part.fold;
     part.folded.clear();
@@ -203,6 +239,32 @@ fn fold_chunk(
         let target = &mut part.folded[at as usize * bytes..(at + len) as usize * bytes];
         for slice in 0..part.rows / part.fold {
             files.or_rows(headers, part.source, from + slice * part.fold, len, target)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`fold_chunk`] in the minimizer layout: the folded ranges output rows
+/// `first..first + count` fall in, each the OR of `F` consecutive source ranges.
+fn fold_ranges(
+    headers: &[&IndexHeader],
+    files: &mut Sources,
+    part: &mut Part,
+    first: u64,
+    count: u64,
+) -> Result<(), CollectionError> {
+    let span = part.tile * part.range_rows;
+    let (from, to) = (first / span, (first + count - 1) / span + 1);
+    let sources_per_range = part.rows / part.fold;
+    let range_bytes = part.range_rows as usize * part.row_bytes;
+    part.folded_first = from * part.range_rows;
+    part.folded.clear();
+    part.folded.resize((to - from) as usize * range_bytes, 0);
+    for (slot, folded) in (from..to).enumerate() {
+        let target = &mut part.folded[slot * range_bytes..(slot + 1) * range_bytes];
+        for j in 0..sources_per_range {
+            let source = (folded * sources_per_range + j) * part.range_rows;
+            files.or_rows(headers, part.source, source, part.range_rows, target)?;
         }
     }
     Ok(())
