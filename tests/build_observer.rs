@@ -47,7 +47,7 @@ fn options(dir: &Path, inputs: PathBuf) -> BuildOptions {
         metadata: None,
         summaries: None,
         rows: Default::default(),
-        layout: bitsift::format::RowLayout::Cobs,
+        layout: bitsift::format::LayoutChoice::Cobs,
         documents: None,
     }
 }

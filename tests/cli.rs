@@ -35,10 +35,20 @@ fn plasmid(name: &str) -> PathBuf {
 
 /// A small index of two bundled plasmids and phage lambda, built once per test.
 fn small_index(dir: &Path) -> PathBuf {
-    let index = dir.join("small.cobs_compact");
+    small_index_in(dir, "minimizer")
+}
+
+/// [`small_index`] in row layout `layout` (`minimizer` or `cobs`).
+fn small_index_in(dir: &Path, layout: &str) -> PathBuf {
+    let index = match layout {
+        "minimizer" => dir.join("small.cobs_compact"),
+        other => dir.join(format!("small-{other}.cobs_compact")),
+    };
     let output = run(&[
         "build",
         "-q",
+        "--layout",
+        layout,
         "-o",
         index.to_str().unwrap(),
         plasmid("Kpn_pMCR_1511_KX377410.fa.gz").to_str().unwrap(),
@@ -289,11 +299,33 @@ fn query_rejects_damaged_and_foreign_indexes() {
             &format!("expected {size} bytes, found {}", size + 7),
         ],
     );
-    let version = corrupt_copy(&index, "v2.cobs_compact", |b| b[18] = 2);
+    let version = corrupt_copy(&index, "v3.cobs_compact", |b| b[18] = 3);
     assert_fails_with(
         &query(&version),
-        &["v2.cobs_compact: COBS index version 2 is not supported"],
+        &["v3.cobs_compact: COBS index version 3 is not supported"],
     );
+    // A COBS-layout file claiming bitsift's version 2: its first block's rows are read as the
+    // layout fields, which no layout has.
+    let cobs = small_index_in(dir.path(), "cobs");
+    let claimed = corrupt_copy(&cobs, "claims-v2.cobs_compact", |b| b[18] = 2);
+    assert_fails_with(
+        &query(&claimed),
+        &["claims-v2.cobs_compact: ", "row layout"],
+    );
+    // The minimizer layout's own fields are checked.
+    for (at, value, expected) in [
+        (43, 2u32, "row layout 2 is unknown"),
+        (47, 24, "rows per range = 24"),
+        (47, 2048, "rows per range = 2048"),
+        (51, 0, "minimizer length 0"),
+        (55, 1, "reserved field = 1"),
+    ] {
+        let name = format!("layout-{at}-{value}.cobs_compact");
+        let damaged = corrupt_copy(&index, &name, |b| {
+            b[at..at + 4].copy_from_slice(&value.to_le_bytes())
+        });
+        assert_fails_with(&query(&damaged), &[&format!("{name}: "), expected]);
+    }
     let k_zero = corrupt_copy(&index, "k0.cobs_compact", |b| {
         b[22..26].copy_from_slice(&0u32.to_le_bytes())
     });
@@ -578,7 +610,8 @@ fn legacy_copy(index: &Path) -> PathBuf {
 #[test]
 fn pre_2019_headers_are_recognised_and_opened_with_their_parameters() {
     let dir = temp_dir();
-    let index = small_index(dir.path());
+    // Pre-2019 headers are COBS's layout (version 1).
+    let index = small_index_in(dir.path(), "cobs");
     let legacy = legacy_copy(&index);
     let genes = demo_file("queries/amr_genes.fa");
     let refused = run(&[

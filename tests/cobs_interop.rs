@@ -506,7 +506,14 @@ fn cobs_reads_indexes_built_by_bitsift() {
     ];
     for (n, (options, inputs, queries)) in cases.into_iter().enumerate() {
         let index = dir.path().join(format!("bitsift{n}.cobs_compact"));
-        let mut args = vec!["build", "-q", "-o", index.to_str().unwrap()];
+        let mut args = vec![
+            "build",
+            "-q",
+            "--layout",
+            "cobs",
+            "-o",
+            index.to_str().unwrap(),
+        ];
         args.extend_from_slice(options);
         args.push(inputs.to_str().unwrap());
         let output = run(&args);
@@ -516,6 +523,99 @@ fn cobs_reads_indexes_built_by_bitsift() {
         let ours = bitsift_scores(&index, queries, 31);
         assert_same(&label, &ours, &theirs);
     }
+}
+
+/// bitsift's minimizer layout (compact version 2) puts rows where COBS does not look: COBS
+/// must refuse the file, never answer from it. bitsift answers from both layouts of the same
+/// genomes with the same true hits (every document COBS's layout holds every k-mer of).
+#[test]
+fn cobs_refuses_the_minimizer_layout() {
+    if !cobs_available() {
+        return;
+    }
+    let dir = temp_dir();
+    let (inputs, queries) = write_inputs(dir.path(), 40, 3000, 5);
+    let build = |layout: &str| {
+        let index = dir.path().join(format!("{layout}.cobs_compact"));
+        let output = run(&[
+            "build",
+            "-q",
+            "--layout",
+            layout,
+            "-o",
+            index.to_str().unwrap(),
+            inputs.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        index
+    };
+    let (minimizer, cobs) = (build("minimizer"), build("cobs"));
+    let refused = cobs_peer_status(&[
+        "query",
+        "-i",
+        minimizer.to_str().unwrap(),
+        "-t",
+        "0",
+        "-f",
+        queries.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(
+        !refused.status.success(),
+        "COBS answered from the minimizer layout"
+    );
+    // The peer reads the header first ("unsupported COBS index version 2"); COBS's own
+    // reader dies with "Could not open index path" (its classic and compact readers both
+    // refuse the version).
+    let said = stderr(&refused);
+    assert!(
+        said.contains("version 2") || said.contains("Could not open index"),
+        "{said}"
+    );
+    let whole = |index: &Path| -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = bitsift_scores(index, &queries, 31)
+            .into_iter()
+            .filter(|(_, _, s)| *s > 0)
+            .map(|(q, d, _)| (q, d))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let theirs = cobs_scores(&cobs, &queries).unwrap();
+    let full: std::collections::HashSet<(String, String)> = theirs
+        .iter()
+        // Every k-mer of a query of 100 bases or more: a true hit (Bloom false positives
+        // cannot fill 70 k-mers but with a vanishing chance).
+        .filter(|(q, _, s)| {
+            let length = query_length(&queries, q);
+            length >= 100 && *s as usize + 30 >= length
+        })
+        .map(|(q, d, _)| (q.clone(), d.clone()))
+        .collect();
+    let found: std::collections::HashSet<(String, String)> =
+        whole(&minimizer).into_iter().collect();
+    assert!(!full.is_empty());
+    for pair in &full {
+        assert!(
+            found.contains(pair),
+            "{pair:?}: a full hit of COBS's layout is missing"
+        );
+    }
+}
+
+/// The length of query `name` in the FASTA file `queries`.
+fn query_length(queries: &Path, name: &str) -> usize {
+    let text = std::fs::read_to_string(queries).unwrap();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.strip_prefix('>').map(|n| n.split_whitespace().next()) == Some(Some(name)) {
+            return lines
+                .take_while(|l| !l.starts_with('>'))
+                .map(str::len)
+                .sum();
+        }
+    }
+    panic!("{name} not in {}", queries.display());
 }
 
 /// The document order is a free choice of the writer (COBS reads only the header): COBS
@@ -543,6 +643,8 @@ fn cobs_reads_indexes_built_in_every_order() {
         let mut args = vec![
             "build",
             "-q",
+            "--layout",
+            "cobs",
             "-o",
             index.to_str().unwrap(),
             "--page-size",

@@ -154,7 +154,13 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
     let queries = write_queries(dir.path(), &sequences, 14);
     // Page size 1: blocks of 8 documents, the smallest 8 and the largest 8.
     let fresh = dir.path().join("fresh.cobs_compact");
-    build(&fresh, &genomes, &["--page-size", "1"]);
+    // Ranges of 16 rows, as a collection's (a standalone build of 1-byte rows would take
+    // 1024).
+    build(
+        &fresh,
+        &genomes,
+        &["--page-size", "1", "--range-rows", "16"],
+    );
     let collection = dir.path().join("collection");
     ok(add(&collection, &genomes[..8], &["--page-size", "1"]));
     ok(add(&collection, &genomes[8..], &[]));
@@ -209,11 +215,17 @@ fn add_scores_equal_fresh_builds_of_the_batches_and_cobs_reads_every_subindex() 
     let collection = dir.path().join("collection");
     let batches = [&genomes[..5], &genomes[5..7], &genomes[7..]];
     let mut fresh = Vec::new();
+    // COBS's layout, which COBS reads (the collection keeps it for every addition).
+    let cobs: &[&str] = &["--layout", "cobs"];
     for (number, batch) in batches.iter().enumerate() {
-        let added = ok(add(&collection, batch, &[]));
+        let added = ok(add(
+            &collection,
+            batch,
+            if number == 0 { cobs } else { &[] },
+        ));
         assert!(stderr(&added).is_empty(), "-q: {}", stderr(&added));
         let index = dir.path().join(format!("batch{number}.cobs_compact"));
-        build(&index, batch, &[]);
+        build(&index, batch, cobs);
         fresh.push(index);
     }
     let fresh_refs: Vec<&Path> = fresh.iter().map(PathBuf::as_path).collect();
@@ -236,7 +248,7 @@ fn add_scores_equal_fresh_builds_of_the_batches_and_cobs_reads_every_subindex() 
     // Genomes found with every k-mer never depend on the batches: at threshold 1 the
     // collection reports what one fresh build of everything reports.
     let everything = dir.path().join("all.cobs_compact");
-    build(&everything, &genomes, &[]);
+    build(&everything, &genomes, cobs);
     let full = |index: &Path| sorted(hits(&[index], &queries, &["-t", "1"]));
     let found = full(&collection);
     assert!(found.len() >= 8, "the exact pieces are found: {found:?}");
@@ -249,7 +261,12 @@ fn removed_documents_are_hidden_before_limits_and_merge_keeps_every_score() {
     let (genomes, sequences) = write_genomes(&dir.path().join("genomes"), 14, 31);
     let queries = write_queries(dir.path(), &sequences, 32);
     let collection = dir.path().join("collection");
-    ok(add(&collection, &genomes[..6], &["--page-size", "1"]));
+    // COBS's layout, which COBS reads (checked below).
+    ok(add(
+        &collection,
+        &genomes[..6],
+        &["--page-size", "1", "--layout", "cobs"],
+    ));
     ok(add(&collection, &genomes[6..11], &[]));
     ok(add(&collection, &genomes[11..], &[]));
     let before = hits(&[&collection], &queries, &[]);
@@ -360,7 +377,13 @@ fn merge_respects_max_documents_and_page_sizes() {
         ok(add(&collection, batch, &[]));
     }
     let other = dir.path().join("wide.cobs_compact");
-    build(&other, &genomes[..1], &["--page-size", "16", "-k", "31"]);
+    // In the collection's row layout (ranges of 16 rows; a standalone build of 16-byte rows
+    // would take ranges of 256, which merges keep apart).
+    build(
+        &other,
+        &genomes[..1],
+        &["--page-size", "16", "-k", "31", "--range-rows", "16"],
+    );
     // An index of another page size (16) joins the last group; the merged file takes the
     // page size with the fewest blocks, then the fewest bytes.
     let adopted = run(&[

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use bitsift::builder::{build, BuildOptions};
-use bitsift::format::{IndexHeader, RowLayout};
+use bitsift::format::{IndexHeader, LayoutChoice};
 use bitsift::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
 };
@@ -103,7 +103,7 @@ fn build_collection(
     num_hashes: u32,
     canonical: bool,
     memory_bytes: u64,
-    layout: RowLayout,
+    layout: LayoutChoice,
 ) -> Built {
     let dir = temp_dir();
     let inputs = dir.path().join("in");
@@ -514,12 +514,13 @@ proptest! {
         page_size in prop::sample::select(vec![None, Some(1u64), Some(2), Some(3), Some(8), Some(20)]),
         num_hashes in 1u32..4,
         canonical in any::<bool>(),
-        range_rows in prop::sample::select(vec![0u32, 4, 16, 128]),
+        range_rows in prop::sample::select(vec![0u32, 1, 8, 16, 128]),
     ) {
         let collection = collection(seed, documents, k as usize);
         let layout = match range_rows {
-            0 => RowLayout::Cobs,
-            rows => RowLayout::minimizer(k, rows),
+            0 => LayoutChoice::Cobs,
+            1 => LayoutChoice::MINIMIZER,
+            rows => LayoutChoice::Minimizer { range_rows: Some(rows) },
         };
         let built = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30, layout);
         let (false_positive, absent) = check(&collection, &built, canonical);
@@ -538,7 +539,9 @@ fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
     // builder's per-thread scratch (a column of `rows` bytes, three sequence buffers and 1 MiB
     // per thread, 2 threads) plus 5 columns, so the block is built in 4 groups.
     let collection = collection(7, 150, 31);
-    let layout = RowLayout::minimizer(31, 16);
+    let layout = LayoutChoice::Minimizer {
+        range_rows: Some(16),
+    };
     let roomy = build_collection(&collection, 31, Some(32), 2, true, 1 << 30, layout);
     assert_eq!(roomy.report.blocks_spilled, 0);
     let rows = roomy.header.blocks[0].row_count;
@@ -586,7 +589,7 @@ fn real_genomes_have_no_false_negatives() {
         .collect();
     let queries: Vec<Vec<u8>> = read_all(demo_file("queries/amr_genes.fa"));
     let collection = Collection { documents, queries };
-    for layout in [RowLayout::Cobs, RowLayout::minimizer(31, 16)] {
+    for layout in [LayoutChoice::Cobs, LayoutChoice::MINIMIZER] {
         let built = build_collection(&collection, 31, None, 1, true, 1 << 30, layout);
         let (false_positive, absent) = check(&collection, &built, true);
         assert!(absent > 10_000);
@@ -608,7 +611,9 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
         1,
         true,
         1 << 30,
-        RowLayout::minimizer(31, 16),
+        LayoutChoice::Minimizer {
+            range_rows: Some(16),
+        },
     );
     let options = EngineOptions {
         choice: EngineChoice::Pread,
@@ -773,7 +778,9 @@ fn build_ordered(
             max_ram_bytes: cap,
         }),
         rows: Default::default(),
-        layout: RowLayout::minimizer(31, 16),
+        layout: LayoutChoice::Minimizer {
+            range_rows: Some(16),
+        },
         documents: None,
     })
     .expect("build");

@@ -21,6 +21,8 @@ struct Case {
     fpr: f64,
     scale: f64,
     seed: u64,
+    /// `--layout`.
+    layout: &'static str,
 }
 
 impl Case {
@@ -33,6 +35,7 @@ impl Case {
             fpr: 0.3,
             scale: 1.0,
             seed: 1,
+            layout: "minimizer",
         }
     }
 
@@ -54,6 +57,8 @@ impl Case {
             &self.scale.to_string(),
             "--seed",
             &self.seed.to_string(),
+            "--layout",
+            self.layout,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -159,9 +164,14 @@ fn geometry_is_what_the_builder_would_give_the_drawn_genomes() {
                 .map(|&s| kmers(s))
                 .max()
                 .unwrap();
+            // Whole ranges of the minimizer layout: 16 rows, or a 4 KiB page of narrow rows.
+            let range_rows = (4096u64.div_ceil(page_size))
+                .next_power_of_two()
+                .clamp(16, 1024);
+            assert_eq!(header.rows.range_rows(), range_rows, "{case:?}");
             assert_eq!(
                 block.row_count,
-                rows_for(largest, case.hashes, case.fpr),
+                rows_for(largest, case.hashes, case.fpr).next_multiple_of(range_rows),
                 "{case:?} block {b}"
             );
         }
@@ -338,6 +348,7 @@ fn cobs_reads_a_synth_index_with_bitsift_scores() {
     let case = Case {
         page_size: Some(16),
         hashes: 2,
+        layout: "cobs",
         ..Case::new(300, 8_000)
     };
     let path = dir.path().join("cobs.cobs_compact");

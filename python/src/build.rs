@@ -136,14 +136,19 @@ fn report(
 }
 
 /// The row layout named `name` ("minimizer" or "cobs") for k-mers of `k` bases.
-fn row_layout(name: &str, k: u32, range_rows: u32) -> PyResult<bitsift::format::RowLayout> {
-    use bitsift::format::RowLayout;
+fn row_layout(name: &str, range_rows: Option<u32>) -> PyResult<bitsift::format::LayoutChoice> {
+    use bitsift::format::LayoutChoice;
     match name {
-        "cobs" => Ok(RowLayout::Cobs),
+        "cobs" if range_rows.is_some() => Err(pyo3::exceptions::PyValueError::new_err(
+            "range_rows: is for layout=\"minimizer\"",
+        )),
+        "cobs" => Ok(LayoutChoice::Cobs),
         "minimizer" => {
-            RowLayout::check_range_rows(range_rows as u64)
+            let choice = LayoutChoice::Minimizer { range_rows };
+            choice
+                .check()
                 .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("range_rows: {e}")))?;
-            Ok(RowLayout::minimizer(k, range_rows))
+            Ok(choice)
         }
         other => Err(pyo3::exceptions::PyValueError::new_err(format!(
             "layout: {other:?} is not a row layout (expected \"minimizer\" or \"cobs\")"
@@ -172,13 +177,14 @@ fn row_layout(name: &str, k: u32, range_rows: u32) -> PyResult<bitsift::format::
 ///     beside the index (True by default).
 /// layout: where a k-mer's rows lie: "minimizer" (bitsift's: the k-mers that share a
 ///     minimizer in one range of range_rows rows, one read per range; COBS cannot read it)
-///     or "cobs" (a row per k-mer, COBS's own layout).
+///     or "cobs" (a row per k-mer, COBS's own layout). range_rows: a power of two from 8 to
+///     1024 (default: 16, or a 4 KiB page of narrower rows).
 #[pyfunction]
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
     threads = None, memory = None, force = false, progress = None, *, canonical = true,
     lists = None, order = "size", metadata = None, summaries = true, layout = "minimizer",
-    range_rows = bitsift::format::RANGE_ROWS_DEFAULT
+    range_rows = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn build<'py>(
@@ -200,9 +206,9 @@ pub fn build<'py>(
     metadata: Option<PathBuf>,
     summaries: bool,
     layout: &str,
-    range_rows: u32,
+    range_rows: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let layout = row_layout(layout, k, range_rows)?;
+    let layout = row_layout(layout, range_rows)?;
     let order: bitsift::builder::order::Order = order
         .parse()
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("order: {e}")))?;

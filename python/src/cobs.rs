@@ -197,7 +197,7 @@ fn construct(
         metadata: None,
         summaries: None,
         rows,
-        layout: bitsift::format::RowLayout::Cobs,
+        layout: bitsift::format::LayoutChoice::Cobs,
         documents: Some(documents),
     };
     if compact {

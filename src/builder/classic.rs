@@ -41,7 +41,7 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
         page_size: Some(documents.div_ceil(8).max(1)),
         force: true,
         summaries: None,
-        layout: crate::format::RowLayout::Cobs,
+        layout: crate::format::LayoutChoice::Cobs,
         ..options.clone()
     };
     let result = build(&staged).and_then(|report| {

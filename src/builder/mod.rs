@@ -47,7 +47,7 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::doclist::{DocListError, DocumentList};
 use crate::format::{
-    write_compact_header, CompactLayout, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
+    write_compact_header, CompactLayout, LayoutChoice, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
 };
 use crate::seqfile::SeqFileError;
 use crate::summary::file::{fingerprint, IndexIdentity, SummaryFile};
@@ -168,8 +168,9 @@ pub struct BuildOptions {
     /// How each block's row count follows from its largest document.
     pub rows: layout::RowSizing,
     /// Where a k-mer's rows lie: COBS's layout (a row per hash, readable by COBS) or bitsift's
-    /// minimizer ranges (a read per super-k-mer; see [`RowLayout`]).
-    pub layout: RowLayout,
+    /// minimizer ranges (a read per super-k-mer; see [`RowLayout`]), resolved with the page
+    /// size ([`LayoutChoice::resolve`]).
+    pub layout: LayoutChoice,
     /// A COBS document list ([`crate::doclist`]): when given, these are the documents, with
     /// their COBS names, term counts and COBS's reading of their terms (bytes hashed by COBS's
     /// rule, so soft-masked bases count as `A`, as in COBS); `inputs`, `lists` and
@@ -206,6 +207,8 @@ pub struct BuildReport {
     pub summary_bytes: u64,
     /// Summary bits per distinct k-mer, over all blocks (0 without summaries).
     pub summary_bits_per_kmer: f64,
+    /// Where the index puts a k-mer's rows.
+    pub layout: RowLayout,
 }
 
 /// Follows a build from another thread (a progress display, the Python package's callback)
@@ -302,18 +305,8 @@ fn validate(options: &BuildOptions) -> Result<(), BuildError> {
     if let Some(summaries) = &options.summaries {
         summaries.validate()?;
     }
-    if let RowLayout::Minimizer {
-        range_rows,
-        minimizer,
-    } = options.layout
-    {
-        RowLayout::check_range_rows(range_rows as u64).map_err(BuildError::Invalid)?;
-        if minimizer == 0 || minimizer > options.k.min(crate::kmer::M_MAX) {
-            return Err(BuildError::Invalid(format!(
-                "a minimizer length of {minimizer} does not fit k = {}",
-                options.k
-            )));
-        }
+    if let LayoutChoice::Minimizer { .. } = options.layout {
+        options.layout.check().map_err(BuildError::Invalid)?;
         if options.documents.is_some() {
             return Err(BuildError::Invalid(
                 "a COBS document list builds COBS's layout only".into(),
@@ -356,7 +349,7 @@ fn build_in_pool(
         num_hashes: options.num_hashes,
         page_size,
         block_rows: blocks.iter().map(|b| b.rows).collect(),
-        rows: options.layout,
+        rows: options.layout.resolve(options.k, page_size),
     };
     let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))
         .map_err(BuildError::Invalid)?;
@@ -443,6 +436,7 @@ fn build_in_pool(
         order: options.order.to_string(),
         summary_bytes,
         summary_bits_per_kmer,
+        layout: layout.rows,
     })
 }
 
@@ -520,7 +514,7 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
         options.num_hashes,
         options.fpr,
         options.rows,
-        options.layout,
+        options.layout.resolve(options.k, page_size),
     );
     Ok(Planned {
         documents,
@@ -712,7 +706,7 @@ fn write_block(
         canonical: options.canonical,
         num_hashes: options.num_hashes,
         rows,
-        layout: options.layout,
+        layout: options.layout.resolve(options.k, page_size),
         per_record: options.per_record,
         summary: filter.as_ref(),
         minimizer: summaries.as_ref().map_or(0, |(s, _)| s.minimizer()),

@@ -8,7 +8,7 @@ use bitsift::builder::order::Order;
 use bitsift::builder::summaries::{SummaryOptions, DEFAULT_BITS_PER_KMER, DEFAULT_MAX_RAM};
 use bitsift::builder::{build, default_memory_bytes, BuildOptions, BuildReport};
 use bitsift::doclist::{DocumentList, FileType};
-use bitsift::format::{RowLayout, RANGE_ROWS_DEFAULT};
+use bitsift::format::{LayoutChoice, RowLayout};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
@@ -109,9 +109,9 @@ pub struct RowLayoutArgs {
         help_heading = "Layout"
     )]
     name: Option<LayoutName>,
-    /// Rows of a range of the minimizer layout: a power of two from 4 to 1024; more keeps
+    /// Rows of a range of the minimizer layout: a power of two from 8 to 1024; more keeps
     /// the false positives of related genomes nearer the rate, fewer reads fewer bytes
-    /// [default: 16]
+    /// [default: 16, or a 4 KiB page of narrower rows]
     #[arg(long, value_name = "ROWS", help_heading = "Layout")]
     range_rows: Option<u32>,
 }
@@ -126,26 +126,25 @@ pub enum LayoutName {
 }
 
 impl RowLayoutArgs {
-    /// The row layout for an index of term size `k`: as given, else the minimizer layout.
-    pub fn resolve(&self, k: u32) -> Result<RowLayout> {
-        Ok(self
-            .explicit(k)?
-            .unwrap_or(RowLayout::minimizer(k, RANGE_ROWS_DEFAULT)))
+    /// The row layout of a new index: as given, else the minimizer layout.
+    pub fn resolve(&self) -> Result<LayoutChoice> {
+        Ok(self.explicit()?.unwrap_or(LayoutChoice::MINIMIZER))
     }
 
     /// The row layout given (`None` when neither option was).
-    pub fn explicit(&self, k: u32) -> Result<Option<RowLayout>> {
-        let range_rows = self.range_rows.unwrap_or(RANGE_ROWS_DEFAULT);
+    pub fn explicit(&self) -> Result<Option<LayoutChoice>> {
         match (self.name, self.range_rows) {
             (None, None) => Ok(None),
             (Some(LayoutName::Cobs), Some(_)) => {
                 Err(UsageError("--range-rows is for --layout minimizer".into()).into())
             }
-            (Some(LayoutName::Cobs), None) => Ok(Some(RowLayout::Cobs)),
-            (Some(LayoutName::Minimizer) | None, _) => {
-                RowLayout::check_range_rows(range_rows as u64)
-                    .map_err(|e| UsageError(format!("--range-rows: {e}")))?;
-                Ok(Some(RowLayout::minimizer(k, range_rows)))
+            (Some(LayoutName::Cobs), None) => Ok(Some(LayoutChoice::Cobs)),
+            (Some(LayoutName::Minimizer) | None, range_rows) => {
+                if let Some(rows) = range_rows {
+                    RowLayout::check_range_rows(rows as u64)
+                        .map_err(|e| UsageError(format!("--range-rows: {e}")))?;
+                }
+                Ok(Some(LayoutChoice::Minimizer { range_rows }))
             }
         }
     }
@@ -230,8 +229,8 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         Some(_) if args.row_layout.names_minimizer() => {
             bail!("--cobs-file-type builds COBS's layout (the documents are read as COBS reads them); leave out --layout minimizer and --range-rows")
         }
-        Some(_) => RowLayout::Cobs,
-        None => args.row_layout.resolve(args.k)?,
+        Some(_) => LayoutChoice::Cobs,
+        None => args.row_layout.resolve()?,
     };
     if documents.is_some() && summaries.take().is_some() {
         tracing::info!("no block summaries: the documents are read as COBS reads them");

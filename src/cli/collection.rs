@@ -102,7 +102,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
             canonical: args.no_canonical.then_some(false),
             page_size: args.page_size,
             rows: args.rows.map(Into::into),
-            layout: args.row_layout.explicit(args.k.unwrap_or(31))?,
+            layout: args.row_layout.explicit()?,
         },
         threads: super::threads_or_cores(args.threads.unwrap_or(0)),
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),

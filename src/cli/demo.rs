@@ -127,7 +127,7 @@ fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
         metadata: None,
         summaries: Some(Default::default()),
         rows: Default::default(),
-        layout: bitsift::format::RowLayout::minimizer(31, bitsift::format::RANGE_ROWS_DEFAULT),
+        layout: bitsift::format::LayoutChoice::MINIMIZER,
         documents: None,
     };
     let report = build(&options)?;

@@ -10,7 +10,7 @@ use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex}
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
-use crate::format::{IndexHeader, IndexKind, RowLayout, RANGE_ROWS_DEFAULT};
+use crate::format::{IndexHeader, IndexKind, LayoutChoice, RANGE_ROWS_DEFAULT};
 
 /// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
 /// new collection).
@@ -29,7 +29,7 @@ pub struct ExplicitParameters {
     /// How blocks' rows are sized.
     pub rows: Option<RowSizing>,
     /// Where new sub-indexes put a k-mer's rows.
-    pub layout: Option<RowLayout>,
+    pub layout: Option<LayoutChoice>,
 }
 
 /// What to do with document names the collection already shows.
@@ -241,12 +241,23 @@ fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
     let (k, canonical, hashes, layout) = match (building, options.adopt.first()) {
         (false, Some(first)) => {
             let header = IndexHeader::open(first)?;
-            (header.k, header.canonical, header.num_hashes, header.rows)
+            let layout = LayoutChoice::of(header.rows);
+            (header.k, header.canonical, header.num_hashes, layout)
         }
-        _ => (31, true, 1, RowLayout::minimizer(31, RANGE_ROWS_DEFAULT)),
+        // Minimizer ranges of one size for every sub-index, whatever its page size: merges
+        // combine only sub-indexes of one layout (a standalone build sizes its ranges by its
+        // page size instead, LayoutChoice::range_rows_for).
+        _ => (
+            31,
+            true,
+            1,
+            LayoutChoice::Minimizer {
+                range_rows: Some(RANGE_ROWS_DEFAULT),
+            },
+        ),
     };
     let k = explicit.k.unwrap_or(k);
-    let layout = for_k(explicit.layout.unwrap_or(layout), k);
+    let layout = explicit.layout.unwrap_or(layout);
     let parameters = Parameters {
         k,
         canonical: explicit.canonical.unwrap_or(canonical),
@@ -257,14 +268,6 @@ fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
         layout,
     };
     Ok(parameters)
-}
-
-/// `layout` for k-mers of `k` bases: the minimizer length follows k.
-fn for_k(layout: RowLayout, k: u32) -> RowLayout {
-    match layout {
-        RowLayout::Minimizer { range_rows, .. } => RowLayout::minimizer(k, range_rows),
-        RowLayout::Cobs => RowLayout::Cobs,
-    }
 }
 
 /// Refuses explicit parameters that differ from the collection's.
@@ -329,10 +332,7 @@ fn build_subindex(
     // may change it (sub-indexes of both kinds search together).
     parameters.rows = options.explicit.rows.unwrap_or(parameters.rows);
     // So is the row layout: sub-indexes of both layouts search together.
-    parameters.layout = for_k(
-        options.explicit.layout.unwrap_or(parameters.layout),
-        parameters.k,
-    );
+    parameters.layout = options.explicit.layout.unwrap_or(parameters.layout);
     let build_options = BuildOptions {
         output: PathBuf::new(),
         inputs: options.inputs.clone(),

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
-use crate::format::{is_placeholder, IndexHeader, IndexKind, RowLayout};
+use crate::format::{is_placeholder, IndexHeader, IndexKind, LayoutChoice, RowLayout};
 use crate::tempfiles::{self, AtomicFile};
 
 /// The manifest's file name inside the collection directory.
@@ -83,8 +83,12 @@ pub struct Parameters {
     /// Where new sub-indexes put a k-mer's rows (manifests of earlier versions, and those of
     /// collections in COBS's layout, leave it out). Sub-indexes of both layouts search
     /// together; a merge combines only sub-indexes of one layout.
-    #[serde(default, skip_serializing_if = "is_cobs")]
-    pub layout: RowLayout,
+    #[serde(default, skip_serializing_if = "is_cobs_choice")]
+    pub layout: LayoutChoice,
+}
+
+fn is_cobs_choice(layout: &LayoutChoice) -> bool {
+    *layout == LayoutChoice::Cobs
 }
 
 fn is_exact(rows: &RowSizing) -> bool {
@@ -735,7 +739,7 @@ mod tests {
             fpr: Some(0.3),
             page_size: None,
             rows: RowSizing::Exact,
-            layout: RowLayout::Cobs,
+            layout: LayoutChoice::Cobs,
         }
     }
 

@@ -15,13 +15,18 @@
 use strength_reduce::StrengthReducedU64;
 
 /// Fewest rows a range may hold.
-pub const RANGE_ROWS_MIN: u32 = 4;
+pub const RANGE_ROWS_MIN: u32 = 8;
 /// Most rows a range may hold (4 MiB of 4 KiB rows: more would read far more than it needs).
 pub const RANGE_ROWS_MAX: u32 = 1024;
-/// Rows per range of a new minimizer-layout index: 16 rows of a 4 KiB page size are one
+/// Fewest rows per range of a new minimizer-layout index: 16 rows of a 4 KiB page size are one
 /// 64 KiB read, about 1.4 times the bytes of the ~10 rows a super-k-mer needs (see
-/// `docs/formats.md`, "Row layouts", for the measured trade-off).
+/// `docs/formats.md`, "Row layouts", for the measured trade-off). Narrower rows get more
+/// ([`LayoutChoice::range_rows_for`]).
 pub const RANGE_ROWS_DEFAULT: u32 = 16;
+/// Bytes a range of a new index spans at least, when its rows are narrow: a 4 KiB page costs
+/// one request whatever part of it is read, and more rows per range keep related genomes'
+/// false positives nearer the rate.
+pub const RANGE_BYTES_MIN: u64 = 4096;
 /// Layout number of the minimizer ranges in a version-2 compact header.
 pub(crate) const LAYOUT_MINIMIZER: u32 = 1;
 
@@ -103,6 +108,79 @@ impl std::fmt::Display for RowLayout {
                 f,
                 "minimizer (ranges of {range_rows} rows picked by {minimizer}-mer minimizers)"
             ),
+        }
+    }
+}
+
+/// How a new index chooses its row layout: COBS's, or minimizer ranges of a given number of
+/// rows or of the number its page size calls for ([`LayoutChoice::range_rows_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "name", rename_all = "lowercase")]
+pub enum LayoutChoice {
+    /// COBS's layout.
+    #[default]
+    Cobs,
+    /// Minimizer ranges.
+    Minimizer {
+        /// Rows per range (`None`: chosen from the page size).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        range_rows: Option<u32>,
+    },
+}
+
+impl LayoutChoice {
+    /// Minimizer ranges of the size the page size calls for: bitsift's default.
+    pub const MINIMIZER: LayoutChoice = LayoutChoice::Minimizer { range_rows: None };
+
+    /// Rows per range for rows of `page_size` bytes: at least [`RANGE_ROWS_DEFAULT`], and at
+    /// least [`RANGE_BYTES_MIN`] bytes (a power of two, at most [`RANGE_ROWS_MAX`]).
+    pub fn range_rows_for(page_size: u64) -> u32 {
+        let rows = RANGE_BYTES_MIN
+            .div_ceil(page_size.max(1))
+            .next_power_of_two();
+        rows.clamp(RANGE_ROWS_DEFAULT as u64, RANGE_ROWS_MAX as u64) as u32
+    }
+
+    /// The layout of a new index of term size `k` with rows of `page_size` bytes.
+    pub fn resolve(self, k: u32, page_size: u64) -> RowLayout {
+        match self {
+            LayoutChoice::Cobs => RowLayout::Cobs,
+            LayoutChoice::Minimizer { range_rows } => RowLayout::minimizer(
+                k,
+                range_rows.unwrap_or_else(|| LayoutChoice::range_rows_for(page_size)),
+            ),
+        }
+    }
+
+    /// The choice that gives `layout` again, whatever the page size.
+    pub fn of(layout: RowLayout) -> LayoutChoice {
+        match layout {
+            RowLayout::Cobs => LayoutChoice::Cobs,
+            RowLayout::Minimizer { range_rows, .. } => LayoutChoice::Minimizer {
+                range_rows: Some(range_rows),
+            },
+        }
+    }
+
+    /// Why this choice cannot be used, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            LayoutChoice::Minimizer {
+                range_rows: Some(rows),
+            } => RowLayout::check_range_rows(*rows as u64),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Display for LayoutChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LayoutChoice::Cobs => f.write_str("cobs"),
+            LayoutChoice::Minimizer { range_rows: None } => f.write_str("minimizer"),
+            LayoutChoice::Minimizer {
+                range_rows: Some(rows),
+            } => write!(f, "minimizer, ranges of {rows} rows"),
         }
     }
 }
@@ -224,10 +302,29 @@ mod tests {
     }
 
     #[test]
+    fn narrow_rows_get_ranges_of_a_page() {
+        assert_eq!(LayoutChoice::range_rows_for(4096), 16);
+        assert_eq!(LayoutChoice::range_rows_for(256), 16);
+        assert_eq!(LayoutChoice::range_rows_for(128), 32);
+        assert_eq!(LayoutChoice::range_rows_for(8), 512);
+        assert_eq!(LayoutChoice::range_rows_for(3), 1024);
+        assert_eq!(LayoutChoice::range_rows_for(1), 1024);
+        let fixed = LayoutChoice::Minimizer {
+            range_rows: Some(64),
+        };
+        assert_eq!(fixed.resolve(31, 8), RowLayout::minimizer(31, 64));
+        assert_eq!(
+            LayoutChoice::MINIMIZER.resolve(31, 8),
+            RowLayout::minimizer(31, 512)
+        );
+        assert_eq!(LayoutChoice::of(RowLayout::minimizer(31, 64)), fixed);
+    }
+
+    #[test]
     fn range_sizes_are_powers_of_two_within_bounds() {
         assert!(RowLayout::check_range_rows(16).is_ok());
         assert!(RowLayout::check_range_rows(1024).is_ok());
-        assert!(RowLayout::check_range_rows(2).is_err());
+        assert!(RowLayout::check_range_rows(4).is_err());
         assert!(RowLayout::check_range_rows(24).is_err());
         assert!(RowLayout::check_range_rows(2048).is_err());
         let layout = RowLayout::minimizer(31, 16);

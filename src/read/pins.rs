@@ -115,9 +115,7 @@ impl PinnedPages {
             }
             // Merge with the previous read when this page follows its last one within the gap.
             match (self.reads.last_mut(), self.read_slots.last_mut()) {
-                (Some(last), Some(slots))
-                    if extends(last, file, page, engine.file_size(file)) =>
-                {
+                (Some(last), Some(slots)) if extends(last, file, page, engine.file_size(file)) => {
                     last.len = ((page + 1) * SIDE_PAGE_BYTES - last.offset) as u32;
                     slots.end = slot + 1;
                 }

@@ -88,8 +88,9 @@ pub struct SynthOptions {
     pub force: bool,
     /// Show a progress bar.
     pub progress: bool,
-    /// Where a k-mer's rows lie (block rows are whole ranges of it).
-    pub layout: crate::format::RowLayout,
+    /// Where a k-mer's rows lie (block rows are whole ranges of it), resolved with the page
+    /// size.
+    pub layout: crate::format::LayoutChoice,
 }
 
 impl Default for SynthOptions {
@@ -108,7 +109,7 @@ impl Default for SynthOptions {
             seed: 1,
             force: false,
             progress: false,
-            layout: crate::format::RowLayout::Cobs,
+            layout: crate::format::LayoutChoice::Cobs,
         }
     }
 }

@@ -83,12 +83,13 @@ impl SynthPlan {
             .unwrap_or_else(|| default_page_size(options.documents));
         let per_block = (8 * page_size) as usize;
         let hashes = options.num_hashes as f64;
+        let row_layout = options.layout.resolve(options.k, page_size);
         let blocks: Vec<SynthBlock> = sizes
             .chunks(per_block)
             .enumerate()
             .map(|(number, chunk)| {
                 let kmers_max = chunk.iter().map(|&s| kmers_of(s, options.k)).max();
-                let rows = options.layout.round_rows(rows_for(
+                let rows = row_layout.round_rows(rows_for(
                     kmers_max.unwrap_or(0),
                     options.num_hashes,
                     options.fpr,
@@ -112,7 +113,7 @@ impl SynthPlan {
             num_hashes: options.num_hashes,
             page_size,
             block_rows: blocks.iter().map(|b| b.rows).collect(),
-            rows: options.layout,
+            rows: row_layout,
         };
         let names: Vec<String> = (0..options.documents)
             .map(|d| document_name(d, options.documents))

@@ -182,7 +182,7 @@ fn options(args: &ConstructArgs, list: DocumentList, ui: Ui) -> BuildOptions {
         metadata: None,
         summaries: None,
         rows: RowSizing::Exact,
-        layout: bitsift::format::RowLayout::Cobs,
+        layout: bitsift::format::LayoutChoice::Cobs,
         documents: Some(list),
     }
 }
