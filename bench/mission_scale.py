@@ -585,7 +585,7 @@ def load_genes(m):
 
 def collection_layout(m, coll):
     """name -> (sub-index file, block) of every shown document, and per (file, block) the
-    row count and page size, from `bitsift info --json --documents` and the COBS headers."""
+    row count, page size and row layout, from `bitsift info --json --documents`."""
     done = m.sh([m.args.bitsift, "info", "--json", "--documents", coll], what="bitsift info")
     info = json.loads(done.stdout)
     shown = {}
@@ -596,11 +596,10 @@ def collection_layout(m, coll):
         path = os.path.join(coll, sub["file"])
         sdone = m.sh([m.args.bitsift, "info", "--json", "--documents", path], what="bitsift info")
         sinfo = json.loads(sdone.stdout)
-        header = read_index_header(path)
         per_block = sinfo["documents_per_block"]
-        for b, (rows, _hashes) in enumerate(header["blocks"]):
-            blocks[(sub["file"], b)] = {"rows": rows, "page_size": header["page_size"],
-                                        "hashes": sinfo["hashes"]}
+        for b, rows in enumerate(sinfo["block_rows"]):
+            blocks[(sub["file"], b)] = {"rows": rows, "page_size": sinfo["page_size"],
+                                        "hashes": sinfo["hashes"], "layout": sinfo["layout"]}
         names = shown.get(sub["file"], set())
         for pos, name in enumerate(sinfo["document_names"]):
             if name in names:

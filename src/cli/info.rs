@@ -34,6 +34,9 @@ struct Info<'a> {
     k: u32,
     canonical: bool,
     hashes: u32,
+    /// Where a k-mer's rows lie: `{"name": "cobs"}` or `{"name": "minimizer", "range_rows",
+    /// "minimizer"}`.
+    layout: bitsift::format::RowLayout,
     /// Documents a search may report: placeholders of merged files are not counted.
     documents: u64,
     /// Placeholder documents of a merged file ([`bitsift::format::is_placeholder`]).
@@ -45,6 +48,8 @@ struct Info<'a> {
     rows_min: u64,
     rows_max: u64,
     rows_total: u64,
+    /// Rows of every block, in file order.
+    block_rows: Vec<u64>,
     data_offset: u64,
     data_offset_4k_aligned: bool,
     rows_page_aligned: bool,
@@ -151,10 +156,14 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     let info = Info {
         path: args.index.display().to_string(),
         format: header.kind,
-        version: bitsift::format::VERSION,
+        version: match header.rows {
+            bitsift::format::RowLayout::Cobs => bitsift::format::VERSION,
+            bitsift::format::RowLayout::Minimizer { .. } => bitsift::format::VERSION_RANGES,
+        },
         k: header.k,
         canonical: header.canonical,
         hashes: header.num_hashes,
+        layout: header.rows,
         documents: header.document_count() - placeholders,
         placeholders,
         blocks: header.blocks.len(),
@@ -165,7 +174,8 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         },
         rows_min: rows.clone().min().unwrap_or(0),
         rows_max: rows.clone().max().unwrap_or(0),
-        rows_total: rows.sum(),
+        rows_total: rows.clone().sum(),
+        block_rows: rows.collect(),
         data_offset: header.data_offset,
         data_offset_4k_aligned: header.data_offset % 4096 == 0,
         rows_page_aligned: header.rows_page_aligned(),
@@ -188,11 +198,18 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     }
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     println!("index            {}", info.path);
-    println!(
-        "format           COBS {}, version {}",
-        header.kind.as_str(),
-        info.version
-    );
+    match header.rows {
+        bitsift::format::RowLayout::Cobs => println!(
+            "format           COBS {}, version {}",
+            header.kind.as_str(),
+            info.version
+        ),
+        _ => println!(
+            "format           bitsift compact, version {} (COBS cannot read it)",
+            info.version
+        ),
+    }
+    println!("row layout       {}", info.layout);
     println!("k                {}", info.k);
     println!("canonical        {}", yes_no(info.canonical));
     println!("hash functions   {}", info.hashes);
@@ -242,11 +259,17 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         format_bytes(info.file_size),
         info.file_size
     );
-    println!(
-        "cost per k-mer   {} of {} bytes",
-        plural(info.reads_per_kmer, "row read"),
-        info.page_size
-    );
+    match header.rows {
+        bitsift::format::RowLayout::Cobs => println!(
+            "cost per k-mer   {} of {} bytes",
+            plural(info.reads_per_kmer, "row read"),
+            info.page_size
+        ),
+        layout => println!(
+            "cost per gene    ~1 read of up to {} bytes per distinct minimizer (~10 k-mers) and block",
+            layout.range_rows() * info.page_size
+        ),
+    }
     let sidecar = sidecar_path(&args.index);
     match info.checksums {
         "ok" => println!(
@@ -327,6 +350,8 @@ struct CollectionInfo<'a> {
     hashes: u32,
     fpr: Option<f64>,
     page_size: Option<u64>,
+    /// The row layout of new sub-indexes.
+    layout: bitsift::format::LayoutChoice,
     documents: u64,
     documents_hidden: u64,
     subindexes: Vec<SubIndexInfo<'a>>,
@@ -342,6 +367,7 @@ struct SubIndexInfo<'a> {
     file: &'a str,
     kind: SubIndexKind,
     page_size: u64,
+    layout: bitsift::format::RowLayout,
     blocks: u64,
     documents: u64,
     hidden: u64,
@@ -363,6 +389,7 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
                 file: &sub.file,
                 kind: sub.kind,
                 page_size: sub.page_size,
+                layout: sub.layout,
                 blocks: sub.blocks,
                 documents: shown,
                 hidden: sub.document_count - shown - sub.placeholder_count(),
@@ -384,6 +411,7 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
         hashes: parameters.hashes,
         fpr: parameters.fpr,
         page_size: parameters.page_size,
+        layout: parameters.layout,
         documents: subindexes.iter().map(|s| s.documents).sum(),
         documents_hidden: subindexes.iter().map(|s| s.hidden).sum(),
         blocks: subindexes.iter().map(|s| s.blocks).sum(),
@@ -425,6 +453,7 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
                 "{p} bytes per row"
             ))
     );
+    println!("row layout       {} (of new sub-indexes)", info.layout);
     println!(
         "documents        {} ({} removed, hidden until a merge)",
         info.documents, info.documents_hidden
