@@ -165,13 +165,13 @@ class Group:
         return 0, 0
 
     def reset_peak(self):
-        """Starts the memory high-water mark again (v1; v2 kernels from 6.12 allow it too)."""
+        """Starts the memory high-water mark again (v1 only: v2's memory.peak resets only for
+        the file descriptor that wrote to it)."""
         where = self.controllers.get("memory")
-        if where is None:
+        if where is None or where[0] != "v1":
             return
-        name = "memory.max_usage_in_bytes" if where[0] == "v1" else "memory.peak"
         try:
-            with open(os.path.join(where[1], name), "w") as f:
+            with open(os.path.join(where[1], "memory.max_usage_in_bytes"), "w") as f:
                 f.write("0")
         except OSError:
             pass
