@@ -38,8 +38,10 @@ Steps (each writes its results into OUT/summary.json as soon as it ends):
               OUT/commands.sh (every command, in order), and a table on standard output: per
               profile, class -> read requests, bytes, wall p50/p99.
 
-Cost of the profiles: under cloud, about 0.1-0.5 s more per cold gene at the small scale (each
-process reads its binary and the index's open at 3,000 IOPS too); under hdd, seconds per gene.
+Cost of the profiles. Every cold process reads its binary and libraries through the throttle
+too (the page cache is dropped): at the small scale ~300 of a bitsift query's ~400 device
+requests, ~1,800 for COBS's Python worker. The small run's cloud pass takes about 70 s (a gene
+~0.16 s, COBS ~0.5 s); under hdd a gene takes ~2 s and a COBS search ~8 s.
 
 Exit status 0 when everything ran and checked out; 1 when a command failed, a gene was
 missed (a false negative), a removed genome was reported, a required result is missing, or
