@@ -12,8 +12,11 @@ read_bps_device, or v2 io.max riops/rbps) and the memory limit (v1 memory.limit_
 memory.max). The command joins it before it executes (a preexec function), so every thread
 and io_uring worker it starts is throttled too: O_DIRECT and buffered reads, io_uring and
 mmap page faults all count (bench/frugal.sh --check measures each). blk-throttle counts
-requests as the block layer sees them: a buffered read-ahead or an mmap read-around of many
-pages is one request of many bytes, held to the bandwidth limit rather than the IOPS one.
+requests as the block layer sees them: a buffered read-ahead or an mmap read-around is a few
+large requests (up to 4 MiB each here), held to the bandwidth limit; a large O_DIRECT read is
+split (at most 254 memory segments a request here) and each part counts against the IOPS
+limit. An idle group starts with about one throttle slice's budget at once (100 ms: ~300
+requests under cloud); steady rates are exact (BENCHMARKS.md, "Frugal disk profiles").
 
     bench/frugal.sh PROFILE [--iops N] [--bps SIZE] [--memory SIZE] [--device-of PATH]
                     [--stats] [--quiet] [--] CMD [ARGS...]
