@@ -93,7 +93,9 @@ class Throttle:
             parts.append("{:,} IOPS".format(self.iops))
         if self.bps:
             parts.append("%s/s" % human(self.bps))
-        return "reads of %s throttled to %s" % (self.name, " and ".join(parts) or "nothing (no limit)")
+        if not parts:
+            return "reads of %s counted, not throttled" % self.name
+        return "reads of %s throttled to %s" % (self.name, " and ".join(parts))
 
 
 class Group:

@@ -24,6 +24,8 @@ requests under cloud); steady rates are exact (BENCHMARKS.md, "Frugal disk profi
                     [--file PATH] [--bitsift PATH]
     bench/frugal.sh --list
 
+--stats prints, when the command ends, the read requests and bytes the kernel's io controller
+counted for it on the device (a large read counts as the requests it was split into).
 Options may come before or after PROFILE; the first other word starts the command. Root is
 required (cgroups). The device is the disk holding --device-of PATH (default: the current
 directory), found from stat's st_dev through /sys/dev/block, a partition resolved to its
@@ -184,13 +186,14 @@ def device_of(path):
 # cgroups
 
 
-def profile_group(cgroups, prof, path, name=None):
+def profile_group(cgroups, prof, path, name=None, count_reads=False):
     """The cgroup.Group applying `prof` (a Profile) to the disk holding `path`, made through
     `cgroups` (a cgroup.Cgroups): a read throttle when the profile has one, and its memory
-    cap. None when the profile sets nothing. Raises FrugalError with the reason when the
+    cap. None when the profile sets nothing. count_reads: join the io controller even without
+    a throttle, so that Group.reads() counts. Raises FrugalError with the reason when the
     throttle or the cap cannot be made (not root, no controller)."""
     throttle = None
-    if prof.throttled:
+    if prof.throttled or count_reads:
         why = cgroups.throttle_reason()
         if why:
             raise FrugalError("profile %s: %s" % (prof.name, why))
@@ -285,7 +288,7 @@ def run_main(opts):
     cmd = opts["command"]
     if not cmd:
         raise FrugalError("no command to run (usage: frugal.sh PROFILE CMD [ARGS...])")
-    if not prof.throttled and not prof.memory:
+    if not prof.throttled and not prof.memory and not opts.get("stats"):
         if not opts.get("quiet"):
             say("%s: no throttle and no memory cap: running the command as it is" % prof.name)
         return run_command(None, cmd)
@@ -296,7 +299,7 @@ def run_main(opts):
     group = None
     try:
         group = profile_group(cgroups, prof, opts.get("device_of") or ".",
-                              name="bitsift-frugal-%d" % os.getpid())
+                              name="bitsift-frugal-%d" % os.getpid(), count_reads=opts.get("stats"))
         if not opts.get("quiet"):
             say(announce(prof, group))
         before = group.reads()
