@@ -727,8 +727,6 @@ def build(m):
     sheet_s = time.perf_counter() - started
     per_shard = args.shard_documents or max(64, min(65536, math.ceil(len(m.base_names) / 4)))
     config = os.path.join(wf, "config.yaml")
-    # (issue 29: a `--layout` passthrough to the workflow's `bitsift build`, once it has a
-    # second index layout, would go into this config; the build steps are unchanged here.)
     with open(config, "w") as f:
         f.write("bitsift: %s\nsamples: samples.tsv\ncollection: collection\nwork: work\n"
                 "max_documents_per_shard: %d\nbuild_threads: %d\norder: group:species\n"
