@@ -29,8 +29,19 @@ Steps (each writes its results into OUT/summary.json as soon as it ends):
               open, genes per class (+ --no-summaries for absent and accessory), a batch of
               1,000 genes, the server, the Python package, and COBS against bitsift on the
               largest shard (the COBS-built file itself, and the workflow's shard index).
- 4. report    OUT/summary.json, OUT/genes.csv (one row per cold gene run), OUT/commands.sh
-              (every command, in order), and a table on standard output.
+              --profiles none,cloud,hdd repeats open, genes, batch, server and COBS under
+              each frugal disk profile (bench/frugal.sh, bench/suite/frugal.py): the kernel
+              throttles the reads of the disk holding OUT (cloud: 3,000 IOPS and 125 MiB/s;
+              hdd: 200 IOPS and 150 MiB/s) and --cap caps memory; hdd measures --hdd-genes
+              genes a class. Results per profile in summary.json's profiles.NAME.
+ 4. report    OUT/summary.json, OUT/genes.csv (one row per cold gene run, with its profile),
+              OUT/commands.sh (every command, in order), and a table on standard output: per
+              profile, class -> read requests, bytes, wall p50/p99.
+
+Cost of the profiles. Every cold process reads its binary and libraries through the throttle
+too (the page cache is dropped): at the small scale ~300 of a bitsift query's ~400 device
+requests, ~1,800 for COBS's Python worker. The small run's cloud pass takes about 70 s (a gene
+~0.16 s, COBS ~0.5 s); under hdd a gene takes ~2 s and a COBS search ~8 s.
 
 Exit status 0 when everything ran and checked out; 1 when a command failed, a gene was
 missed (a false negative), a removed genome was reported, a required result is missing, or
@@ -74,6 +85,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "peer"))
 
 import loadtest  # noqa: E402  (bench/loadtest.py: client(), free_port(), memory_kib())
 from cobs_peer import read_index_header  # noqa: E402  (tests/peer/cobs_peer.py)
+from suite import frugal  # noqa: E402  (bench/suite/frugal.py: the frugal disk profiles)
 from suite.cgroup import Cgroups  # noqa: E402
 from suite.util import BenchError, parse_size, read_fasta, run, write_fasta  # noqa: E402
 
@@ -216,38 +228,88 @@ class Mission:
         if not self.can_drop:
             self.note("not root: the page cache is not dropped; POSIX_FADV_DONTNEED on the "
                       "index files is used instead (other files stay cached)")
-        # memory cgroup
+        # memory cgroup (profile none), or the frugal profiles' throttle + the same cap
         self.cgroups = Cgroups(enabled=not args.no_cgroup)
         self.group = None
+        self.groups = {}  # profile -> cgroup.Group (or None: no cgroup)
         if self.cgroups.available:
-            self.group = self.cgroups.group(args.cap)
-            self.summary["cgroup"] = {"mode": self.cgroups.mode, "path": self.group.path,
+            self.groups["none"] = self.cgroups.group(args.cap)
+            self.summary["cgroup"] = {"mode": self.cgroups.mode, "path": self.groups["none"].path,
                                       "limit_bytes": args.cap, "describe": self.cgroups.describe()}
         else:
+            self.groups["none"] = None
             self.summary["cgroup"] = {"mode": None, "reason": self.cgroups.reason}
             self.note("no memory cap (%s): measured processes run without one" % self.cgroups.reason)
         self.summary["cap_bytes"] = args.cap
-        self.summary["cap_applied"] = self.group is not None
+        self.summary["cap_applied"] = self.groups["none"] is not None
+        # Every profile's memory cap is --cap (default 2G, the profiles' 2 GiB); the throttled
+        # ones add the kernel's read limits on the disk holding OUT (suite/frugal.py).
+        self.summary["profiles"] = {}
+        for name in args.profiles:
+            prof = frugal.PROFILES[name]
+            entry = {"read_iops": prof.iops, "read_bps": prof.bps, "memory_bytes": args.cap,
+                     "about": prof.about}
+            if prof.throttled:
+                capped = frugal.Profile(name, prof.iops, prof.bps, args.cap, prof.about)
+                group = frugal.profile_group(self.cgroups, capped, self.out)
+                self.groups[name] = group
+                entry.update({"device": group.throttle.name, "cgroup": group.describe(),
+                              "cgroup_dirs": group.dirs})
+            elif self.groups["none"] is not None:
+                entry["cgroup"] = self.groups["none"].describe()
+            self.summary["profiles"][name] = {"limits": entry}
+        if len(args.profiles) > 1 or args.profiles[0] != "none":
+            self.summary["cgroup"]["describe"] = self.cgroups.describe()
+        self.profile = None
+        self.use_profile(args.profiles[0])
         self.write_commands_header()
         self.save()
 
+    def use_profile(self, name):
+        """Measured processes from now on run under profile `name` (its cgroup)."""
+        self.profile = name
+        self.group = self.groups[name]
+
+    @property
+    def first_profile(self):
+        return self.profile == self.args.profiles[0]
+
+    def put(self, key, value):
+        """Stores a result of the current profile: under profiles[NAME], and for the first
+        profile (by default none, today's run) at the top level too, where it always was."""
+        self.summary["profiles"][self.profile][key] = value
+        if self.first_profile:
+            self.summary[key] = value
+
+    def capped_prefix(self, name=None):
+        """The commands.sh function a measured process of profile `name` runs through."""
+        name = name or self.profile
+        return "frugal_" + name if frugal.PROFILES[name].throttled else "capped"
+
     def write_commands_header(self):
         """commands.sh replays the run: `cold` drops the page cache, `capped` runs a command in
-        a memory cgroup with the run's limit (as the measured processes ran)."""
+        a memory cgroup with the run's limit (as the measured processes ran), `frugal_cloud`
+        (and so on) under a frugal disk profile through bench/frugal.sh."""
         lines = ["#!/usr/bin/env bash",
                  "# Every command bench/mission_scale.py ran, in order (%s)." % self.summary["started"],
                  "set -e", "cd %s" % shlex.quote(ROOT),
                  "cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }"]
-        if self.group is not None and self.cgroups.mode == "v1":
-            lines += ["G=%s" % shlex.quote(self.group.path),
+        none = self.groups["none"]
+        if none is not None and self.cgroups.mode == "v1":
+            lines += ["G=%s" % shlex.quote(none.path),
                       "mkdir -p \"$G\" && echo %d > \"$G/memory.limit_in_bytes\"" % self.args.cap,
                       "capped() { (echo $BASHPID > \"$G/tasks\" && exec \"$@\"); }"]
-        elif self.group is not None:
-            lines += ["G=%s" % shlex.quote(self.group.path),
+        elif none is not None:
+            lines += ["G=%s" % shlex.quote(none.path),
                       "mkdir -p \"$G\" && echo %d > \"$G/memory.max\"" % self.args.cap,
                       "capped() { (echo $BASHPID > \"$G/cgroup.procs\" && exec \"$@\"); }"]
         else:
             lines += ["capped() { \"$@\"; }  # this run had no memory cgroup"]
+        for name in self.args.profiles:
+            if frugal.PROFILES[name].throttled:
+                # the profile's throttle and the run's cap, in a cgroup of their own
+                lines.append("%s() { bench/frugal.sh %s --memory %d --device-of %s --quiet -- \"$@\"; }" % (
+                    self.capped_prefix(name), name, self.args.cap, shlex.quote(self.out)))
         with open(self.commands_path, "w") as f:
             f.write("\n".join(lines) + "\n")
 
@@ -280,7 +342,7 @@ class Mission:
             line = "env %s %s" % (" ".join("%s=%s" % (k, shlex.quote(str(v))) for k, v in env.items()),
                                   line)
         if measured:
-            line = "capped " + line
+            line = self.capped_prefix() + " " + line
         if stdin:
             line = stdin + " | " + line
         if cwd and os.path.abspath(cwd) != ROOT:
@@ -329,28 +391,29 @@ class Mission:
                 os.close(fd)
 
     def reset_peak(self):
-        if self.group is not None and self.cgroups.mode == "v1":
-            try:
-                with open(os.path.join(self.group.path, "memory.max_usage_in_bytes"), "w") as f:
-                    f.write("0")
-            except OSError:
-                pass
+        if self.group is not None:
+            self.group.reset_peak()
+
+    def device_reads(self, since=None):
+        """(read requests, bytes) the kernel's io controller counted for the current profile's
+        cgroup on its disk (throttled profiles only; everything the processes read: binary,
+        libraries, index), since `since` when given; (None, None) otherwise."""
+        if self.group is None:
+            return None, None
+        now = self.group.reads()
+        if since is None or now[0] is None or since[0] is None:
+            return now
+        return now[0] - since[0], now[1] - since[1]
 
     def cgroup_peak(self):
-        """Peak memory of the cgroup since reset_peak (page cache included), v1 only."""
-        if self.group is None:
-            return None
-        name = "memory.max_usage_in_bytes" if self.cgroups.mode == "v1" else "memory.peak"
-        try:
-            with open(os.path.join(self.group.path, name)) as f:
-                return int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
+        """Peak memory of the cgroup since reset_peak (page cache included; v2: since it was
+        made)."""
+        return self.group.peak() if self.group is not None else None
 
     def measured(self, cmd, *, cold=True, cold_files=(), stdout_path=None, env=None, what=None,
                  timeout=None):
-        """A measured process: page cache dropped first (cold), run in the memory cgroup.
-        Returns (Completed, cgroup peak bytes)."""
+        """A measured process: page cache dropped first (cold), run in the memory cgroup (or the
+        current frugal profile's). Returns (Completed, cgroup peak bytes)."""
         self.record(cmd, env=env, measured=True, cold=cold)
         if cold:
             self.drop_caches(cold_files)
@@ -362,8 +425,10 @@ class Mission:
         wrapped = list(cmd)
         if os.access(GNU_TIME, os.X_OK):
             wrapped = [GNU_TIME, "-f", "%M", "-o", rss_file] + wrapped
+        before = self.device_reads()
         done = run(wrapped, cgroup=self.group, env=env, stdout_path=stdout_path, what=what,
                    timeout=timeout or self.args.timeout)
+        done.device_reads = self.device_reads(before)
         if wrapped[0] == GNU_TIME:
             with open(rss_file) as f:
                 done.rusage["max_rss_bytes"] = int(f.read().split()[-1]) * 1024
@@ -859,7 +924,7 @@ def measure_genes(m, coll, label, classes=CLASSES, extra=(), variant="default"):
     """Each gene in its own fresh cold process; checks the truth's carriers are all hit."""
     info, where, blocks = m.layouts[coll]
     rows = []
-    genes = [g for g in m.genes if g["class"] in classes]
+    genes = [g for g in profile_genes(m) if g["class"] in classes]
     started = time.monotonic()
     for i, gene in enumerate(genes):
         done, doc, peak = m.bitsift_query(coll, gene["path"], ["--batch", "1"] + list(extra),
@@ -876,7 +941,8 @@ def measure_genes(m, coll, label, classes=CLASSES, extra=(), variant="default"):
         carrier_blocks = {where[g] for g in carriers}
         bound = lower_bound_bytes(carrier_blocks, blocks, gene["distinct_kmers"])
         row = {
-            "collection": label, "variant": variant, "class": gene["class"], "gene": gene["name"],
+            "collection": label, "variant": variant, "profile": m.profile,
+            "class": gene["class"], "gene": gene["name"],
             "bases": len(gene["seq"]), "kmers": stats.get("kmers"),
             "unique_kmers": stats.get("unique_kmers"), "distinct_kmers": gene["distinct_kmers"],
             "wall_ms": round(done.wall_s * 1e3, 2), "total_ms": stats.get("total_ms"),
@@ -888,7 +954,8 @@ def measure_genes(m, coll, label, classes=CLASSES, extra=(), variant="default"):
             "blocks_ruled_out": stats.get("blocks_ruled_out"),
             "blocks_pruned": stats.get("blocks_pruned"), "engine": stats.get("engine"),
             "source": stats.get("source"), "peak_rss_bytes": done.rusage["max_rss_bytes"],
-            "cgroup_peak_bytes": peak, "hits": len(hits), "carriers": len(carriers),
+            "cgroup_peak_bytes": peak, "device_read_requests": done.device_reads[0],
+            "device_read_bytes": done.device_reads[1], "hits": len(hits), "carriers": len(carriers),
             "carrier_blocks": len(carrier_blocks), "lower_bound_bytes": bound,
             "missed": len(missed), "missed_examples": " ".join(missed[:5]),
         }
@@ -896,16 +963,29 @@ def measure_genes(m, coll, label, classes=CLASSES, extra=(), variant="default"):
             m.note("%s: bitsift counts %s distinct k-mers, this script %d" % (
                 gene["name"], stats["unique_kmers"], gene["distinct_kmers"]))
         if missed:
-            m.fail("%s (%s, %s): %d of %d carriers at t=%g not among the hits (false negatives), "
-                   "e.g. %s" % (gene["name"], label, variant, len(missed), len(carriers),
-                                m.args.threshold, ", ".join(missed[:5])))
+            m.fail("%s (%s, %s, %s): %d of %d carriers at t=%g not among the hits (false "
+                   "negatives), e.g. %s" % (gene["name"], label, variant, m.profile, len(missed),
+                                             len(carriers), m.args.threshold, ", ".join(missed[:5])))
         rows.append(row)
         if (i + 1) % 20 == 0 or i + 1 == len(genes):
-            log("%s %s: %d/%d genes (%.0f s)" % (label, variant, i + 1, len(genes),
-                                                  time.monotonic() - started))
+            log("%s %s (%s): %d/%d genes (%.0f s)" % (label, variant, m.profile, i + 1, len(genes),
+                                                       time.monotonic() - started))
     m.gene_rows.extend(rows)
     write_gene_rows(m)
     return rows
+
+
+def profile_genes(m):
+    """The genes measured one at a time under the current profile: all of them, except
+    under hdd (--hdd-genes a class, evenly spaced over the class's list)."""
+    if m.profile != "hdd":
+        return m.genes
+    picked = []
+    for cls in CLASSES:
+        genes = [g for g in m.genes if g["class"] == cls]
+        n = min(m.args.hdd_genes, len(genes))
+        picked += [genes[int(i * len(genes) / n)] for i in range(n)]
+    return picked
 
 
 def per_class(rows):
@@ -927,6 +1007,11 @@ def per_class(rows):
             "index_bytes_read_mean": rnd(index_mean, 0),
             "side_bytes_read_mean": rnd(mean(r["side_bytes_read"] for r in rs), 0),
             "read_requests_mean": rnd(mean(r["read_requests"] for r in rs), 1),
+            "read_requests_p50": pct([r["read_requests"] for r in rs], 0.5),
+            "read_requests_p99": pct([r["read_requests"] for r in rs], 0.99),
+            # what the kernel counted for the whole process (throttled profiles only)
+            "device_read_requests_p50": pct([r.get("device_read_requests") for r in rs], 0.5),
+            "device_read_bytes_mean": rnd(mean(r.get("device_read_bytes") for r in rs), 0),
             "blocks_ruled_out_mean": rnd(mean(r["blocks_ruled_out"] for r in rs), 2),
             "lower_bound_bytes_mean": rnd(bound_mean, 0),
             "index_bytes_over_lower_bound": rnd(ratio(index_mean, bound_mean), 2),
@@ -957,10 +1042,19 @@ def write_gene_rows(m):
 
 
 def measure_collection(m, label, full):
+    """Open and the genes of each class on the collection as it is now, under the current
+    profile; results in collections[label] for the first profile (today's place), and in
+    profiles[NAME].collection for every profile measured on the final collection."""
     coll = m.coll
-    m.begin("measure the %s collection" % label)
-    m.layouts[coll] = collection_layout(m, coll)
-    section = m.summary.setdefault("collections", {}).setdefault(label, {})
+    m.begin("measure the %s collection (profile %s)" % (label, m.profile))
+    if m.first_profile or coll not in m.layouts:  # later profiles measure the same final collection
+        m.layouts[coll] = collection_layout(m, coll)
+    if m.first_profile:
+        section = m.summary.setdefault("collections", {}).setdefault(label, {})
+    else:
+        section = {}
+    if label == "final":
+        m.summary["profiles"][m.profile]["collection"] = section
     section.update(sizes(coll))
     section["documents"] = len(m.layouts[coll][1])
     section["blocks"] = len(m.layouts[coll][2])
@@ -978,7 +1072,7 @@ def measure_collection(m, label, full):
 
 
 def batch(m):
-    m.begin("1,000-gene batch")
+    m.begin("1,000-gene batch (profile %s)" % m.profile)
     coll = m.coll
     pool, seen = [], set()
     for path in [os.path.join(m.sim, "genes.fa")] + [os.path.join(m.sim, "queries_%s.fa" % c)
@@ -1008,21 +1102,22 @@ def batch(m):
         "batches": len(batches), "bytes_read": sum(b.get("bytes_read", 0) for b in batches),
         "read_requests": sum(b.get("read_requests", 0) for b in batches),
         "hits": sum(len(q.get("hits", [])) for q in queries),
+        "device_read_requests": done.device_reads[0], "device_read_bytes": done.device_reads[1],
         "total_ms": rnd(sum(b.get("total_ms", 0) for b in batches), 1),
         "engines": sorted({str(b.get("engine")) for b in batches}),
     }
     if len(searched) != count:
         m.fail("batch: %d of %d genes searched" % (len(searched), count))
-    m.summary["batch"] = result
-    m.summary["batch_1000_s"] = result["wall_s"]
-    log("batch: %d genes in %.2f s (%.0f genes/s), peak RSS %s, %s read" % (
-        count, done.wall_s, result["genes_per_s"], human(result["peak_rss_bytes"]),
+    m.put("batch", result)
+    m.put("batch_1000_s", result["wall_s"])
+    log("batch (%s): %d genes in %.2f s (%.0f genes/s), peak RSS %s, %s read" % (
+        m.profile, count, done.wall_s, result["genes_per_s"], human(result["peak_rss_bytes"]),
         human(result["bytes_read"])))
     m.save()
 
 
 def server(m):
-    m.begin("server")
+    m.begin("server (profile %s)" % m.profile)
     args = m.args
     coll = m.coll
     genes = [(g["name"], g["seq"]) for g in m.genes]
@@ -1075,6 +1170,7 @@ def server(m):
                 port, genes, args.server_seconds, 1000 * number + c, results, args.threshold))
                 for c in range(clients)]
             t0 = time.monotonic()
+            before = m.device_reads()
             for t in threads:
                 t.start()
             for t in threads:
@@ -1096,6 +1192,7 @@ def server(m):
                 "rss_max_sampled_bytes": max(samples) * 1024 if samples else None,
                 "peak_rss_bytes": (loadtest.memory_kib(proc.pid, "VmHWM") or 0) * 1024,
                 "cgroup_peak_bytes": m.cgroup_peak(),
+                "device_read_requests": m.device_reads(before)[0],
             }
             result["phases"][str(clients)] = entry
             bad = {s: n for s, n in statuses.items() if s not in ("200", "503")}
@@ -1107,8 +1204,8 @@ def server(m):
                 m.fail("server: exited during the %d-client phase (status %s; out of memory in the "
                        "cgroup?)" % (clients, proc.returncode))
                 break
-            log("server: %d clients: %d answered, p50 %s ms, p99 %s ms, %.1f genes/s, peak RSS %s" % (
-                clients, len(answered), entry["p50_ms"], entry["p99_ms"], entry["genes_per_s"],
+            log("server (%s): %d clients: %d answered, p50 %s ms, p99 %s ms, %.1f genes/s, peak RSS %s" % (
+                m.profile, clients, len(answered), entry["p50_ms"], entry["p99_ms"], entry["genes_per_s"],
                 human(entry["peak_rss_bytes"])))
     finally:
         if proc.poll() is None:
@@ -1124,11 +1221,11 @@ def server(m):
             pass
         err_file.close()
     result["cgroup_peak_bytes"] = m.cgroup_peak()
-    m.summary["server"] = {
+    m.put("server", {
         str(c): {"p50_ms": e["p50_ms"], "p99_ms": e["p99_ms"], "genes_per_s": e["genes_per_s"],
                  "peak_rss": e["peak_rss_bytes"]}
-        for c, e in ((int(k), v) for k, v in result["phases"].items())}
-    m.summary["server_detail"] = result
+        for c, e in ((int(k), v) for k, v in result["phases"].items())})
+    m.put("server_detail", result)
     m.save()
 
 
@@ -1231,6 +1328,7 @@ def cobs_oneshot(m, python, index, seq, gene_path):
     m.record(cmd, measured=True, cold=True, stdin=request)
     m.drop_caches([index])
     m.reset_peak()
+    before = m.device_reads()
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, bufsize=1,
@@ -1256,19 +1354,21 @@ def cobs_oneshot(m, python, index, seq, gene_path):
         _, status, _ = os.wait4(proc.pid, 0)
         proc.stdout.close()
     code = os.waitstatus_to_exitcode(status)
+    device = m.device_reads(before)
     if code != 0:
         raise BenchError("COBS worker exited with %d (killed by the cgroup?)" % code)
     return {"wall_ms": round(wall * 1e3, 2), "search_ms": round(reply["search_ms"], 3),
             "startup_ms": round(ready.get("startup_ms", 0), 1), "hits": reply["hits"],
             "major_faults": reply["major_faults"], "device_read_bytes": reply["device_read_bytes"],
-            "peak_rss_bytes": (peak_kib or 0) * 1024 or None, "cgroup_peak_bytes": m.cgroup_peak()}
+            "peak_rss_bytes": (peak_kib or 0) * 1024 or None, "cgroup_peak_bytes": m.cgroup_peak(),
+            "device_read_requests": device[0], "device_read_bytes": device[1]}
 
 
 def cobs(m):
-    m.begin("COBS on the largest shard")
+    m.begin("COBS on the largest shard (profile %s)" % m.profile)
     args = m.args
     result = {}
-    m.summary["cobs"] = result
+    m.put("cobs", result)
     python = cobs_python(m)
     result["python"] = python
     shard = max(m.plan, key=lambda r: (int(r["documents"]), int(r["input_bytes"])))
@@ -1314,9 +1414,11 @@ def cobs(m):
                    "bitsift_shard_log": m.summary["build"]["shard_logs"].get(name)})
     docs = set(header["names"])
     per = min(args.cobs_genes, args.genes_per_class)
+    if m.profile == "hdd":
+        per = min(per, args.hdd_genes)
     genes = []
     for cls in CLASSES:
-        genes += [g for g in m.genes if g["class"] == cls][:per]
+        genes += [g for g in profile_genes(m) if g["class"] == cls][:per]
     tools = ("cobs", "bitsift", "bitsift-shard")
     rows = []
     started = time.monotonic()
@@ -1328,6 +1430,7 @@ def cobs(m):
             if tool == "cobs":
                 r = cobs_oneshot(m, python, index, gene["seq"], gene["path"])
                 r["total_ms"] = r["search_ms"]
+                r["requests"] = r["major_faults"]  # one page fault, one read (MADV_RANDOM)
             else:
                 path = index if tool == "bitsift" else shard_index
                 done, doc, peak = m.bitsift_query(path, gene["path"], ["--batch", "1"],
@@ -1340,6 +1443,8 @@ def cobs(m):
                         gene["name"], tool, len(missed), ", ".join(missed[:5])))
                 r = {"wall_ms": round(done.wall_s * 1e3, 2), "total_ms": q["stats"]["total_ms"],
                      "hits": len(hits), "bytes_read": q["stats"].get("bytes_read"),
+                     "requests": q["stats"].get("read_requests"),
+                     "device_read_requests": done.device_reads[0],
                      "peak_rss_bytes": done.rusage["max_rss_bytes"], "cgroup_peak_bytes": peak}
             r.update({"tool": tool, "class": gene["class"], "gene": gene["name"],
                       "first_touch": t == 0, "carriers": len(carriers)})
@@ -1352,7 +1457,8 @@ def cobs(m):
             m.fail("cobs section: %s: COBS reports %d hits, the truth has %d carriers" % (
                 gene["name"], got["cobs"]["hits"], len(carriers)))
         if (i + 1) % 10 == 0 or i + 1 == len(genes):
-            log("cobs: %d/%d genes (%.0f s)" % (i + 1, len(genes), time.monotonic() - started))
+            log("cobs (%s): %d/%d genes (%.0f s)" % (m.profile, i + 1, len(genes),
+                                                     time.monotonic() - started))
     classes = {}
     for cls in CLASSES:
         by_tool = {t: [r for r in rows if r["class"] == cls and r["tool"] == t] for t in tools}
@@ -1363,6 +1469,11 @@ def cobs(m):
             entry[tool] = {"wall_p50_ms": rnd(median(r["wall_ms"] for r in rs), 2),
                            "wall_p99_ms": rnd(pct([r["wall_ms"] for r in rs], 0.99), 2),
                            "query_p50_ms": rnd(median(r["total_ms"] for r in rs), 3),
+                           # bitsift's read_requests; COBS's major page faults
+                           "requests_p50": rnd(median(r.get("requests") for r in rs), 1),
+                           # the whole process's, as the kernel counted them (throttled profiles)
+                           "device_read_requests_p50": rnd(median(r.get("device_read_requests")
+                                                                  for r in rs), 1),
                            "peak_rss_max_bytes": max(r["peak_rss_bytes"] for r in rs)}
         entry["cobs_over_bitsift_wall"] = rnd(ratio(entry["cobs"]["wall_p50_ms"],
                                                     entry["bitsift"]["wall_p50_ms"]), 2)
@@ -1414,6 +1525,12 @@ def report(m):
         p("Memory cap: %s, %s. Cold: %s." % (human(s["cap_bytes"]), s["cgroup"]["describe"], s["cold"]))
     else:
         p("Memory cap: NOT APPLIED (%s). Cold: %s." % (s["cgroup"].get("reason"), s["cold"]))
+    first = m.args.profiles[0]
+    if m.args.profiles != ["none"]:
+        p("Frugal disk profiles: %s. The sections below, up to \"Frugal disk profiles\", are "
+          "under the first, %s." % (", ".join(
+              frugal.Profile(n, frugal.PROFILES[n].iops, frugal.PROFILES[n].bps, m.args.cap,
+                             frugal.PROFILES[n].about).describe() for n in m.args.profiles), first))
     b = s.get("build", {})
     g = s.get("grow", {})
     p("")
@@ -1496,6 +1613,7 @@ def report(m):
                   fmt(e["bitsift"]["query_p50_ms"], 2), fmt(e["cobs_over_bitsift_query"], 2),
                   fmt(e["bitsift-shard"]["wall_p50_ms"])] for cls, e in cb["classes"].items()]))
         p("")
+    report_profiles(m, p)
     # commands, one line per distinct shape (gene files folded)
     shapes = {}
     for section, line in m.commands:
@@ -1520,6 +1638,46 @@ def report(m):
     sys.stdout.flush()
 
 
+def report_profiles(m, p):
+    """Per profile: class -> read requests, bytes, wall p50/p99; the batch, the server, COBS."""
+    s = m.summary
+    profiles = [(n, s.get("profiles", {}).get(n, {})) for n in m.args.profiles]
+    if len(profiles) < 2 and profiles[0][0] == "none":
+        return
+    p("**Frugal disk profiles** (cold, a fresh `bitsift query --batch 1` process per gene; "
+      "requests: the query's read_requests; device: every read request of the process (binary, "
+      "libraries, index) as the kernel's io controller counted them, throttled profiles only; "
+      "COBS: major page faults in its search)")
+    p("")
+    rows = []
+    for name, entry in profiles:
+        cobs = entry.get("cobs", {}).get("classes", {})
+        for cls, c in entry.get("collection", {}).get("classes", {}).items():
+            cb = cobs.get(cls, {}).get("cobs", {})
+            rows.append([name, cls, c["genes"], fmt(c.get("read_requests_p50")),
+                         fmt(c.get("read_requests_p99")), human(c["bytes_read_mean"]),
+                         fmt(c["wall_p50_ms"]), fmt(c["wall_p99_ms"]),
+                         fmt(c.get("device_read_requests_p50")), fmt(cb.get("requests_p50")),
+                         fmt(cb.get("device_read_requests_p50")), fmt(cb.get("wall_p50_ms"))])
+    p(table(["profile", "class", "genes", "requests p50", "requests p99", "bytes (mean)",
+             "wall p50 ms", "wall p99 ms", "device requests p50", "COBS faults p50",
+             "COBS device requests p50", "COBS wall p50 ms"], rows))
+    p("")
+    rows = []
+    for name, entry in profiles:
+        bt = entry.get("batch") or {}
+        server = entry.get("server") or {}
+        cells = [name, fmt(bt.get("wall_s"), 2), fmt(bt.get("genes_per_s")),
+                 fmt(bt.get("read_requests"))]
+        for c in m.args.server_clients:
+            e = server.get(str(c), {})
+            cells.append("%s / %s" % (fmt(e.get("genes_per_s")), fmt(e.get("p50_ms"))))
+        rows.append(cells)
+    p(table(["profile", "batch s", "batch genes/s", "batch requests"] +
+            ["server %d clients: genes/s / p50 ms" % c for c in m.args.server_clients], rows))
+    p("")
+
+
 def check_keys(m):
     s = m.summary
     skipped = {"server": m.args.skip_server, "batch_1000_s": m.args.skip_batch}
@@ -1539,6 +1697,18 @@ def check_keys(m):
                 m.fail("summary.json: server[%r] incomplete" % str(c))
     if not m.args.skip_cobs and not s.get("cobs", {}).get("classes"):
         m.fail("summary.json lacks the COBS comparison")
+    for name in m.args.profiles[1:]:
+        entry = s.get("profiles", {}).get(name, {})
+        classes = entry.get("collection", {}).get("classes", {})
+        for cls in CLASSES:
+            if classes.get(cls, {}).get("wall_p50_ms") is None:
+                m.fail("summary.json lacks profiles[%r].collection.classes[%r]" % (name, cls))
+        if not m.args.skip_batch and not entry.get("batch"):
+            m.fail("summary.json lacks profiles[%r].batch" % name)
+        if not m.args.skip_server and len(entry.get("server", {})) != len(m.args.server_clients):
+            m.fail("summary.json: profiles[%r].server incomplete" % name)
+        if not m.args.skip_cobs and not entry.get("cobs", {}).get("classes"):
+            m.fail("summary.json lacks profiles[%r].cobs" % name)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1590,10 +1760,33 @@ def parse_args(argv):
     a("--skip-python", action="store_true")
     a("--skip-cobs", action="store_true")
     a("--no-cgroup", action="store_true", help="measure without a memory cgroup")
+    a("--profiles", default="none",
+      help="frugal disk profiles to measure under, in order (bench/frugal.sh: none = the memory "
+      "cap only; cloud = reads throttled to 3,000 IOPS and 125 MiB/s; hdd = 200 IOPS and "
+      "150 MiB/s; each with --cap): the cold measurements of the final collection (open, genes "
+      "per class, batch, server, COBS) run under each; the first also measures the collection "
+      "as built, --no-summaries and the Python package [%(default)s]")
+    a("--hdd-genes", type=int, default=5,
+      help="genes per class (one cold process each, and for COBS) under the hdd profile, whose "
+      "reads are slow [%(default)s]")
     a("--quiet-commands", action="store_true",
       help="do not print every command as it runs (OUT/commands.sh lists them anyway)")
     args = p.parse_args(argv)
     args.server_clients = [int(c) for c in args.server_clients.split(",") if c.strip()]
+    args.profiles = [n.strip() for n in args.profiles.split(",") if n.strip()]
+    unknown = [n for n in args.profiles if n not in frugal.PROFILES]
+    if unknown or not args.profiles or len(set(args.profiles)) != len(args.profiles):
+        p.error("--profiles %s: a list of distinct profiles among %s" % (
+            ",".join(args.profiles), ", ".join(frugal.PROFILES)))
+    throttled = [n for n in args.profiles if frugal.PROFILES[n].throttled]
+    if throttled and args.no_cgroup:
+        p.error("--profiles %s needs cgroups: it cannot be combined with --no-cgroup" % ",".join(throttled))
+    if throttled:
+        why = Cgroups(enabled=True).throttle_reason()
+        if why:
+            p.error("--profiles %s: %s" % (",".join(throttled), why))
+    if args.hdd_genes < 1:
+        p.error("--hdd-genes must be at least 1")
     # scripts/test.sh's switch for runs without COBS applies here too
     args.skip_cobs_reason = None
     if os.environ.get("BITSIFT_SKIP_COBS") == "1" and not args.skip_cobs:
@@ -1616,28 +1809,13 @@ def interrupted(signum, frame):
     raise KeyboardInterrupt("signal %d" % signum)
 
 
-def main(argv):
-    args = parse_args(argv)
-    signal.signal(signal.SIGTERM, interrupted)  # clean up (cgroup, server) as on Ctrl-C
-    m = Mission(args)
-    m.layouts = {}
-    code = 0
-    if args.skip_cobs_reason:
-        m.note("COBS comparison skipped (%s)" % args.skip_cobs_reason)
-    try:
-        log("out %s; cap %s (%s); genomes %d, genome size %d" % (
-            m.out, human(args.cap), m.summary["cgroup"].get("mode") or "no cgroup", args.genomes,
-            args.genome_size))
-        simulate(m)
-        load_genes(m)
-        if args.reuse_build:
-            reuse_build(m)
-        else:
-            build(m)
-            if not args.skip_built:
-                measure_collection(m, "built", full=False)
-            grow(m)
-        final = measure_collection(m, "final", full=True)
+def measure_profile(m):
+    """Every cold measurement of the final collection under the current profile: open and the
+    genes of each class, the batch, the server, COBS (and, under the first profile only, the
+    genes without summaries and the Python package)."""
+    args = m.args
+    final = measure_collection(m, "final", full=m.first_profile)
+    if m.first_profile:
         m.summary["open_ms"] = final["open"]["open_ms"]
         m.summary["open_wall_ms"] = final["open"]["wall_ms"]
         m.summary["open_query_ms"] = final["open"]["total_ms"]
@@ -1653,15 +1831,45 @@ def main(argv):
         m.summary["side_bytes_read_mean"] = {c: v["side_bytes_read_mean"] for c, v in final["classes"].items()}
         m.summary["lower_bound_bytes_mean"] = {c: v["lower_bound_bytes_mean"] for c, v in final["classes"].items()}
         m.summary["misses"] = sum(r["missed"] for r in m.gene_rows)
-        m.save()
-        if not args.skip_batch:
-            batch(m)
-        if not args.skip_server:
-            server(m)
-        if not args.skip_python:
-            python_package(m)
-        if not args.skip_cobs:
-            cobs(m)
+    m.save()
+    if not args.skip_batch:
+        batch(m)
+    if not args.skip_server:
+        server(m)
+    if not args.skip_python and m.first_profile:
+        python_package(m)
+    if not args.skip_cobs:
+        cobs(m)
+
+
+def main(argv):
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupted)  # clean up (cgroup, server) as on Ctrl-C
+    try:
+        m = Mission(args)
+    except (frugal.FrugalError, OSError) as e:
+        sys.stderr.write("bench/mission_scale.py: error: %s\n" % e)
+        return 2
+    m.layouts = {}
+    code = 0
+    if args.skip_cobs_reason:
+        m.note("COBS comparison skipped (%s)" % args.skip_cobs_reason)
+    try:
+        log("out %s; cap %s (%s); genomes %d, genome size %d; profiles %s" % (
+            m.out, human(args.cap), m.summary["cgroup"].get("mode") or "no cgroup", args.genomes,
+            args.genome_size, ",".join(args.profiles)))
+        simulate(m)
+        load_genes(m)
+        if args.reuse_build:
+            reuse_build(m)
+        else:
+            build(m)
+            if not args.skip_built:
+                measure_collection(m, "built", full=False)
+            grow(m)
+        for name in args.profiles:
+            m.use_profile(name)
+            measure_profile(m)
         check_keys(m)
     except KeyboardInterrupt:
         m.fail("interrupted")

@@ -7,6 +7,8 @@
 #
 #   bench/mission_scale.sh --genomes 2048 --genome-size 5000 --cap 1G --out /tmp/ms-small
 #                                                   # the small run: a few minutes end to end
+#   bench/mission_scale.sh ... --profiles none,cloud,hdd   # also under the frugal disk
+#                                                   # profiles (bench/frugal.sh; root)
 #
 # This wrapper checks the tools, builds bitsift and bitsift-simulate (`cargo build --release
 # --locked`, in $CARGO_TARGET_DIR or target/) unless --bitsift and --simulate name them, sets

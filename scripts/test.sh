@@ -15,7 +15,8 @@
 # installed), bench
 # (bench/run.py --quick), mission (bench/mission_scale.sh, small: 2,048 simulated genomes
 # through the workflow, add, remove, merge, then every measurement, checked against the
-# simulator's truth and COBS).
+# simulator's truth and COBS, with no throttle and under the cloud disk profile; and, as root,
+# bench/frugal.sh --check cloud: the kernel's read throttle holds for every way of reading).
 #
 # Setup: a virtual environment (default .venv/ in the checkout, gitignored) holding the COBS
 # peer, PyPI cobs-reloaded (module cobs_index), which the interoperability tests drive through
@@ -236,18 +237,31 @@ suite_bench() {
 
 # The mission-scale rehearsal, small (bench/mission_scale.sh; its full run is in
 # BENCHMARKS.md): keeps the pipeline from rotting. It fails on a false negative against the
-# simulator's truth, a hit count that differs from COBS, or a command that fails.
+# simulator's truth, a hit count that differs from COBS, or a command that fails. As root it
+# measures a second time under the cloud disk profile (reads throttled by the kernel; about a
+# minute more), after bench/frugal.sh --check cloud has checked that the throttle holds for
+# O_DIRECT, io_uring, buffered reads and mmap faults (exit 1 if a rate exceeds its limit by
+# more than 10 %: the throttle would not be working; rates below it only are reported).
 suite_mission() {
     step "mission-scale rehearsal, small (bench/mission_scale.sh --genomes 2048)"
     if skipping "${BITSIFT_SKIP_MISSION:-}"; then
         say "skipped (BITSIFT_SKIP_MISSION=1)"
         return
     fi
+    local profiles=none
+    if is_root; then
+        cargo build --release --locked -p bitsift
+        step "frugal disk profile: bench/frugal.sh --check cloud (the kernel's read throttle)"
+        bench/frugal.sh --check cloud --device-of "$target_dir" --bitsift "$target_dir/release/bitsift"
+        profiles=none,cloud
+    else
+        say "not root: no frugal disk profile (bench/frugal.sh --check and --profiles cloud make cgroups, which needs root); measuring without a throttle"
+    fi
     local out
     out="$(mktemp -d "${TMPDIR:-/tmp}/bitsift-mission.XXXXXX")"
     BITSIFT_WORKFLOW_VENV="$target_dir/workflow-venv" \
         bench/mission_scale.sh --genomes 2048 --genome-size 5000 --cap 1G --out "$out" \
-        --server-seconds 3
+        --server-seconds 3 --profiles "$profiles"
     rm -rf "$out"
 }
 

@@ -248,6 +248,53 @@ fn the_table_ends_with_verification_and_recommendation() {
         "{text}"
     );
     assert!(text.contains("mmap with MADV_RANDOM reaches"), "{text}");
+    // A warm cache measures memory: no profile is claimed, and the line says why.
+    assert!(
+        lines[lines.len() - 2]
+            .starts_with("this device resembles: not judged (a warm cache measures memory"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_report_says_which_frugal_profile_the_device_resembles() {
+    let dir = temp_dir();
+    let file = dir.path().join("bench.dat");
+    create(&file, "4M");
+    let output = iobench(
+        &file,
+        &[
+            "--variants",
+            "pread,mmap",
+            "-T",
+            "1",
+            "-d",
+            "30ms",
+            "--format",
+            "json",
+        ],
+    );
+    let report = json(&output);
+    let resembles = &report["resembles"];
+    // Which kind depends on the device and on whether the 4 MiB file stayed cached: the
+    // judgement is tested on synthetic runs in src/iobench/resemble.rs; here, its shape.
+    let text = resembles["text"].as_str().unwrap();
+    match resembles["kind"].as_str() {
+        Some(kind) => {
+            let profile = match kind {
+                "local-ssd" => "none",
+                "cloud-volume" => "cloud",
+                "hard-disk" => "hdd",
+                other => panic!("unknown kind {other}: {resembles:#}"),
+            };
+            assert_eq!(resembles["profile"], profile, "{resembles:#}");
+            assert_eq!(resembles["peak_variant"], "pread", "{resembles:#}");
+            assert_eq!(resembles["peak_depth"], 1, "{resembles:#}");
+            assert!(resembles["peak_iops"].as_f64().unwrap() > 0.0);
+            assert!(text.contains("IOPS at best (pread, 1 thr)"), "{text}");
+        }
+        None => assert!(text.starts_with("not judged ("), "{resembles:#}"),
+    }
 }
 
 #[test]

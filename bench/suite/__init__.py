@@ -2,7 +2,8 @@
 
 - `util`: progress lines, checked subprocesses with resource usage, cold caches, disk space,
   statistics, cached artifacts.
-- `machine`: what the run ran on.   `cgroup`: memory cgroups for the measured processes.
+- `machine`: what the run ran on.   `cgroup`: memory cgroups (and read throttles) for the
+  measured processes.   `frugal`: the frugal disk profiles (bench/frugal.sh).
 - `device`: fio and `bitsift iobench`; the fio limit of a query.
 - `data`: gene sets, the bundled, simulated and synthetic collections.
 - `build`: bitsift and COBS builds.   `query`: cold/warm per-gene sweeps, the COBS worker.

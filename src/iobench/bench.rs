@@ -11,7 +11,7 @@ use super::pattern::SECTOR_BYTES;
 use super::report::{Report, RunReport};
 use super::stats::{RunPlan, RunStats};
 use super::threads::{self, Source};
-use super::{recommend, uring};
+use super::{recommend, resemble, uring};
 use super::{CacheMode, IobenchError, Options, Variant};
 use crate::io::usage::{memory_available_bytes, Usage};
 use crate::io::{drop_file_cache, DataFile, DirectIo, IoError, ReadEngine, UringEngine};
@@ -277,9 +277,11 @@ impl Bench {
         Ok(())
     }
 
-    /// Gathers the runs into the final report, with the recommendation.
+    /// Gathers the runs into the final report, with the recommendation and the device's
+    /// resemblance to the frugal disk profiles.
     pub fn report(&self, runs: Vec<RunReport>) -> Report {
         let recommendation = recommend::recommend(&runs, &self.file, self.options.cache);
+        let resembles = resemble::resemble(&runs, self.options.block_bytes, self.options.cache);
         Report {
             file: self.file.path.display().to_string(),
             file_bytes: self.file.size,
@@ -295,6 +297,7 @@ impl Bench {
             notices: self.notices.clone(),
             runs,
             recommendation,
+            resembles,
         }
     }
 

@@ -5,7 +5,9 @@
 //! The principal type is [`Bench`]: [`Bench::prepare`] validates the [`Options`], creates or
 //! checks the benchmark file (a [verifiable pattern](pattern), never sparse) and probes
 //! O_DIRECT and io_uring; [`Bench::runs`] lists the runs, [`Bench::run`] measures one, and
-//! [`Bench::report`] gathers them into a [`Report`] with a [`Recommendation`].
+//! [`Bench::report`] gathers them into a [`Report`] with a [`Recommendation`] and the
+//! [`Resemblance`]: which frugal disk profile the device is like (a local drive, a cloud
+//! volume, a hard disk).
 //!
 //! | variant | reads with | concurrency |
 //! |---|---|---|
@@ -43,6 +45,7 @@ mod options;
 pub mod pattern;
 mod recommend;
 mod report;
+mod resemble;
 pub mod rng;
 mod stats;
 mod table;
@@ -59,4 +62,5 @@ pub use options::{
 };
 pub use recommend::{format_iops, Recommendation};
 pub use report::{Latency, Report, RunReport};
+pub use resemble::{DeviceKind, Resemblance};
 pub use table::write_table;

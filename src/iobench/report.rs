@@ -3,6 +3,7 @@
 
 use super::bench::{DirectAlignment, RunSpec};
 use super::recommend::Recommendation;
+use super::resemble::Resemblance;
 use super::stats::RunStats;
 use super::{CacheMode, Variant};
 use crate::io::usage::Usage;
@@ -158,4 +159,6 @@ pub struct Report {
     pub runs: Vec<RunReport>,
     /// Engine and depth to use on this file system.
     pub recommendation: Option<Recommendation>,
+    /// Which frugal disk profile the device resembles (local drive, cloud volume, hard disk).
+    pub resembles: Resemblance,
 }

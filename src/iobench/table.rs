@@ -1,5 +1,5 @@
-//! The report as an aligned table for people, followed by what was verified and the
-//! recommendation.
+//! The report as an aligned table for people, followed by what was verified, which frugal disk
+//! profile the device resembles, and the recommendation.
 
 use std::io::{self, Write};
 
@@ -128,6 +128,7 @@ fn write_notes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for notice in &report.notices {
         writeln!(out, "notice: {notice}")?;
     }
+    writeln!(out, "this device resembles: {}", report.resembles.text)?;
     match &report.recommendation {
         Some(recommendation) => writeln!(out, "recommendation {}", recommendation.text),
         None => writeln!(
