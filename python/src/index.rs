@@ -542,7 +542,8 @@ impl PyIndex {
                 serde_json::json!({
                     "path": h.path.display().to_string(),
                     "format": h.kind.as_str(),
-                    "version": bitsift::format::VERSION,
+                    "version": h.version(),
+                    "layout": h.rows,
                     "k": h.k,
                     "canonical": h.canonical,
                     "hashes": h.num_hashes,

@@ -156,10 +156,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
     let info = Info {
         path: args.index.display().to_string(),
         format: header.kind,
-        version: match header.rows {
-            bitsift::format::RowLayout::Cobs => bitsift::format::VERSION,
-            bitsift::format::RowLayout::Minimizer { .. } => bitsift::format::VERSION_RANGES,
-        },
+        version: header.version(),
         k: header.k,
         canonical: header.canonical,
         hashes: header.num_hashes,

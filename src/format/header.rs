@@ -102,6 +102,14 @@ impl IndexHeader {
         })
     }
 
+    /// The format version the header records: 1 (COBS's), or 2 for bitsift's minimizer layout.
+    pub fn version(&self) -> u32 {
+        match self.rows {
+            RowLayout::Cobs => VERSION,
+            RowLayout::Minimizer { .. } => VERSION_RANGES,
+        }
+    }
+
     /// Number of documents.
     pub fn document_count(&self) -> u64 {
         self.names.len() as u64

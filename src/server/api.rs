@@ -423,6 +423,8 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
         hashes: u32,
         blocks: usize,
         page_size: u64,
+        /// The row layout of its first file.
+        layout: crate::format::RowLayout,
         file_size: u64,
     }
     let view = state.fresh_view().await;
@@ -453,6 +455,7 @@ pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
                 hashes: entry.hashes,
                 blocks: entry.blocks,
                 page_size: entry.page_size,
+                layout: entry.layout,
                 file_size: entry.file_size,
             }),
         }

@@ -203,6 +203,8 @@ pub struct IndexEntry {
     pub blocks: usize,
     /// Bytes per row.
     pub page_size: u64,
+    /// Where a k-mer's rows lie (`{"name": "cobs"}` or the minimizer ranges).
+    pub layout: crate::format::RowLayout,
     /// File size.
     pub file_size: u64,
     /// The manifest generation served, for a collection's file.

@@ -649,6 +649,7 @@ fn index_entries(
             hashes: header.num_hashes,
             blocks: header.blocks.len(),
             page_size: header.page_size,
+            layout: header.rows,
             file_size: header.file_size,
             generation: collection
                 .and_then(|c| collections.get(c))
