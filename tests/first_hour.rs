@@ -617,7 +617,7 @@ fn build_and_info_speak_in_words() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stderr(&output);
     assert!(
-        text.contains(": 1 document in 1 block (size order), 8-byte rows,"),
+        text.contains(": 1 document in 1 block (size order), 8-byte rows in ranges of 512 rows,"),
         "{text}"
     );
     assert!(text.contains(" M k-mers/s, peak memory"), "{text}");
@@ -637,7 +637,8 @@ fn build_and_info_speak_in_words() {
     );
     assert!(text.contains("\nrows             "), "{text}");
     assert!(
-        text.contains("cost per k-mer   1 row read of 8 bytes"),
+        text.contains("row layout       minimizer (ranges of 512 rows")
+            && text.contains("cost per gene    ~1 read of up to 4096 bytes per distinct minimizer"),
         "{text}"
     );
 

@@ -47,6 +47,29 @@ def test_options_reach_the_index(tmp_path):
     assert report["documents"] >= 2
 
 
+def test_both_row_layouts_find_the_same_whole_genes(cli, tmp_path):
+    minimizer = tmp_path / "minimizer.cobs_compact"
+    cobs = tmp_path / "cobs.cobs_compact"
+    bitsift.build(minimizer, SMALL, range_rows=64)
+    bitsift.build(cobs, SMALL, layout="cobs")
+    expected = tmp_path / "cli.cobs_compact"
+    cli("build", "--layout", "cobs", "-o", expected, *SMALL)
+    assert digest(cobs) == digest(expected), "COBS's layout, byte for byte the command line's"
+    layouts = [bitsift.Index(i).info()["indexes"][0]["layout"] for i in (minimizer, cobs)]
+    assert layouts == [{"name": "minimizer", "range_rows": 64, "minimizer": 13}, {"name": "cobs"}]
+    whole = []
+    for index in (minimizer, cobs):
+        results = bitsift.Index(index).search(GENES, threshold=1.0)
+        whole.append(sorted((r.name, h.document) for r in results for h in r.hits))
+    assert whole[0] and whole[0] == whole[1], "every k-mer present: no false positive needed"
+    with pytest.raises(ValueError, match="expected \"minimizer\" or \"cobs\""):
+        bitsift.build(tmp_path / "x.cobs_compact", SMALL, layout="rows")
+    with pytest.raises(ValueError, match="rows per range = 24"):
+        bitsift.build(tmp_path / "x.cobs_compact", SMALL, range_rows=24)
+    with pytest.raises(ValueError, match="range_rows: is for layout"):
+        bitsift.build(tmp_path / "x.cobs_compact", SMALL, layout="cobs", range_rows=16)
+
+
 def test_an_exception_in_the_callback_stops_the_build_and_leaves_nothing(tmp_path):
     class Stop(Exception):
         pass

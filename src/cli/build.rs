@@ -278,8 +278,12 @@ pub fn print_report(options: &BuildOptions, report: &BuildReport) {
     } else {
         String::new()
     };
+    let layout = match report.layout {
+        RowLayout::Cobs => "COBS's layout".to_string(),
+        RowLayout::Minimizer { range_rows, .. } => format!("ranges of {range_rows} rows"),
+    };
     eprintln!(
-        "bitsift: built {}: {} in {} ({} order), {}-byte rows, {}{summaries} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
+        "bitsift: built {}: {} in {} ({} order), {}-byte rows in {layout}, {}{summaries} in {:.1} s ({:.1} M k-mers/s, peak memory {})",
         options.output.display(),
         plural(report.documents, "document"),
         plural(report.blocks, "block"),

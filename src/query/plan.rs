@@ -338,6 +338,41 @@ mod tests {
         }
     }
 
+    /// In the minimizer layout the rows of one range are one read, however far apart and
+    /// whatever the gap; rows of two ranges are two reads unless the gap joins them.
+    #[test]
+    fn a_range_is_one_read_and_ranges_keep_the_gap_rule() {
+        let layout = crate::format::RowLayout::minimizer(31, 16);
+        let mut ranged = block(0, 4096, 16 * 64, 4096);
+        ranged.rows = RowMap::new(layout, 16 * 64);
+        let blocks = vec![ranged];
+        // Minimizer 0 is range 0, u64::MAX / 2 + 1 range 32; hashes pick rows 1, 14 and 3.
+        let minimizers = [0, 0, 1 << 63];
+        let mut plan = Plan::default();
+        plan.add_block_lookups(0, &blocks[0], 0, &[1, 14, 3], &minimizers, 0..3);
+        let shape = ReadShape {
+            alignment: 4096,
+            gap_bytes: 0,
+            read_bytes_max: 8192,
+        };
+        plan.finish(&blocks, &shape);
+        assert_eq!(plan.rows.len(), 3);
+        assert_eq!(plan.reads.len(), 2, "{:?}", plan.reads);
+        // Rows 1 and 14 of range 0: one read of 14 rows, past read_bytes_max.
+        assert_eq!(plan.reads[0].offset, 4096 + 4096);
+        assert_eq!(plan.reads[0].len, 14 * 4096);
+        assert_eq!(plan.reads[1].offset, 4096 + (32 * 16 + 3) * 4096);
+        assert_eq!(plan.reads[1].len, 4096);
+        // A gap as wide as the distance between the ranges joins them (within the maximum).
+        let wide = ReadShape {
+            gap_bytes: 1 << 30,
+            read_bytes_max: 1 << 30,
+            ..shape
+        };
+        plan.finish(&blocks, &wide);
+        assert_eq!(plan.reads.len(), 1);
+    }
+
     #[test]
     fn duplicate_rows_become_one_read() {
         let blocks = vec![block(0, 4096, 100, 4096)];
