@@ -20,7 +20,7 @@ included) and bytes, and the read requests the kernel counted on the device. The
 also warms the host's cache of the VM's disk (dropping the guest's page cache does not empty
 it): the table uses the runs after it when there are several. The difference between wall and
 `total_ms` is the open: header, names, side-file preambles, manifest. With --truth (the
-simulator's queries_truth.tsv: query, genome, k-mers found, k-mers total), every answer's hits
+simulator's queries_truth.tsv: query, class, genome, k-mers found, k-mers total), every answer's hits
 at --threshold are judged: a carrier not reported is a false negative (reported as a failure,
 exit status 1), a reported genome below the threshold a false-positive pair.
 
@@ -102,7 +102,7 @@ def read_truth(path, genes, threshold):
     with open(path) as f:
         next(f)
         for line in f:
-            query, genome, found, total = line.rstrip("\n").split("\t")
+            query, _, genome, found, total = line.rstrip("\n").split("\t")
             if query in wanted:
                 truth.setdefault(query, {})[genome] = (int(found), int(total))
     return truth
