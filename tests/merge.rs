@@ -331,7 +331,7 @@ fn write_index_laid_out(
         rows: layout,
     };
     let mut bytes = write_compact_header(&compact, documents.iter().map(|d| d.0)).unwrap();
-    let model = row_model(layout, rows);
+    let model = RowModel::of_layout(layout, rows, true);
     let mut matrix = vec![0u8; rows as usize * 8];
     for (d, (_, sequence)) in documents.iter().enumerate() {
         let terms = document_terms(std::slice::from_ref(*sequence), K, true);
@@ -343,22 +343,6 @@ fn write_index_laid_out(
     std::fs::write(path, &bytes).unwrap();
     if checksums {
         ok(run(&["checksum", "-q", text(path)]));
-    }
-}
-
-/// The test model's rows of a block of `rows` rows in `layout`.
-fn row_model(layout: RowLayout, rows: u64) -> RowModel {
-    match layout {
-        RowLayout::Cobs => RowModel::cobs(rows),
-        RowLayout::Minimizer {
-            range_rows,
-            minimizer,
-        } => RowModel {
-            rows,
-            range_rows: range_rows as u64,
-            m: minimizer as usize,
-            canonical: true,
-        },
     }
 }
 
@@ -440,7 +424,7 @@ fn folding_in(layout: RowLayout) {
         let d = genomes.names.iter().position(|n| n == document).unwrap();
         let terms = document_terms(std::slice::from_ref(&genomes.sequences[d]), K, true);
         let rows = if d < 3 { 6000 } else { 2000 };
-        let rows_model = row_model(layout, rows);
+        let rows_model = RowModel::of_layout(layout, rows, true);
         let model = model_score(
             &queries[*q],
             K,

@@ -336,8 +336,12 @@ fn set_rows(
     let mut position = 0;
     hasher.for_each_term(sequence, |term| {
         let first = xxh64(term, 0);
-        let minimizer = placer.piece.get(position).copied().unwrap_or(0);
-        debug_assert!(placer.minimizers.is_none() || position < placer.piece.len());
+        // Indexed, not defaulted, whenever rows or the summary use it: a missing minimizer
+        // would put the k-mer where no query looks.
+        let minimizer = match placer.minimizers.is_some() || placer.shared {
+            true => placer.piece[position],
+            false => 0,
+        };
         position += 1;
         if let Some(summary) = summary.as_mut() {
             match placer.shared {

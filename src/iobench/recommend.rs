@@ -251,31 +251,12 @@ pub fn format_iops(iops: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::iobench::report::Latency;
     use std::path::PathBuf;
 
     fn run(variant: Variant, depth: u32, iops: f64) -> RunReport {
         RunReport {
-            variant,
-            depth,
-            depth_unit: "",
-            direct: variant.direct(),
-            seconds: 1.0,
-            reads: iops as u64,
-            iops,
-            mb_per_s: iops * 4096.0 / 1e6,
-            bytes_read: iops as u64 * 4096,
-            sectors_verified: iops as u64 * 8,
-            reads_verified_full: 0,
-            retries: 0,
-            latency_us: Latency::default(),
-            major_faults: 0,
-            minor_faults: 0,
             device_read_bytes: iops as u64 * 4096 * 20,
-            system_cpu_s: 0.0,
-            user_cpu_s: 0.0,
-            filled_page_cache: false,
-            registered_buffers: None,
+            ..RunReport::sample(variant, depth, iops)
         }
     }
 

@@ -369,8 +369,11 @@ impl UnitJob<'_> {
     #[inline(always)]
     fn locate(&self, kmer: usize, offsets: &mut [usize]) {
         let h = self.block.num_hashes as usize;
-        let minimizer = self.minimizers.get(kmer).copied().unwrap_or(0);
-        debug_assert!(!self.block.rows.needs_minimizers() || kmer < self.minimizers.len());
+        // Indexed, not defaulted: a missing minimizer would put the k-mer in another range.
+        let minimizer = match self.block.rows.needs_minimizers() {
+            true => self.minimizers[kmer],
+            false => 0,
+        };
         for (j, slot) in offsets.iter_mut().enumerate().take(h) {
             let offset = self.row_offset(self.hashes[kmer * h + j], minimizer);
             *slot = offset;

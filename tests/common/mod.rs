@@ -214,7 +214,12 @@ impl RowModel {
     /// The layout of `header`'s block holding `document`.
     pub fn of_document(header: &IndexHeader, document: usize) -> RowModel {
         let rows = rows_of_document(header, document);
-        match header.rows {
+        RowModel::of_layout(header.rows, rows, header.canonical)
+    }
+
+    /// A block of `rows` rows in `layout`.
+    pub fn of_layout(layout: bitsift::format::RowLayout, rows: u64, canonical: bool) -> RowModel {
+        match layout {
             bitsift::format::RowLayout::Cobs => RowModel::cobs(rows),
             bitsift::format::RowLayout::Minimizer {
                 range_rows,
@@ -223,7 +228,7 @@ impl RowModel {
                 rows,
                 range_rows: range_rows as u64,
                 m: minimizer as usize,
-                canonical: header.canonical,
+                canonical,
             },
         }
     }
