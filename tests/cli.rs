@@ -770,3 +770,53 @@ fn a_closed_output_pipe_ends_info_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+/// Below a false-positive rate of 0.1 a new index keeps COBS's layout unless the minimizer
+/// layout is asked for, and the build says why; a collection created so keeps it too.
+#[test]
+fn low_rates_default_to_cobs_layout_and_say_so() {
+    let dir = temp_dir();
+    let lambda = plasmid("Phage_lambda_NC_001416.fa.gz");
+    let build = |name: &str, extra: &[&str]| {
+        let index = dir.path().join(name);
+        let mut args = vec!["build", "-o", index.to_str().unwrap(), "--fpr", "0.05"];
+        args.extend_from_slice(extra);
+        args.push(lambda.to_str().unwrap());
+        let output = run(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let header = bitsift::format::IndexHeader::open(&index).unwrap();
+        (header.rows, stderr(&output))
+    };
+    let (layout, said) = build("low.cobs_compact", &[]);
+    assert_eq!(layout, bitsift::format::RowLayout::Cobs);
+    assert!(
+        said.contains("note: --fpr 0.05 is below 0.1: COBS's row layout"),
+        "{said}"
+    );
+    let (layout, said) = build("asked.cobs_compact", &["--layout", "minimizer"]);
+    assert_eq!(layout.name(), "minimizer");
+    assert!(!said.contains("below 0.1"), "{said}");
+    let collection = dir.path().join("collection");
+    let added = run(&[
+        "add",
+        "-q",
+        collection.to_str().unwrap(),
+        "--fpr",
+        "0.05",
+        lambda.to_str().unwrap(),
+    ]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(collection.join("collection.json")).unwrap())
+            .unwrap();
+    // COBS's layout is the one a manifest leaves out.
+    assert!(manifest["parameters"].get("layout").is_none(), "{manifest}");
+    assert!(
+        manifest["subindexes"][0].get("layout").is_none(),
+        "{manifest}"
+    );
+    assert_eq!(
+        manifest["subindexes"][0]["provenance"]["options"]["layout"]["name"],
+        "cobs"
+    );
+}

@@ -136,8 +136,17 @@ fn report(
 }
 
 /// The row layout named `name` ("minimizer" or "cobs") for k-mers of `k` bases.
-fn row_layout(name: &str, range_rows: Option<u32>) -> PyResult<bitsift::format::LayoutChoice> {
+fn row_layout(
+    name: Option<&str>,
+    range_rows: Option<u32>,
+    fpr: f64,
+) -> PyResult<bitsift::format::LayoutChoice> {
     use bitsift::format::LayoutChoice;
+    let name = match (name, range_rows) {
+        (Some(name), _) => name,
+        (None, Some(_)) => "minimizer",
+        (None, None) => return Ok(LayoutChoice::default_for(fpr)),
+    };
     match name {
         "cobs" if range_rows.is_some() => Err(pyo3::exceptions::PyValueError::new_err(
             "range_rows: is for layout=\"minimizer\"",
@@ -177,13 +186,14 @@ fn row_layout(name: &str, range_rows: Option<u32>) -> PyResult<bitsift::format::
 ///     beside the index (True by default).
 /// layout: where a k-mer's rows lie: "minimizer" (bitsift's: the k-mers that share a
 ///     minimizer in one range of range_rows rows, one read per range; COBS cannot read it)
-///     or "cobs" (a row per k-mer, COBS's own layout). range_rows: a power of two from 8 to
-///     1024 (default: 16, or a 4 KiB page of narrower rows).
+///     or "cobs" (a row per k-mer, COBS's own layout); default: "minimizer", or "cobs" for
+///     fpr below 0.1. range_rows: a power of two from 8 to 1024 (default: 16, or a 4 KiB
+///     page of narrower rows).
 #[pyfunction]
 #[pyo3(signature = (
     output, inputs, k = 31, fpr = 0.3, hashes = 1, page_size = None, per_record = false,
     threads = None, memory = None, force = false, progress = None, *, canonical = true,
-    lists = None, order = "size", metadata = None, summaries = true, layout = "minimizer",
+    lists = None, order = "size", metadata = None, summaries = true, layout = None,
     range_rows = None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -205,10 +215,10 @@ pub fn build<'py>(
     order: &str,
     metadata: Option<PathBuf>,
     summaries: bool,
-    layout: &str,
+    layout: Option<&str>,
     range_rows: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let layout = row_layout(layout, range_rows)?;
+    let layout = row_layout(layout, range_rows, fpr)?;
     let order: bitsift::builder::order::Order = order
         .parse()
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("order: {e}")))?;

@@ -100,8 +100,8 @@ impl From<Rows> for RowSizing {
 pub struct RowLayoutArgs {
     /// Where a k-mer's rows lie: minimizer (bitsift's: the k-mers of a super-k-mer in one
     /// range of rows, one read per range, for request-bound disks; COBS cannot read it) or
-    /// cobs (a row per k-mer, COBS's own layout, which COBS searches) [default: minimizer;
-    /// for `add`, the collection's]
+    /// cobs (a row per k-mer, COBS's own layout, which COBS searches) [default: minimizer,
+    /// or cobs for --fpr below 0.1; for `add`, the collection's]
     #[arg(
         long = "layout",
         value_enum,
@@ -116,6 +116,14 @@ pub struct RowLayoutArgs {
     range_rows: Option<u32>,
 }
 
+/// Why an index built at `fpr` gets COBS's layout when no layout is asked for.
+fn low_rate_note(fpr: f64) -> String {
+    format!(
+        "--fpr {fpr} is below {}: COBS's row layout, which keeps that rate for genomes a few SNPs from a gene's carrier; --layout minimizer reads ~8x fewer requests per gene, for many more such false positives (43x at 0.01 with ranges of 16 rows, BENCHMARKS.md)",
+        bitsift::format::MINIMIZER_FPR_MIN
+    )
+}
+
 /// `--layout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LayoutName {
@@ -126,9 +134,16 @@ pub enum LayoutName {
 }
 
 impl RowLayoutArgs {
-    /// The row layout of a new index: as given, else the minimizer layout.
-    pub fn resolve(&self) -> Result<LayoutChoice> {
-        Ok(self.explicit()?.unwrap_or(LayoutChoice::MINIMIZER))
+    /// The row layout of a new index built at false-positive rate `fpr`: as given, else the
+    /// minimizer layout, or COBS's below [`bitsift::format::MINIMIZER_FPR_MIN`]; with the
+    /// note that says why when it is the latter.
+    pub fn resolve(&self, fpr: f64) -> Result<(LayoutChoice, Option<String>)> {
+        if let Some(given) = self.explicit()? {
+            return Ok((given, None));
+        }
+        let choice = LayoutChoice::default_for(fpr);
+        let note = (choice == LayoutChoice::Cobs).then(|| low_rate_note(fpr));
+        Ok((choice, note))
     }
 
     /// The row layout given (`None` when neither option was).
@@ -230,7 +245,13 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
             bail!("--cobs-file-type builds COBS's layout (the documents are read as COBS reads them); leave out --layout minimizer and --range-rows")
         }
         Some(_) => LayoutChoice::Cobs,
-        None => args.row_layout.resolve()?,
+        None => {
+            let (choice, note) = args.row_layout.resolve(args.fpr)?;
+            if let Some(note) = note.filter(|_| !ui.quiet) {
+                eprintln!("bitsift: note: {note}");
+            }
+            choice
+        }
     };
     if documents.is_some() && summaries.take().is_some() {
         tracing::info!("no block summaries: the documents are read as COBS reads them");

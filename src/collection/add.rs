@@ -10,7 +10,7 @@ use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex}
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
-use crate::format::{IndexHeader, IndexKind, LayoutChoice, RANGE_ROWS_DEFAULT};
+use crate::format::{IndexHeader, IndexKind, LayoutChoice, MINIMIZER_FPR_MIN, RANGE_ROWS_DEFAULT};
 
 /// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
 /// new collection).
@@ -257,7 +257,13 @@ fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
         ),
     };
     let k = explicit.k.unwrap_or(k);
-    let layout = explicit.layout.unwrap_or(layout);
+    // A collection built at a low rate keeps COBS's layout (LayoutChoice::default_for).
+    let low_rate = building && explicit.fpr.is_some_and(|f| f < MINIMIZER_FPR_MIN);
+    let layout = match (explicit.layout, low_rate) {
+        (Some(given), _) => given,
+        (None, true) => LayoutChoice::Cobs,
+        (None, false) => layout,
+    };
     let parameters = Parameters {
         k,
         canonical: explicit.canonical.unwrap_or(canonical),

@@ -128,9 +128,26 @@ pub enum LayoutChoice {
     },
 }
 
+/// Lowest false-positive rate at which a new index gets the minimizer layout unless told
+/// otherwise ([`LayoutChoice::default_for`]).
+pub const MINIMIZER_FPR_MIN: f64 = 0.1;
+
 impl LayoutChoice {
     /// Minimizer ranges of the size the page size calls for: bitsift's default.
     pub const MINIMIZER: LayoutChoice = LayoutChoice::Minimizer { range_rows: None };
+
+    /// The layout of a new index built at false-positive rate `fpr` when none is asked for:
+    /// minimizer ranges, or COBS's layout below [`MINIMIZER_FPR_MIN`]. A genome a few SNPs
+    /// from a gene's carrier sets about as many bits in the gene's ranges whatever the rate, so
+    /// the lower the rate the more its false positives grow against COBS's layout (BENCHMARKS:
+    /// 2× at 0.3, 43× at 0.01, with ranges of 16 rows); an index built at a low rate is built
+    /// to tell such copies apart.
+    pub fn default_for(fpr: f64) -> LayoutChoice {
+        match fpr >= MINIMIZER_FPR_MIN {
+            true => LayoutChoice::MINIMIZER,
+            false => LayoutChoice::Cobs,
+        }
+    }
 
     /// Rows per range for rows of `page_size` bytes: at least [`RANGE_ROWS_DEFAULT`], and at
     /// least [`RANGE_BYTES_MIN`] bytes (a power of two, at most [`RANGE_ROWS_MAX`]).
@@ -299,6 +316,13 @@ mod tests {
             assert_eq!(big.range_of(row) / 8, small.range_of(folded));
             assert_eq!(row % 8, folded % 8);
         }
+    }
+
+    #[test]
+    fn low_rates_default_to_cobs_layout() {
+        assert_eq!(LayoutChoice::default_for(0.3), LayoutChoice::MINIMIZER);
+        assert_eq!(LayoutChoice::default_for(0.1), LayoutChoice::MINIMIZER);
+        assert_eq!(LayoutChoice::default_for(0.01), LayoutChoice::Cobs);
     }
 
     #[test]
