@@ -904,3 +904,48 @@ fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
         built.header.blocks.len()
     );
 }
+
+/// An absent gene's blocks are ruled out by the first round of the summary screen alone: it
+/// reads the summary pages of about a third of the gene's minimizers at t = 0.8, not all of
+/// them; at t = 0.3 (one round of every bucket) it reads them all. Nothing is read of the rows.
+#[test]
+fn an_absent_gene_is_ruled_out_by_a_sample_of_its_summary_pages() {
+    let (collection, family_of) = families(11, 4, 64, 31);
+    let order: bitsift::builder::order::Order = "group:family".parse().unwrap();
+    // Generous summaries (64 bits a k-mer): a file of many pages, as a large index has.
+    let built = build_ordered(&collection, &family_of, &order, 1, 64.0, 1 << 30, false);
+    assert!(
+        built.header.blocks.len() >= 4,
+        "{}",
+        built.header.blocks.len()
+    );
+    let mut rng = Rng(99);
+    let gene = rng.dna(3000);
+    let options = EngineOptions {
+        choice: EngineChoice::Pread,
+        queue_depth: 8,
+        direct: DirectIo::Off,
+    };
+    let side_pages = |threshold: f64| {
+        // A fresh searcher each time: nothing in its side cache.
+        let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+        let search = SearchOptions {
+            threshold,
+            ..SearchOptions::default()
+        };
+        let result = searcher.search(&gene, &search).unwrap();
+        assert_eq!(
+            result.stats.blocks_ruled_out,
+            built.header.blocks.len() as u64,
+            "t={threshold}: every block"
+        );
+        assert_eq!(result.stats.bytes_read, result.stats.side_bytes_read);
+        result.stats.side_bytes_read / 4096
+    };
+    let (sampled, all) = (side_pages(0.8), side_pages(0.3));
+    assert!(all > 100, "a 3 kb gene has ~300 minimizers: {all} pages");
+    assert!(
+        sampled * 2 < all,
+        "the sample reads {sampled} pages against {all}"
+    );
+}

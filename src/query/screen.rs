@@ -11,7 +11,13 @@
 //! Summaries are never loaded whole. Opening an index reads each summaries file's header
 //! ([`Summaries::open`]); a chunk of queries then asks for the pages its k-mers' minimizer
 //! buckets lie in, reads them in one batch through the session's engine (from the side cache
-//! when it holds them, counted as the batch's side reads), and probes them. A page that is
+//! when it holds them, counted as the batch's side reads), and probes them. A page is one read
+//! request per distinct minimizer of a query (~90 for a gene), as many as the rows a gene
+//! needs from one block in the minimizer layout, so it goes in two rounds when the threshold
+//! allows ([`sample_fraction`]): first the buckets of a sample of the query's k-mers, counting
+//! the others as present (a bound, so a block ruled out then is ruled out for good: an absent
+//! gene's blocks are, after ~a third of the pages); then, only for a query whose sample left a
+//! block that looks short of the threshold without proving it, every bucket. A page that is
 //! damaged rules nothing out (its k-mers count as present in every block), so it can only
 //! cost reads, never a hit. Format-1 files of earlier versions, which only a whole read can
 //! check, are read whole by the first search that uses them if they fit the side memory
@@ -201,6 +207,12 @@ pub struct Screen {
     probes: Vec<Probe>,
     /// Per probe of the query being screened: the first page of its bucket.
     pages: Vec<u64>,
+    /// Per probe of the query being screened: whether the first round probes it.
+    sampled: Vec<bool>,
+    /// Per query of the chunk: whether its sample left a block for the second round.
+    more: Vec<bool>,
+    /// Probe numbers in bucket order (scratch).
+    order: Vec<u32>,
     /// Per (block, query) of the chunk, block-major: ruled out by its block's summary.
     ruled_out: Vec<bool>,
     /// Per query of the chunk: blocks ruled out.
@@ -305,18 +317,40 @@ impl Screen {
         layout: &Layout,
         engine_file: u32,
     ) -> Result<(), IoError> {
-        let queries: Vec<(usize, u64)> = self.screened_queries(input, file).collect();
+        let mut queries: Vec<(usize, u64)> = self.screened_queries(input, file).collect();
+        let fraction = sample_fraction(input.threshold);
+        if fraction < 1.0 {
+            self.more.clear();
+            self.more.resize(input.queries, false);
+            let file = (file, layout, engine_file);
+            self.screen_round(input, reads, file, &queries, Some(fraction))?;
+            queries.retain(|&(q, _)| self.more[q]);
+        }
+        self.screen_round(input, reads, (file, layout, engine_file), &queries, None)
+    }
+
+    /// One round of [`Screen::screen_paged`] over `queries`: each window's pages read in one
+    /// batch, then probed; with `sample`, only the buckets of that fraction of each query's
+    /// positions.
+    fn screen_round(
+        &mut self,
+        input: &ScreenInput,
+        reads: &mut ScreenReads,
+        (file, layout, engine_file): (usize, &Layout, u32),
+        queries: &[(usize, u64)],
+        sample: Option<f64>,
+    ) -> Result<(), IoError> {
         let mut start = 0;
         while start < queries.len() {
             self.pins.clear();
             let mut end = start;
             while end < queries.len() {
-                self.want_pages(input, layout, engine_file, file, queries[end].0);
+                self.want_pages(input, layout, engine_file, file, queries[end].0, sample);
                 if end > start && self.pins.distinct() > PINNED_PAGES_MAX {
                     // This query's pages do not fit: the window ends before it.
                     self.pins.clear();
                     for &(q, _) in &queries[start..end] {
-                        self.want_pages(input, layout, engine_file, file, q);
+                        self.want_pages(input, layout, engine_file, file, q, sample);
                     }
                     break;
                 }
@@ -334,14 +368,19 @@ impl Screen {
             self.charge(&queries[start..end], &side);
             reads.counters.add(&side);
             for &(q, needed) in &queries[start..end] {
-                self.probe_paged(input, layout, engine_file, file, q, needed);
+                let target = (file, engine_file, q, needed);
+                match sample {
+                    Some(fraction) => self.probe_sample(input, layout, target, fraction),
+                    None => self.probe_paged(input, layout, target),
+                }
             }
             start = end;
         }
         Ok(())
     }
 
-    /// Asks for the bucket pages of query `q`'s k-mers in file `file`.
+    /// Asks for the bucket pages of query `q`'s k-mers in file `file` (with `sample`, of
+    /// those [`Screen::select_sample`] picks).
     fn want_pages(
         &mut self,
         input: &ScreenInput,
@@ -349,9 +388,16 @@ impl Screen {
         engine_file: u32,
         file: usize,
         q: usize,
+        sample: Option<f64>,
     ) {
         self.prepare(input, layout.hashes, file, q);
-        for probe in &self.probes {
+        if let Some(fraction) = sample {
+            self.select_sample(input, layout, file, q, fraction);
+        }
+        for (i, probe) in self.probes.iter().enumerate() {
+            if sample.is_some() && !self.sampled[i] {
+                continue;
+            }
             let first = layout.bucket_page(layout.bucket(probe));
             for page in first..first + layout.pages_per_bucket() {
                 self.pins.want(engine_file, page);
@@ -378,15 +424,114 @@ impl Screen {
         );
     }
 
-    /// Rules out the blocks of file `file` that query `q` cannot reach, from the pinned pages.
+    /// Marks in `sampled` the probes of whole buckets, in bucket order, until they hold
+    /// `fraction` of query `q`'s positions: a sample the same whichever round asks for it.
+    fn select_sample(
+        &mut self,
+        input: &ScreenInput,
+        layout: &Layout,
+        file: usize,
+        q: usize,
+        fraction: f64,
+    ) {
+        let weights = &input.arena.weights(file)[input.arena.query(q, file).range()];
+        debug_assert_eq!(weights.len(), self.probes.len());
+        let total: u64 = weights.iter().map(|&w| w as u64).sum();
+        let wanted = (fraction * total as f64).ceil() as u64;
+        self.order.clear();
+        self.order.extend(0..self.probes.len() as u32);
+        let probes = &self.probes;
+        self.order
+            .sort_unstable_by_key(|&i| (layout.bucket(&probes[i as usize]), i));
+        self.sampled.clear();
+        self.sampled.resize(self.probes.len(), false);
+        let (mut covered, mut last) = (0u64, None);
+        for &i in &self.order {
+            let bucket = layout.bucket(&self.probes[i as usize]);
+            if covered >= wanted && last != Some(bucket) {
+                break;
+            }
+            self.sampled[i as usize] = true;
+            covered += weights[i as usize] as u64;
+            last = Some(bucket);
+        }
+    }
+
+    /// The first round for query `q`: rules out the blocks of file `file` that cannot reach
+    /// `needed` even if every k-mer outside the sample is present, and notes whether a block
+    /// left looks short of the threshold in the sample (the second round may rule it out).
+    fn probe_sample(
+        &mut self,
+        input: &ScreenInput,
+        layout: &Layout,
+        (file, engine_file, q, needed): (usize, u32, usize, u64),
+        fraction: f64,
+    ) {
+        self.prepare(input, layout.hashes, file, q);
+        self.select_sample(input, layout, file, q, fraction);
+        self.pages.clear();
+        self.pages.extend(
+            self.probes
+                .iter()
+                .map(|p| layout.bucket_page(layout.bucket(p))),
+        );
+        let weights = &input.arena.weights(file)[input.arena.query(q, file).range()];
+        let total: u64 = weights.iter().map(|&w| w as u64).sum();
+        let first = input.first_block[file] as usize;
+        let mut damaged = None;
+        for local in 0..layout.blocks.len() {
+            let (mut sampled, mut found) = (0u64, 0u64);
+            for (i, &weight) in weights.iter().enumerate() {
+                if !self.sampled[i] {
+                    continue;
+                }
+                sampled += weight as u64;
+                let probe = &self.probes[i];
+                let (page, at) = layout.word_at(layout.bucket(probe), local, probe);
+                // A missing or damaged page rules nothing out.
+                let present = match self.pins.page(engine_file, self.pages[i] + page) {
+                    Some(Ok(bytes)) => bytes[at..at + 8]
+                        .try_into()
+                        .map(u64::from_le_bytes)
+                        .map_or(true, |word| word & probe.mask() == probe.mask()),
+                    _ => {
+                        damaged.get_or_insert(self.pages[i]);
+                        true
+                    }
+                };
+                found += if present { weight as u64 } else { 0 };
+            }
+            if found + (total - sampled) < needed {
+                self.ruled_out[(first + local) * input.queries + q] = true;
+                self.per_query[q] += 1;
+            } else if (found as f64) < input.threshold * sampled as f64 {
+                self.more[q] = true;
+            }
+        }
+        if let Some(page) = damaged {
+            self.report_damage(input, engine_file, page);
+        }
+    }
+
+    /// Says once that page `page` of a summaries file could not be used.
+    fn report_damage(&self, input: &ScreenInput, engine_file: u32, page: u64) {
+        let error = self
+            .pins
+            .page(engine_file, page)
+            .and_then(|p| p.err().map(|e| e.to_string()));
+        input.summaries.problem(format!(
+            "{}; its blocks are read for the k-mers it holds",
+            error.unwrap_or_else(|| format!("page {page} of the block summaries is missing"))
+        ));
+    }
+
+    /// Rules out the blocks of file `file` that query `q` cannot reach, from the pinned pages
+    /// (blocks a first round ruled out stay so).
     fn probe_paged(
         &mut self,
         input: &ScreenInput,
         layout: &Layout,
-        engine_file: u32,
-        file: usize,
-        q: usize,
-        needed: u64,
+        (file, engine_file, q, needed): (usize, u32, usize, u64),
     ) {
         self.prepare(input, layout.hashes, file, q);
         self.pages.clear();
@@ -399,6 +544,9 @@ impl Screen {
         let first = input.first_block[file] as usize;
         let mut damaged = None;
         for local in 0..layout.blocks.len() {
+            if self.ruled_out[(first + local) * input.queries + q] {
+                continue;
+            }
             let word = |i: usize| -> Option<u64> {
                 let (page, at) =
                     layout.word_at(layout.bucket(&self.probes[i]), local, &self.probes[i]);
@@ -420,14 +568,7 @@ impl Screen {
             }
         }
         if let Some(page) = damaged {
-            let error = self
-                .pins
-                .page(engine_file, page)
-                .and_then(|p| p.err().map(|e| e.to_string()));
-            input.summaries.problem(format!(
-                "{}; its blocks are read for the k-mers it holds",
-                error.unwrap_or_else(|| format!("page {page} of the block summaries is missing"))
-            ));
+            self.report_damage(input, engine_file, page);
         }
     }
 
@@ -478,6 +619,20 @@ impl Screen {
     /// Bytes of summary pages the chunk used (read, or found in the side cache).
     pub fn used_bytes(&self) -> u64 {
         self.used_bytes
+    }
+}
+
+/// The fraction of a query's positions the first round of a summary screen probes at
+/// threshold `threshold`: enough for a block that holds none of the query to be ruled out by
+/// the sample alone (its absent k-mers, of which the summary's own false positives hide ~20 %,
+/// must outweigh the `1 − threshold` a document may miss: 1.5 times that, plus 5 %), or 1 (one
+/// round of every bucket) when that is most of them anyway.
+pub fn sample_fraction(threshold: f64) -> f64 {
+    let fraction = 1.5 * (1.0 - threshold) + 0.05;
+    if fraction > 0.6 {
+        1.0
+    } else {
+        fraction.max(0.05)
     }
 }
 

@@ -7,3 +7,4 @@
 /work/rehearsal/bin2/bitsift query -i http://127.0.0.1:33785/collection -f /work/rehearsal/min/genes/one/universal_00.fa -t 0.8 --format json
 /work/rehearsal/bin2/bitsift query -i http://127.0.0.1:33785/collection -f /work/rehearsal/min/genes/one/absent_q0000.fa -t 0.8 --format json
 /work/rehearsal/bin2/bitsift query -i s3://bitsift/collection -f /work/rehearsal/min/genes/one/core_sp0000_q000.fa -t 0.8 --format json
+/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py stop --state /tmp/remote-latency-7ghvmfmg
