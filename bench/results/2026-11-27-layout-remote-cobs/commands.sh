@@ -1,9 +1,9 @@
 #!/bin/sh
 # commands of bench/remote_latency.py, in order
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py start --dir /work/rehearsal/cobs/wf --rtt-ms 0 --no-upload --state /tmp/remote-latency-705go71g
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py rtt --rtt-ms 0 --state /tmp/remote-latency-705go71g
-/work/rehearsal/bin2/bitsift query -i http://127.0.0.1:51727/collection -f /work/rehearsal/min/genes/one/core_sp0000_q000.fa -t 0.8 --format json
-/work/rehearsal/bin2/bitsift query -i http://127.0.0.1:51727/collection -f /work/rehearsal/min/genes/one/blaKPC-2_1_AY034847.fa -t 0.8 --format json
-/work/rehearsal/bin2/bitsift query -i http://127.0.0.1:51727/collection -f /work/rehearsal/min/genes/one/universal_00.fa -t 0.8 --format json
-/work/rehearsal/bin2/bitsift query -i http://127.0.0.1:51727/collection -f /work/rehearsal/min/genes/one/absent_q0000.fa -t 0.8 --format json
-/root/.pyenv/versions/3.11.7/bin/python3 tests/remote/servers.py stop --state /tmp/remote-latency-705go71g
+python3 tests/remote/servers.py start --dir REHEARSAL/cobs/wf --rtt-ms 0 --no-upload --state STATE
+python3 tests/remote/servers.py rtt --rtt-ms 0 --state STATE
+REHEARSAL/bin2/bitsift query -i http://127.0.0.1:51727/collection -f REHEARSAL/min/genes/one/core_sp0000_q000.fa -t 0.8 --format json
+REHEARSAL/bin2/bitsift query -i http://127.0.0.1:51727/collection -f REHEARSAL/min/genes/one/blaKPC-2_1_AY034847.fa -t 0.8 --format json
+REHEARSAL/bin2/bitsift query -i http://127.0.0.1:51727/collection -f REHEARSAL/min/genes/one/universal_00.fa -t 0.8 --format json
+REHEARSAL/bin2/bitsift query -i http://127.0.0.1:51727/collection -f REHEARSAL/min/genes/one/absent_q0000.fa -t 0.8 --format json
+python3 tests/remote/servers.py stop --state STATE
