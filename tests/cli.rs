@@ -820,3 +820,53 @@ fn low_rates_default_to_cobs_layout_and_say_so() {
         "cobs"
     );
 }
+
+/// Short terms have short minimizers, too few to spread a genome's rows over small ranges:
+/// their default is COBS's layout (said so), the minimizer layout grows its ranges until at
+/// least 8 minimizers can reach each, and ranges given too small, or no range size at all,
+/// are refused with the reason.
+#[test]
+fn short_terms_get_ranges_their_minimizers_can_fill() {
+    let dir = temp_dir();
+    let lambda = plasmid("Phage_lambda_NC_001416.fa.gz");
+    let build = |name: &str, extra: &[&str]| {
+        let index = dir.path().join(name);
+        // Rows of 256 bytes: ranges of 16 rows unless they must grow.
+        let mut args = vec!["build", "--page-size", "256", "-o", index.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.push(lambda.to_str().unwrap());
+        let output = run(&args);
+        let header = bitsift::format::IndexHeader::open(&index).ok();
+        (output.status.success(), header, stderr(&output))
+    };
+    let (ok, header, said) = build("k15.cobs_compact", &["-k", "15"]);
+    assert!(ok, "{said}");
+    assert_eq!(header.unwrap().rows, bitsift::format::RowLayout::Cobs);
+    assert!(said.contains("note: -k 15 is below 19"), "{said}");
+    // k = 15: 8-mer minimizers, 32,768 canonical ones; ~136,000 rows of 48.5 kbp at 0.3
+    // need ranges of at least 136,000 · 8 / 32,768 = 33 rows: 64.
+    let (ok, header, said) = build(
+        "k15-min.cobs_compact",
+        &["-k", "15", "--layout", "minimizer"],
+    );
+    assert!(ok, "{said}");
+    let header = header.unwrap();
+    assert_eq!(header.rows, bitsift::format::RowLayout::minimizer(15, 64));
+    let rows = header.blocks[0].row_count;
+    assert!(
+        rows.div_ceil(64) * 8 <= 32_768 && rows.div_ceil(32) * 8 > 32_768,
+        "{rows}"
+    );
+    let (ok, _, said) = build("k15-16.cobs_compact", &["-k", "15", "--range-rows", "16"]);
+    assert!(!ok);
+    assert!(
+        said.contains("the minimizer layout does not fit: k = 15 has 8-mer minimizers")
+            && said.contains("or with larger ranges"),
+        "{said}"
+    );
+    // k = 9: 512 canonical 5-mers, too few even for ranges of 1,024 rows.
+    let (ok, _, said) = build("k9.cobs_compact", &["-k", "9", "--layout", "minimizer"]);
+    assert!(!ok);
+    assert!(said.contains("build it in COBS's layout"), "{said}");
+    assert!(!dir.path().join("k9.cobs_compact").exists());
+}

@@ -140,12 +140,13 @@ fn row_layout(
     name: Option<&str>,
     range_rows: Option<u32>,
     fpr: f64,
+    k: u32,
 ) -> PyResult<bitsift::format::LayoutChoice> {
     use bitsift::format::LayoutChoice;
     let name = match (name, range_rows) {
         (Some(name), _) => name,
         (None, Some(_)) => "minimizer",
-        (None, None) => return Ok(LayoutChoice::default_for(fpr)),
+        (None, None) => return Ok(LayoutChoice::default_for(fpr, k)),
     };
     match name {
         "cobs" if range_rows.is_some() => Err(pyo3::exceptions::PyValueError::new_err(
@@ -187,7 +188,7 @@ fn row_layout(
 /// layout: where a k-mer's rows lie: "minimizer" (bitsift's: the k-mers that share a
 ///     minimizer in one range of range_rows rows, one read per range; COBS cannot read it)
 ///     or "cobs" (a row per k-mer, COBS's own layout); default: "minimizer", or "cobs" for
-///     fpr below 0.1. range_rows: a power of two from 8 to 1024 (default: 16, or a 4 KiB
+///     fpr below 0.1 or k below 19. range_rows: a power of two from 8 to 1024 (default: 16, or a 4 KiB
 ///     page of narrower rows).
 #[pyfunction]
 #[pyo3(signature = (
@@ -218,7 +219,7 @@ pub fn build<'py>(
     layout: Option<&str>,
     range_rows: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let layout = row_layout(layout, range_rows, fpr)?;
+    let layout = row_layout(layout, range_rows, fpr, k)?;
     let order: bitsift::builder::order::Order = order
         .parse()
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("order: {e}")))?;

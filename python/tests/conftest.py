@@ -96,6 +96,15 @@ def demo_index(cli, work):
 
 
 @pytest.fixture(scope="session")
+def demo_cobs_layout_index(cli, work):
+    """The bundled genomes indexed by the bitsift command in COBS's row layout, the one
+    COBS itself can open (the default minimizer layout it refuses)."""
+    path = work / "demo-cobs-layout.cobs_compact"
+    cli("build", "--layout", "cobs", "-o", path, DEMO / "genomes")
+    return path
+
+
+@pytest.fixture(scope="session")
 def small_index(cli, work):
     """A second index of a few small genomes, in a directory of its own."""
     folder = work / "small"

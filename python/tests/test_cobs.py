@@ -3,6 +3,8 @@
 import inspect
 import random
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -56,8 +58,21 @@ def test_equal_to_cobs_on_a_cobs_built_classic_index(cobs_index_module, cobs_cla
     assert_same_answers(cobs_index_module, cobs_classic)
 
 
-def test_equal_to_cobs_on_a_bitsift_built_index(cobs_index_module, demo_index):
-    assert_same_answers(cobs_index_module, demo_index)
+def test_equal_to_cobs_on_a_bitsift_built_index(cobs_index_module, demo_cobs_layout_index):
+    assert_same_answers(cobs_index_module, demo_cobs_layout_index)
+
+
+def test_the_minimizer_layout_cobs_refuses_is_read_here(cobs_index_module, demo_index):
+    """COBS ends the interpreter on an index in the minimizer layout (it checks the header
+    version), so it is opened in a child; bitsift's drop-in reads it and finds every gene."""
+    child = subprocess.run(
+        [sys.executable, "-c", "import cobs_index, sys; cobs_index.Search(sys.argv[1])", str(demo_index)],
+        capture_output=True,
+    )
+    assert child.returncode != 0
+    ours = cobs.Search(demo_index)
+    for name, gene in read_fasta(GENES):
+        assert ours.search(gene, 1.0, 0), name
 
 
 def test_keyword_arguments_and_the_whole_index_in_memory(cobs_index_module, cobs_classic):
@@ -92,10 +107,10 @@ def test_the_signature_and_defaults_are_cobs_own(cobs_index_module):
     assert (result.doc_name, result.score) == (cobs.SearchResult().doc_name, cobs.SearchResult().score)
 
 
-def test_bad_arguments_raise_what_cobs_raises(cobs_index_module, demo_index):
+def test_bad_arguments_raise_what_cobs_raises(cobs_index_module, demo_cobs_layout_index):
     query = read_fasta(GENES)[0][1]
-    reference = cobs_index_module.Search(str(demo_index))
-    ours = cobs.Search(demo_index)
+    reference = cobs_index_module.Search(str(demo_cobs_layout_index))
+    ours = cobs.Search(demo_cobs_layout_index)
     for call in (
         lambda s: s.search(query, 0.5, -1),
         lambda s: s.search(12345),

@@ -75,29 +75,35 @@ pub struct BlockPlan {
 
 /// Cuts the ordered documents ([`super::order`]) into blocks of `8 · page_size`; each block's
 /// row count comes from its largest document, sized as `sizing` says, then rounded up to a
-/// whole number of the layout's ranges.
-pub fn plan_blocks(
+/// whole number of the ranges of the layout `fit` chooses for the largest block's rows.
+/// Returns the blocks and that layout.
+pub fn plan_blocks<E>(
     documents: &[Document],
     page_size: u64,
     num_hashes: u32,
     fpr: f64,
     sizing: RowSizing,
-    layout: RowLayout,
-) -> Vec<BlockPlan> {
+    fit: impl FnOnce(u64) -> Result<RowLayout, E>,
+) -> Result<(Vec<BlockPlan>, RowLayout), E> {
     let per_block = (8 * page_size) as usize;
-    documents
+    let mut blocks: Vec<BlockPlan> = documents
         .chunks(per_block)
         .enumerate()
         .map(|(number, chunk)| BlockPlan {
             first: number * per_block,
             count: chunk.len(),
-            rows: layout.round_rows(sizing.rows(
+            rows: sizing.rows(
                 chunk.iter().map(|d| d.kmers).max().unwrap_or(0),
                 num_hashes,
                 fpr,
-            )),
+            ),
         })
-        .collect()
+        .collect();
+    let layout = fit(blocks.iter().map(|b| b.rows).max().unwrap_or(1))?;
+    for block in &mut blocks {
+        block.rows = layout.round_rows(block.rows);
+    }
+    Ok((blocks, layout))
 }
 
 #[cfg(test)]
@@ -139,7 +145,8 @@ mod tests {
         let files = [std::path::PathBuf::from("x.fa")];
         super::super::order::arrange(&mut docs, &mut vec![], &Default::default(), None, &files, 8)
             .unwrap();
-        let blocks = plan_blocks(&docs, 1, 1, 0.3, RowSizing::Exact, RowLayout::Cobs);
+        let cobs = |_| Ok::<_, ()>(RowLayout::Cobs);
+        let (blocks, _) = plan_blocks(&docs, 1, 1, 0.3, RowSizing::Exact, cobs).unwrap();
         assert_eq!(blocks.len(), 3);
         assert_eq!(
             (blocks[0].count, blocks[1].count, blocks[2].count),
@@ -148,7 +155,7 @@ mod tests {
         assert_eq!(docs[0].kmers, 1000);
         assert_eq!(blocks[0].rows, rows_for(8000, 1, 0.3));
         assert_eq!(blocks[2].rows, rows_for(20_000, 1, 0.3));
-        let powers = plan_blocks(&docs, 1, 1, 0.3, RowSizing::PowerOfTwo, RowLayout::Cobs);
+        let (powers, _) = plan_blocks(&docs, 1, 1, 0.3, RowSizing::PowerOfTwo, cobs).unwrap();
         assert_eq!(powers.len(), 3);
         for (power, exact) in powers.iter().zip(&blocks) {
             assert!(power.rows.is_power_of_two());

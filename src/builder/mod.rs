@@ -342,14 +342,21 @@ fn build_in_pool(
         sketches,
         page_size,
         blocks,
+        rows,
     } = plan(options, files)?;
+    // From here on the layout is the fitted one, whatever was asked for.
+    let fitted = BuildOptions {
+        layout: LayoutChoice::of(rows),
+        ..options.clone()
+    };
+    let options = &fitted;
     let layout = CompactLayout {
         k: options.k,
         canonical: options.canonical,
         num_hashes: options.num_hashes,
         page_size,
         block_rows: blocks.iter().map(|b| b.rows).collect(),
-        rows: options.layout.resolve(options.k, page_size),
+        rows,
     };
     let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))
         .map_err(BuildError::Invalid)?;
@@ -448,6 +455,8 @@ struct Planned {
     sketches: Vec<sketch::Sketch>,
     page_size: u64,
     blocks: Vec<BlockPlan>,
+    /// The row layout, fitted to the blocks' rows ([`crate::format::LayoutChoice::fit`]).
+    rows: RowLayout,
 }
 
 /// Pass 1 and the order: the documents in index order, the page size and the blocks.
@@ -508,19 +517,25 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
         files,
         per_block,
     )?;
-    let blocks = layout::plan_blocks(
+    let (blocks, rows) = layout::plan_blocks(
         &documents,
         page_size,
         options.num_hashes,
         options.fpr,
         options.rows,
-        options.layout.resolve(options.k, page_size),
-    );
+        |rows| {
+            options
+                .layout
+                .fit(options.k, options.canonical, page_size, rows)
+                .map_err(BuildError::Invalid)
+        },
+    )?;
     Ok(Planned {
         documents,
         sketches,
         page_size,
         blocks,
+        rows,
     })
 }
 

@@ -101,7 +101,7 @@ pub struct RowLayoutArgs {
     /// Where a k-mer's rows lie: minimizer (bitsift's: the k-mers of a super-k-mer in one
     /// range of rows, one read per range, for request-bound disks; COBS cannot read it) or
     /// cobs (a row per k-mer, COBS's own layout, which COBS searches) [default: minimizer,
-    /// or cobs for --fpr below 0.1; for `add`, the collection's]
+    /// or cobs for --fpr below 0.1 or -k below 19; for `add`, the collection's]
     #[arg(
         long = "layout",
         value_enum,
@@ -116,8 +116,15 @@ pub struct RowLayoutArgs {
     range_rows: Option<u32>,
 }
 
-/// Why an index built at `fpr` gets COBS's layout when no layout is asked for.
-fn low_rate_note(fpr: f64) -> String {
+/// Why an index of term size `k` built at `fpr` gets COBS's layout when no layout is asked
+/// for.
+fn cobs_layout_note(fpr: f64, k: u32) -> String {
+    if k < bitsift::format::MINIMIZER_K_MIN {
+        return format!(
+            "-k {k} is below {}: COBS's row layout, as short terms have too few minimizers to spread a genome's rows over small ranges (--layout minimizer tries larger ranges)",
+            bitsift::format::MINIMIZER_K_MIN
+        );
+    }
     format!(
         "--fpr {fpr} is below {}: COBS's row layout, which keeps that rate for genomes a few SNPs from a gene's carrier; --layout minimizer reads ~8x fewer requests per gene, for many more such false positives (43x at 0.01 with ranges of 16 rows, BENCHMARKS.md)",
         bitsift::format::MINIMIZER_FPR_MIN
@@ -134,15 +141,15 @@ pub enum LayoutName {
 }
 
 impl RowLayoutArgs {
-    /// The row layout of a new index built at false-positive rate `fpr`: as given, else the
-    /// minimizer layout, or COBS's below [`bitsift::format::MINIMIZER_FPR_MIN`]; with the
-    /// note that says why when it is the latter.
-    pub fn resolve(&self, fpr: f64) -> Result<(LayoutChoice, Option<String>)> {
+    /// The row layout of a new index of term size `k` built at false-positive rate `fpr`: as
+    /// given, else [`LayoutChoice::default_for`]; with the note that says why when it is
+    /// COBS's.
+    pub fn resolve(&self, fpr: f64, k: u32) -> Result<(LayoutChoice, Option<String>)> {
         if let Some(given) = self.explicit()? {
             return Ok((given, None));
         }
-        let choice = LayoutChoice::default_for(fpr);
-        let note = (choice == LayoutChoice::Cobs).then(|| low_rate_note(fpr));
+        let choice = LayoutChoice::default_for(fpr, k);
+        let note = (choice == LayoutChoice::Cobs).then(|| cobs_layout_note(fpr, k));
         Ok((choice, note))
     }
 
@@ -246,7 +253,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         }
         Some(_) => LayoutChoice::Cobs,
         None => {
-            let (choice, note) = args.row_layout.resolve(args.fpr)?;
+            let (choice, note) = args.row_layout.resolve(args.fpr, args.k)?;
             if let Some(note) = note.filter(|_| !ui.quiet) {
                 eprintln!("bitsift: note: {note}");
             }

@@ -80,7 +80,7 @@ pub fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
         seed: args.seed,
         force: args.force,
         progress: ui.progress,
-        layout: args.row_layout.resolve(args.fpr)?.0,
+        layout: args.row_layout.resolve(args.fpr, args.k)?.0,
     };
     if args.dry_run {
         validate(&options)?;

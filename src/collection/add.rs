@@ -10,7 +10,9 @@ use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex}
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
-use crate::format::{IndexHeader, IndexKind, LayoutChoice, MINIMIZER_FPR_MIN, RANGE_ROWS_DEFAULT};
+use crate::format::{
+    IndexHeader, IndexKind, LayoutChoice, MINIMIZER_FPR_MIN, MINIMIZER_K_MIN, RANGE_ROWS_DEFAULT,
+};
 
 /// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
 /// new collection).
@@ -257,11 +259,18 @@ fn new_parameters(options: &AddOptions) -> Result<Parameters, CollectionError> {
         ),
     };
     let k = explicit.k.unwrap_or(k);
-    // A collection built at a low rate keeps COBS's layout (LayoutChoice::default_for).
-    let low_rate = building && explicit.fpr.is_some_and(|f| f < MINIMIZER_FPR_MIN);
-    let layout = match (explicit.layout, low_rate) {
+    // A collection built at a low rate or with short terms keeps COBS's layout
+    // (LayoutChoice::default_for).
+    let cobs_default =
+        building && (explicit.fpr.is_some_and(|f| f < MINIMIZER_FPR_MIN) || k < MINIMIZER_K_MIN);
+    let layout = match (explicit.layout, cobs_default) {
         (Some(given), _) => given,
         (None, true) => LayoutChoice::Cobs,
+        // Minimizers shorter than 13 bases are too few for ranges of 16 rows of large
+        // genomes: each sub-index gets ranges that fit (LayoutChoice::fit).
+        (None, false) if building && crate::kmer::minimizer_length(k) < 13 => {
+            LayoutChoice::MINIMIZER
+        }
         (None, false) => layout,
     };
     let parameters = Parameters {

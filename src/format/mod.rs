@@ -32,8 +32,8 @@ pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
 pub use rows::{
-    LayoutChoice, RowLayout, RowMap, MINIMIZER_FPR_MIN, RANGE_BYTES_MIN, RANGE_ROWS_DEFAULT,
-    RANGE_ROWS_MAX, RANGE_ROWS_MIN,
+    minimizer_space, LayoutChoice, RowLayout, RowMap, MINIMIZERS_PER_RANGE_MIN, MINIMIZER_FPR_MIN,
+    MINIMIZER_K_MIN, RANGE_BYTES_MIN, RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN,
 };
 pub use writer::{write_classic_header, write_compact_header, CompactLayout};
 

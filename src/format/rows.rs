@@ -27,6 +27,11 @@ pub const RANGE_ROWS_DEFAULT: u32 = 16;
 /// one request whatever part of it is read, and more rows per range keep related genomes'
 /// false positives nearer the rate.
 pub const RANGE_BYTES_MIN: u64 = 4096;
+/// Fewest distinct minimizers a range must be able to receive on average: a block's k-mers
+/// fill its ranges evenly only when there are many more possible minimizers than ranges. A
+/// short k has short minimizers (`k = 9`: 512 canonical 5-mers), and a block with more ranges
+/// than that would leave most ranges empty and fill the rest far beyond the rate.
+pub const MINIMIZERS_PER_RANGE_MIN: u64 = 8;
 /// Layout number of the minimizer ranges in a version-2 compact header.
 pub(crate) const LAYOUT_MINIMIZER: u32 = 1;
 
@@ -131,6 +136,10 @@ pub enum LayoutChoice {
 /// Lowest false-positive rate at which a new index gets the minimizer layout unless told
 /// otherwise ([`LayoutChoice::default_for`]).
 pub const MINIMIZER_FPR_MIN: f64 = 0.1;
+/// Shortest term size at which a new index gets the minimizer layout unless told otherwise:
+/// shorter terms have minimizers of at most 9 bases (131,072 canonical ones), too few to
+/// spread a bacterial genome's rows over small ranges ([`LayoutChoice::fit`]).
+pub const MINIMIZER_K_MIN: u32 = 19;
 
 impl LayoutChoice {
     /// Minimizer ranges of the size the page size calls for: bitsift's default.
@@ -141,9 +150,10 @@ impl LayoutChoice {
     /// from a gene's carrier sets about as many bits in the gene's ranges whatever the rate, so
     /// the lower the rate the more its false positives grow against COBS's layout (BENCHMARKS:
     /// 2× at 0.3, 43× at 0.01, with ranges of 16 rows); an index built at a low rate is built
-    /// to tell such copies apart.
-    pub fn default_for(fpr: f64) -> LayoutChoice {
-        match fpr >= MINIMIZER_FPR_MIN {
+    /// to tell such copies apart. Terms shorter than [`MINIMIZER_K_MIN`] keep COBS's layout
+    /// too: their minimizers are too few.
+    pub fn default_for(fpr: f64, k: u32) -> LayoutChoice {
+        match fpr >= MINIMIZER_FPR_MIN && k >= MINIMIZER_K_MIN {
             true => LayoutChoice::MINIMIZER,
             false => LayoutChoice::Cobs,
         }
@@ -169,6 +179,48 @@ impl LayoutChoice {
         }
     }
 
+    /// The layout of a new index of term size `k` (canonical or not) with rows of `page_size`
+    /// bytes and blocks of at most `rows` rows (before rounding to whole ranges): as
+    /// [`LayoutChoice::resolve`], but with ranges large enough that the minimizers can spread a
+    /// block's k-mers over all of them (at least [`MINIMIZERS_PER_RANGE_MIN`] possible
+    /// minimizers a range). Ranges whose size was not given grow, up to [`RANGE_ROWS_MAX`];
+    /// an error says when no range size fits (COBS's layout always does).
+    pub fn fit(
+        self,
+        k: u32,
+        canonical: bool,
+        page_size: u64,
+        rows: u64,
+    ) -> Result<RowLayout, String> {
+        let layout = self.resolve(k, page_size);
+        let RowLayout::Minimizer {
+            range_rows,
+            minimizer,
+        } = layout
+        else {
+            return Ok(layout);
+        };
+        let space = minimizer_space(minimizer, canonical);
+        let fits = |range_rows: u64| rows.div_ceil(range_rows) * MINIMIZERS_PER_RANGE_MIN <= space;
+        let given = matches!(
+            self,
+            LayoutChoice::Minimizer {
+                range_rows: Some(_)
+            }
+        );
+        let mut fitted = range_rows as u64;
+        while !fits(fitted) && !given && fitted < RANGE_ROWS_MAX as u64 {
+            fitted *= 2;
+        }
+        if fits(fitted) {
+            return Ok(RowLayout::minimizer(k, fitted as u32));
+        }
+        Err(format!(
+            "the minimizer layout does not fit: k = {k} has {minimizer}-mer minimizers, {space} of them, too few to spread {rows} rows over ranges of {fitted} rows (at least {MINIMIZERS_PER_RANGE_MIN} minimizers a range); build it in COBS's layout{}",
+            if given && fitted < RANGE_ROWS_MAX as u64 { " or with larger ranges" } else { "" }
+        ))
+    }
+
     /// The choice that gives `layout` again, whatever the page size.
     pub fn of(layout: RowLayout) -> LayoutChoice {
         match layout {
@@ -187,6 +239,16 @@ impl LayoutChoice {
             } => RowLayout::check_range_rows(*rows as u64),
             _ => Ok(()),
         }
+    }
+}
+
+/// Distinct minimizers of length `m` (canonical: about half of the `4^m` m-mers).
+pub fn minimizer_space(m: u32, canonical: bool) -> u64 {
+    let all = 1u64 << (2 * m.min(31));
+    if canonical {
+        all / 2
+    } else {
+        all
     }
 }
 
@@ -320,9 +382,10 @@ mod tests {
 
     #[test]
     fn low_rates_default_to_cobs_layout() {
-        assert_eq!(LayoutChoice::default_for(0.3), LayoutChoice::MINIMIZER);
-        assert_eq!(LayoutChoice::default_for(0.1), LayoutChoice::MINIMIZER);
-        assert_eq!(LayoutChoice::default_for(0.01), LayoutChoice::Cobs);
+        assert_eq!(LayoutChoice::default_for(0.3, 31), LayoutChoice::MINIMIZER);
+        assert_eq!(LayoutChoice::default_for(0.1, 19), LayoutChoice::MINIMIZER);
+        assert_eq!(LayoutChoice::default_for(0.01, 31), LayoutChoice::Cobs);
+        assert_eq!(LayoutChoice::default_for(0.3, 18), LayoutChoice::Cobs);
     }
 
     #[test]

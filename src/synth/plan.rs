@@ -83,17 +83,20 @@ impl SynthPlan {
             .unwrap_or_else(|| default_page_size(options.documents));
         let per_block = (8 * page_size) as usize;
         let hashes = options.num_hashes as f64;
-        let row_layout = options.layout.resolve(options.k, page_size);
+        let block_rows = |chunk: &[u64]| {
+            let kmers_max = chunk.iter().map(|&s| kmers_of(s, options.k)).max();
+            rows_for(kmers_max.unwrap_or(0), options.num_hashes, options.fpr)
+        };
+        let rows_max = sizes.chunks(per_block).map(block_rows).max().unwrap_or(1);
+        let row_layout = options
+            .layout
+            .fit(options.k, true, page_size, rows_max)
+            .map_err(SynthError::Invalid)?;
         let blocks: Vec<SynthBlock> = sizes
             .chunks(per_block)
             .enumerate()
             .map(|(number, chunk)| {
-                let kmers_max = chunk.iter().map(|&s| kmers_of(s, options.k)).max();
-                let rows = row_layout.round_rows(rows_for(
-                    kmers_max.unwrap_or(0),
-                    options.num_hashes,
-                    options.fpr,
-                ));
+                let rows = row_layout.round_rows(block_rows(chunk));
                 let fills: Vec<f64> = chunk
                     .iter()
                     .map(|&s| 1.0 - (-hashes * kmers_of(s, options.k) as f64 / rows as f64).exp())
