@@ -437,9 +437,15 @@ fn refusals_name_the_file_and_the_problem() {
         assert_eq!(message.lines().count(), 1, "{message}");
     }
 
-    // 64 genomes of 10^12 bases: petabytes, more than any test machine has free.
+    // 64 genomes of 10^12 bases: petabytes, more than any test machine has free (in COBS's
+    // layout: 4.8·10^12 rows a block are more than 13-mer minimizers can spread over ranges).
     let huge = dir.path().join("huge.cobs_compact");
-    let message = refused(&huge, "1000000000000", &["-q"]);
+    let message = refused(&huge, "1000000000000", &["--layout", "minimizer"]);
+    assert!(
+        message.contains("the minimizer layout does not fit: k = 31 has 13-mer minimizers"),
+        "{message}"
+    );
+    let message = refused(&huge, "1000000000000", &["-q", "--layout", "cobs"]);
     assert!(message.contains("free"), "{message}");
     assert!(message.contains("--scale 0."), "{message}");
     assert!(message.starts_with(&format!("bitsift: {}: ", huge.display())));
