@@ -29,11 +29,12 @@
 //! list itself), and the next commit writes version 2.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::manifest_file::open_manifest;
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
@@ -50,16 +51,6 @@ pub const FORMAT_VERSION: u32 = 2;
 /// The oldest manifest version this bitsift reads: no checksum, no names digests.
 pub const FORMAT_VERSION_OLDEST: u32 = 1;
 pub use crate::format::PADDING_NAME;
-
-/// Whether `path` is a collection directory (it holds a manifest).
-pub fn is_collection(path: &Path) -> bool {
-    if crate::io::is_remote(path) {
-        // A server cannot say whether a directory exists: a URL without an index file's
-        // extension is taken for a collection's directory.
-        return !crate::format::has_index_extension(path);
-    }
-    path.join(MANIFEST_NAME).is_file()
-}
 
 /// Parameters shared by every sub-index; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -377,12 +368,20 @@ impl Manifest {
     }
 
     /// Reads and checks the manifest of `directory`.
+    /// A local manifest that is missing or not a regular file is
+    /// [`CollectionError::ManifestLost`].
     pub fn load(directory: &Path) -> Result<Manifest, CollectionError> {
         let path = directory.join(MANIFEST_NAME);
-        let text = crate::io::source::read_whole(&path).map_err(CollectionError::io(
-            &path,
-            "cannot read the collection manifest",
-        ))?;
+        let io = || CollectionError::io(&path, "cannot read the collection manifest");
+        let text = if crate::io::is_remote(&path) {
+            crate::io::source::read_whole(&path).map_err(io())?
+        } else {
+            let mut text = Vec::new();
+            open_manifest(directory)?
+                .read_to_end(&mut text)
+                .map_err(io())?;
+            text
+        };
         let manifest = Manifest::parse(&path, &text)?;
         Ok(manifest)
     }
@@ -554,7 +553,7 @@ impl SearchView {
             path: path.clone(),
             detail,
         };
-        let (version, raw) = read_view(&path)?;
+        let (version, raw) = read_view(directory)?;
         let mut files = HashSet::new();
         let mut subindexes = Vec::with_capacity(raw.subindexes.len());
         for sub in raw.subindexes {
@@ -590,11 +589,12 @@ impl SearchView {
     }
 }
 
-/// Reads the manifest at `path` for a search, checking its format, version and checksum:
-/// its version and what a search needs of it. One open file is streamed three times
+/// Reads the manifest of `directory` for a search, checking its format, version and
+/// checksum: its version and what a search needs of it. One open file is streamed three times
 /// (checksum, head, view), never held whole; a writer that replaces the manifest meanwhile
 /// replaces another file.
-fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
+fn read_view(directory: &Path) -> Result<(u32, RawView), CollectionError> {
+    let path = &directory.join(MANIFEST_NAME);
     let io = || CollectionError::io(path, "cannot read the collection manifest");
     if crate::io::is_remote(path) {
         // A remote manifest is read once, whole: streaming it three times would cost three
@@ -602,7 +602,7 @@ fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
         let bytes = crate::io::source::read_whole(path).map_err(io())?;
         return checked_parse(path, &bytes);
     }
-    let file = std::fs::File::open(path).map_err(io())?;
+    let file = open_manifest(directory)?;
     view_of(path, || {
         use std::io::Seek;
         (&file)

@@ -136,12 +136,7 @@ struct Layout {
 /// Merges the collection as `options` say; see the module documentation.
 pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
     let directory = &options.directory;
-    if !super::is_collection(directory) {
-        return Err(CollectionError::Invalid(format!(
-            "{}: not a bitsift collection (no collection.json)",
-            directory.display()
-        )));
-    }
+    super::manifest_file::require_manifest(directory)?;
     if options.max_documents == 0 {
         return Err(CollectionError::Invalid(
             "the largest merged sub-index must hold at least one document".into(),
