@@ -2,7 +2,8 @@
 //! `collection.json` was missing (or a directory, or a named pipe) was taken by `add` for a new
 //! collection, whose clean-up deleted every sub-index, and by every reader for a plain
 //! directory of indexes, which showed removed genomes again. Now each is an error that deletes
-//! nothing and says how to recover.
+//! nothing and says how to recover; `bitsift recover` rebuilds a manifest from the files and
+//! says that the removals are lost.
 
 mod common;
 
@@ -263,4 +264,111 @@ fn i30_readers_refuse_a_collection_without_a_readable_manifest() {
     }
     assert_eq!(documents(&hits(&[&plain], &queries)).len(), 10);
     ok(run_within(&["verify", text(&plain)]));
+}
+
+#[test]
+fn i30_recover_rebuilds_a_searchable_collection_and_says_what_was_lost() {
+    let dir = temp_dir();
+    let (original, genomes) = collection(dir.path());
+    let queries = queries(dir.path(), &genomes);
+    let refused = failed(run_within(&["recover", text(&original)]));
+    assert!(
+        refused.contains("is readable and sound") && refused.contains("nothing was changed"),
+        "{refused}"
+    );
+    let files: Vec<PathBuf> = ["sub-000001.cobs_compact", "sub-000002.cobs_compact"]
+        .iter()
+        .map(|f| original.join(f))
+        .collect();
+    let mut copies = Vec::new();
+    for (n, file) in files.iter().enumerate() {
+        let copy = dir.path().join(format!("copy-{n}.cobs_compact"));
+        std::fs::copy(file, &copy).unwrap();
+        copies.push(copy);
+    }
+    let of_files = hits(
+        &copies.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &queries,
+    );
+    assert!(documents(&of_files).contains(&"g02".to_string()));
+    for how in ["missing", "fifo", "directory", "damaged"] {
+        let collection = dir.path().join(format!("recover-{how}"));
+        copy_collection(&original, &collection);
+        let manifest = collection.join("collection.json");
+        if how == "damaged" {
+            let text = std::fs::read_to_string(&manifest).unwrap();
+            std::fs::write(&manifest, text.replacen("\"g02\"", "\"g12\"", 1)).unwrap();
+        } else {
+            lose_manifest(&collection, how);
+        }
+        let recovered = ok(run_within(&["recover", text(&collection)]));
+        let listing = stdout(&recovered);
+        assert!(
+            listing.contains("from 2 sub-index files")
+                && listing.contains("sub-000001.cobs_compact\t5 documents")
+                && listing.contains("sub-000002.cobs_compact\t5 documents"),
+            "{listing}"
+        );
+        let notes = stderr(&recovered);
+        assert!(
+            notes.contains("the removals the lost manifest recorded are lost"),
+            "{notes}"
+        );
+        let aside = std::fs::read_dir(&collection)
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().into_string().ok())
+            .filter(|n| n.starts_with("collection.json.lost-"))
+            .count();
+        assert_eq!(aside, usize::from(how != "missing"), "{how}: kept aside");
+        // The removed genome is back, and every answer is the files' own.
+        assert_eq!(hits(&[&collection], &queries), of_files, "{how}");
+        ok(run_within(&["verify", text(&collection)]));
+        // Writers work again.
+        ok(remove(&collection, &["g02"]));
+        let new = &genomes[0].with_file_name("g00.fa");
+        let duplicate = add(&collection, std::slice::from_ref(new), &["--fpr", "0.3"]);
+        assert!(failed(duplicate).contains("already in the collection"));
+        ok(run_within(&["merge", "-q", text(&collection)]));
+        let after = documents(&hits(&[&collection], &queries));
+        assert_eq!(after.len(), 9, "{how}: {after:?}");
+        assert!(!after.contains(&"g02".to_string()));
+    }
+}
+
+#[test]
+fn i30_recover_refuses_files_that_are_not_of_one_collection() {
+    let dir = temp_dir();
+    let (original, genomes) = collection(dir.path());
+    let collection = dir.path().join("mixed");
+    copy_collection(&original, &collection);
+    std::fs::remove_file(collection.join("collection.json")).unwrap();
+    let other = collection.join("sub-000007.cobs_compact");
+    let args = [
+        "build",
+        "-q",
+        "-k",
+        "25",
+        "-o",
+        text(&other),
+        text(&genomes[0]),
+    ];
+    ok(run_within(&args));
+    let before = snapshot(&collection);
+    let error = failed(run_within(&["recover", text(&collection)]));
+    assert!(
+        error.contains("sub-000007.cobs_compact: has k = 25, canonical k-mers")
+            && error.contains("the files are not of one collection"),
+        "{error}"
+    );
+    assert_eq!(snapshot(&collection), before);
+    std::fs::write(&other, b"not an index").unwrap();
+    let error = failed(run_within(&["recover", text(&collection)]));
+    assert!(
+        error.contains("cannot be read as an index") && error.contains("move it out"),
+        "{error}"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let error = failed(run_within(&["recover", text(&empty)]));
+    assert!(error.contains("holds no sub-index file"), "{error}");
 }

@@ -404,7 +404,7 @@ fn build_subindex(
 }
 
 /// A manifest entry describing `header`'s file.
-fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
+pub(super) fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
     SubIndex {
         file,
         kind: header.kind.into(),

@@ -52,6 +52,13 @@ fn is_numbered(name: &str) -> bool {
     digits > 0 && rest.as_bytes().get(digits) == Some(&b'.')
 }
 
+/// The number of sub-index file `name` (`sub-NNNNNN.…`), if it is one and the number fits.
+pub(super) fn subindex_number(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix(SUBINDEX_PREFIX)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest.get(..digits)?.parse().ok()
+}
+
 /// Whether `name` is the name of a sub-index file or of a sidecar of one: a file only a
 /// collection holds.
 pub(super) fn is_subindex_file(name: &str) -> bool {
@@ -194,6 +201,7 @@ mod tests {
         assert_eq!(classify("sub-genomes.cobs_compact"), Entry::Foreign);
         assert_eq!(classify("sub-12"), Entry::Foreign);
         assert!(is_subindex_index("sub-1234567.cobs_classic"));
+        assert_eq!(subindex_number("sub-000012.cobs_compact"), Some(12));
         assert!(!is_subindex_index(
             "sub-000003.cobs_compact.bitsift-checksums"
         ));

@@ -14,7 +14,8 @@
 //! A collection is its manifest: a directory holding sub-index files but no readable
 //! manifest is an error for every reader and writer ([`is_collection`],
 //! [`CollectionError::ManifestLost`]), never searched as a plain directory of indexes (its
-//! removed genomes would come back) nor cleaned up as a new collection.
+//! removed genomes would come back) nor cleaned up as a new collection; [`recover()`]
+//! rebuilds a manifest from the files, and says that the removals it recorded are lost.
 //!
 //! Every sub-index is a plain COBS compact (or adopted classic) file that COBS itself can
 //! search. Removed documents stay in their files until a merge and are hidden from results
@@ -43,6 +44,7 @@ mod merge_check;
 mod merge_plan;
 mod merge_rows;
 mod merge_summaries;
+mod recover;
 mod remove;
 mod seal;
 mod sources;
@@ -61,6 +63,7 @@ pub use manifest::{
 };
 pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
+pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};
 pub use sources::{find_indexes, CollectionSeen, IndexSource, SearchSet};
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
@@ -100,6 +103,14 @@ pub enum CollectionError {
         path: PathBuf,
         /// What is wrong with the manifest.
         problem: String,
+    },
+    /// A collection's manifest cannot be rebuilt from its files ([`recover()`]).
+    #[error("{path}: {detail}; nothing was changed", path = path.display())]
+    Unrecoverable {
+        /// The directory, or the sub-index file in the way.
+        path: PathBuf,
+        /// Why.
+        detail: String,
     },
     /// A directory that holds other files but no manifest.
     #[error("{path}: not a bitsift collection (no collection.json) and not empty; give a new or empty directory", path = path.display())]
