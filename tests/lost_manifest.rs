@@ -3,7 +3,8 @@
 //! collection, whose clean-up deleted every sub-index, and by every reader for a plain
 //! directory of indexes, which showed removed genomes again. Now each is an error that deletes
 //! nothing and says how to recover; `bitsift recover` rebuilds a manifest from the files and
-//! says that the removals are lost.
+//! says that the removals are lost; and the manifest's parameters are compared with every
+//! file's header.
 
 mod common;
 
@@ -371,4 +372,98 @@ fn i30_recover_refuses_files_that_are_not_of_one_collection() {
     std::fs::create_dir(&empty).unwrap();
     let error = failed(run_within(&["recover", text(&empty)]));
     assert!(error.contains("holds no sub-index file"), "{error}");
+}
+
+/// Writes `json` as the manifest in version 1 (no checksum, no names digests), as bitsift
+/// wrote it before checksums: an edit of it is not caught by a checksum, only by the files.
+fn write_version_1(collection: &Path, mut json: serde_json::Value) {
+    let object = json.as_object_mut().unwrap();
+    object.remove("checksum");
+    object.insert("version".into(), 1.into());
+    for sub in object["subindexes"].as_array_mut().unwrap() {
+        sub.as_object_mut().unwrap().remove("names_digest");
+    }
+    let mut bytes = serde_json::to_vec_pretty(&json).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(collection.join("collection.json"), bytes).unwrap();
+}
+
+/// An edit of a manifest: its name, the edit, and the error it must cause.
+type Edit<'a> = (&'a str, &'a dyn Fn(&mut serde_json::Value), String);
+
+#[test]
+fn i30_a_manifest_whose_parameters_disagree_with_a_file_is_refused() {
+    let dir = temp_dir();
+    let (original, genomes) = collection(dir.path());
+    let queries = queries(dir.path(), &genomes);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(original.join("collection.json")).unwrap()).unwrap();
+    let file = original.join("sub-000001.cobs_compact");
+    let edits: [Edit; 6] = [
+        (
+            "k",
+            &|m| m["parameters"]["k"] = 25.into(),
+            "has k = 31 but the collection manifest records k = 25".into(),
+        ),
+        (
+            "hashes",
+            &|m| m["parameters"]["hashes"] = 2.into(),
+            "has hash functions = 1 but the collection manifest records hash functions = 2".into(),
+        ),
+        (
+            "documents",
+            &|m| {
+                let sub = &mut m["subindexes"][0];
+                sub["document_count"] = 6.into();
+                sub["documents"].as_array_mut().unwrap().push("g99".into());
+            },
+            "has 5 documents but the collection manifest records 6".into(),
+        ),
+        (
+            "page size",
+            &|m| m["subindexes"][0]["page_size"] = 2.into(),
+            "has page size 1 but the collection manifest records page size 2".into(),
+        ),
+        (
+            "kind",
+            &|m| m["subindexes"][0]["kind"] = "classic".into(),
+            "has kind compact but the collection manifest records kind classic".into(),
+        ),
+        (
+            "bytes",
+            &|m| {
+                let bytes = m["subindexes"][0]["bytes"].as_u64().unwrap();
+                m["subindexes"][0]["bytes"] = (bytes + 1).into();
+            },
+            format!(
+                "has {0} bytes but the collection manifest records {1} bytes",
+                std::fs::metadata(&file).unwrap().len(),
+                std::fs::metadata(&file).unwrap().len() + 1
+            ),
+        ),
+    ];
+    for (what, edit, expected) in edits {
+        let collection = dir
+            .path()
+            .join(format!("edited-{}", what.replace(' ', "-")));
+        copy_collection(&original, &collection);
+        let mut edited = manifest.clone();
+        edit(&mut edited);
+        write_version_1(&collection, edited);
+        let sub = collection.join("sub-000001.cobs_compact");
+        let expected = format!("{}: {expected}", sub.display());
+        let q = text(&queries);
+        let error = failed(run_within(&["query", "-i", text(&collection), "-f", q]));
+        assert!(error.contains(&expected), "{what}, query: {error}");
+        // verify lists the problems on standard output, and fails.
+        let verified = run_within(&["verify", text(&collection)]);
+        let report = stdout(&verified);
+        failed(verified);
+        assert!(report.contains(&expected), "{what}, verify: {report}");
+    }
+    // Unedited, version 1 still opens.
+    let collection = dir.path().join("unedited");
+    copy_collection(&original, &collection);
+    write_version_1(&collection, manifest);
+    ok(run_within(&["verify", text(&collection)]));
 }

@@ -214,24 +214,52 @@ impl SubIndex {
         })
     }
 
-    /// Checks that `header`, the sub-index's file as it is, is the file this entry describes:
-    /// its number of documents, the digest of its names and its row layout. The text says
-    /// what differs.
-    pub fn check_header(&self, header: &IndexHeader) -> Result<(), String> {
-        check_file(
-            header,
-            &Expected {
-                document_count: self.document_count,
-                names_digest: self.expected_names_digest(),
-                layout: self.layout,
-            },
-        )
+    /// What this entry records of its file, in a collection of `parameters`.
+    pub(crate) fn expected(&self, parameters: &Parameters) -> Expected {
+        Expected {
+            k: parameters.k,
+            canonical: parameters.canonical,
+            hashes: parameters.hashes,
+            kind: self.kind,
+            page_size: self.page_size,
+            blocks: self.blocks,
+            bytes: self.bytes,
+            document_count: self.document_count,
+            names_digest: self.expected_names_digest(),
+            layout: self.layout,
+        }
+    }
+
+    /// Checks that `header`, the sub-index's file as it is, is the file this entry of a
+    /// collection of `parameters` describes ([`Expected`]). The text says what differs.
+    pub fn check_header(
+        &self,
+        parameters: &Parameters,
+        header: &IndexHeader,
+    ) -> Result<(), String> {
+        check_file(header, &self.expected(parameters))
     }
 }
 
-/// What a collection's manifest records of one sub-index's file, to compare with the file.
+/// What a collection's manifest records of one sub-index's file, to compare with the file's
+/// header whenever it is opened: the collection's k, canonical form and hash functions, and
+/// the entry's kind, geometry, size, documents and row layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Expected {
+    /// Term size (the collection's).
+    pub k: u32,
+    /// Canonical k-mers (the collection's).
+    pub canonical: bool,
+    /// Hash functions per k-mer (the collection's).
+    pub hashes: u32,
+    /// Compact or classic.
+    pub kind: SubIndexKind,
+    /// Bytes per row.
+    pub page_size: u64,
+    /// Blocks.
+    pub blocks: u64,
+    /// File size.
+    pub bytes: u64,
     /// Documents in the file.
     pub document_count: u64,
     /// The digest of their names ([`crate::format::names_digest`]).
@@ -240,8 +268,14 @@ pub(crate) struct Expected {
     pub layout: RowLayout,
 }
 
-/// Checks an opened sub-index file against what its manifest records.
+/// Checks an opened sub-index file against what its manifest records; the text says the
+/// first thing that differs.
 pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), String> {
+    if let Some((has, records)) = parameter_mismatch(header, expected) {
+        return Err(format!(
+            "has {has} but the collection manifest records {records}; the sub-index was replaced or changed outside bitsift, or the manifest is damaged"
+        ));
+    }
     if header.document_count() != expected.document_count {
         return Err(format!(
             "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
@@ -260,7 +294,44 @@ pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<()
             header.rows, expected.layout
         ));
     }
+    if header.file_size != expected.bytes {
+        return Err(format!(
+            "has {} bytes but the collection manifest records {} bytes; the sub-index was replaced or changed outside bitsift, or the manifest is damaged",
+            header.file_size, expected.bytes
+        ));
+    }
     Ok(())
+}
+
+/// The first of the kind, k, canonical form, hash functions, page size and number of blocks
+/// that differ between `header` and `expected`: what the file has and what is recorded.
+fn parameter_mismatch(header: &IndexHeader, expected: &Expected) -> Option<(String, String)> {
+    let kind = |kind: SubIndexKind| match kind {
+        SubIndexKind::Compact => "kind compact".to_string(),
+        SubIndexKind::Classic => "kind classic".to_string(),
+    };
+    let canonical = |c: bool| match c {
+        true => "canonical k-mers".to_string(),
+        false => "non-canonical k-mers".to_string(),
+    };
+    let pairs = [
+        (kind(header.kind.into()), kind(expected.kind)),
+        (format!("k = {}", header.k), format!("k = {}", expected.k)),
+        (canonical(header.canonical), canonical(expected.canonical)),
+        (
+            format!("hash functions = {}", header.num_hashes),
+            format!("hash functions = {}", expected.hashes),
+        ),
+        (
+            format!("page size {}", header.page_size),
+            format!("page size {}", expected.page_size),
+        ),
+        (
+            format!("{} blocks", header.blocks.len()),
+            format!("{} blocks", expected.blocks),
+        ),
+    ];
+    pairs.into_iter().find(|(has, records)| has != records)
 }
 
 /// One sub-index entry of a manifest, as [`check_entry`] checks it.
@@ -575,6 +646,13 @@ impl SearchView {
             subindexes.push(SearchEntry {
                 file: sub.file,
                 expected: Expected {
+                    k: raw.parameters.k,
+                    canonical: raw.parameters.canonical,
+                    hashes: raw.parameters.hashes,
+                    kind: sub.kind,
+                    page_size: sub.page_size,
+                    blocks: sub.blocks,
+                    bytes: sub.bytes,
                     document_count: sub.document_count,
                     names_digest,
                     layout: sub.layout,
@@ -651,12 +729,25 @@ fn checked_parse<T: serde::de::DeserializeOwned>(
 #[derive(Deserialize)]
 struct RawView {
     generation: u64,
+    parameters: RawParameters,
     subindexes: Vec<RawEntry>,
+}
+
+/// The parameters every sub-index's header must have.
+#[derive(Deserialize)]
+struct RawParameters {
+    k: u32,
+    canonical: bool,
+    hashes: u32,
 }
 
 #[derive(Deserialize)]
 struct RawEntry {
     file: String,
+    kind: SubIndexKind,
+    page_size: u64,
+    blocks: u64,
+    bytes: u64,
     document_count: u64,
     #[serde(default)]
     layout: RowLayout,
