@@ -83,7 +83,7 @@ enum Command {
     Remove(collection::RemoveArgs),
     /// Combine a collection's sub-indexes and drop removed documents, without genomes
     Merge(collection::MergeArgs),
-    /// Rebuild a collection's lost manifest from its sub-index files (its removals are lost)
+    /// Rebuild a collection's lost manifest from its sub-index files (removals lost)
     Recover(collection::RecoverArgs),
     /// Merge `query --format json` results of parts of a collection into one ranking
     MergeResults(merge_results::MergeResultsArgs),

@@ -231,7 +231,8 @@ impl SubIndex {
     }
 
     /// Checks that `header`, the sub-index's file as it is, is the file this entry of a
-    /// collection of `parameters` describes ([`Expected`]). The text says what differs.
+    /// collection of `parameters` describes: its kind, k, canonical form, hash functions, page
+    /// size, blocks, documents, names, row layout and size. The text says what differs.
     pub fn check_header(
         &self,
         parameters: &Parameters,
