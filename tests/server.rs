@@ -1728,6 +1728,81 @@ fn a_server_follows_its_collection_through_remove_add_and_merge() {
     assert_eq!(metric(a, "bitsift_reloads_total"), 6.0);
 }
 
+/// Issue 30: a collection whose manifest is lost (deleted, or a named pipe in its place) is
+/// not served as a plain directory of indexes, which would show its removed genomes again:
+/// the running server keeps its view, with the reason in `/healthz`; a server started on it
+/// refuses to start; once the manifest is back, the next request is served from it.
+#[test]
+fn a_collection_whose_manifest_is_lost_is_never_served_as_a_plain_directory() {
+    let dir = temp_dir();
+    let collection = dir.path().join("collection");
+    let c = collection.to_str().unwrap();
+    let genome = |g: &str| {
+        demo_file(&format!("genomes/{g}.fa.gz"))
+            .display()
+            .to_string()
+    };
+    let (kpn, eco) = ("Kpn_pMCR_1511_KX377410", "Eco_pBK32602_KU295134");
+    ok(run(&["add", "-q", c, &genome(kpn)]));
+    ok(run(&["add", "-q", c, &genome(eco)]));
+    let names = dir.path().join("remove.txt");
+    std::fs::write(&names, format!("{kpn}\n")).unwrap();
+    ok(run(&[
+        "remove",
+        "-q",
+        c,
+        "--documents",
+        names.to_str().unwrap(),
+    ]));
+    let server = Server::start(&[&collection], &[]);
+    let a = server.address;
+    assert_eq!(listed(a), (vec![eco.into()], 1, 3));
+
+    let manifest = collection.join("collection.json");
+    let kept = dir.path().join("kept.json");
+    std::fs::rename(&manifest, &kept).unwrap();
+    for lost in ["deleted", "a named pipe"] {
+        if lost == "a named pipe" {
+            let name = std::ffi::CString::new(manifest.to_str().unwrap()).unwrap();
+            // SAFETY: a C string that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        }
+        assert_eq!(
+            listed(a),
+            (vec![eco.into()], 1, 3),
+            "{lost}: the removed genome stays removed"
+        );
+        let health = http(a, "GET", "/healthz", b"").json();
+        assert_eq!(health["status"], "degraded", "{lost}: {health}");
+        let why = health["reload_failed"]["error"].as_str().unwrap();
+        assert!(
+            why.contains("view 1 still served") && why.contains("bitsift recover"),
+            "{lost}: {why}"
+        );
+        let reload = http(a, "POST", "/api/reload", b"");
+        assert_eq!(reload.status, 500, "{lost}: {}", reload.body);
+        assert!(reload.body.contains("bitsift recover"), "{}", reload.body);
+
+        let refused = Server::command(&[&collection], &[])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+            .wait_with_output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(1), "{lost}: does not start");
+        assert!(
+            stderr(&refused).contains("bitsift recover"),
+            "{}",
+            stderr(&refused)
+        );
+    }
+    std::fs::remove_file(&manifest).unwrap();
+    std::fs::rename(&kept, &manifest).unwrap();
+    assert_eq!(listed(a).0, vec![eco.to_string()], "back: a new view");
+    assert_eq!(http(a, "GET", "/healthz", b"").json()["status"], "ok");
+}
+
 /// Issue 20: a plain index file replaced on disk makes the server unhealthy until it is
 /// reloaded, and the reload serves the new file.
 #[test]

@@ -1,4 +1,5 @@
-//! `bitsift add`, `bitsift remove`, `bitsift merge`: collections that grow and shrink.
+//! `bitsift add`, `bitsift remove`, `bitsift merge`: collections that grow and shrink;
+//! `bitsift recover`: a lost manifest rebuilt from the sub-index files.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -7,9 +8,9 @@ use anyhow::{anyhow, Context, Result};
 use bitsift::builder::default_memory_bytes;
 use bitsift::collection::{
     self, AddOptions, CollectionError, DuplicatePolicy, ExplicitParameters, MergeOptions,
-    RemoveOptions,
+    RecoverReport, RemoveOptions, MANIFEST_NAME,
 };
-use bitsift::units::format_bytes;
+use bitsift::units::{format_bytes, plural};
 use clap::{Args, ValueEnum};
 
 use super::{parse_memory_size, parse_size, Outcome, Ui};
@@ -310,4 +311,62 @@ pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
         report.plan.blocks_after
     );
     Ok(Outcome::Success)
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Rebuilds collection.json from the sub-index files (sub-NNNNNN.cobs_compact, .cobs_classic)
+when it is missing, not a file, unreadable or damaged; refuses a readable one. The removals
+the lost manifest recorded are lost: every document of the files is found again until it is
+removed again. What stood in the manifest's place is kept as collection.json.lost-TIME.")]
+pub struct RecoverArgs {
+    /// The collection directory
+    #[arg(value_name = "DIR")]
+    directory: PathBuf,
+}
+
+pub fn recover(args: RecoverArgs, ui: Ui) -> Result<Outcome> {
+    let report = collection::recover(&args.directory)?;
+    let directory = args.directory.display();
+    println!(
+        "{directory}: rebuilt {MANIFEST_NAME} from {} (generation {}):",
+        plural(report.adopted.len() as u64, "sub-index file"),
+        report.generation
+    );
+    for sub in &report.adopted {
+        println!(
+            "  {}\t{}\t{}",
+            sub.file,
+            plural(sub.visible_count(), "document"),
+            format_bytes(sub.bytes)
+        );
+    }
+    if !ui.quiet {
+        recover_notes(&args.directory, &report);
+    }
+    Ok(Outcome::Success)
+}
+
+/// What a recovery lost or found, on standard error.
+fn recover_notes(directory: &std::path::Path, report: &RecoverReport) {
+    let directory = directory.display();
+    eprintln!(
+        "bitsift: warning: the removals the lost manifest recorded are lost: every document of these files is found again; `bitsift remove {directory} --documents FILE` hides the removed ones again"
+    );
+    eprintln!(
+        "bitsift: the false-positive rate of the collection was recorded only in the lost manifest: the next add that builds genomes needs --fpr (best the rate it was built at; 0.3 unless told otherwise)"
+    );
+    if let Some(aside) = &report.set_aside {
+        eprintln!(
+            "bitsift: what stood in place of {MANIFEST_NAME} was kept as {}",
+            aside.display()
+        );
+    }
+    if report.repeated_count > 0 {
+        eprintln!(
+            "bitsift: warning: {} document name(s) are in more than one sub-index: {}; an add of genomes already there, or a merge interrupted before its commit (its output beside its members), leaves them so; `bitsift info --documents {directory}` lists them",
+            report.repeated_count,
+            report.repeated.join(", ")
+        );
+    }
 }

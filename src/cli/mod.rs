@@ -83,6 +83,8 @@ enum Command {
     Remove(collection::RemoveArgs),
     /// Combine a collection's sub-indexes and drop removed documents, without genomes
     Merge(collection::MergeArgs),
+    /// Rebuild a collection's lost manifest from its sub-index files (removals lost)
+    Recover(collection::RecoverArgs),
     /// Merge `query --format json` results of parts of a collection into one ranking
     MergeResults(merge_results::MergeResultsArgs),
     /// Serve searches over HTTP: JSON API, web page, metrics
@@ -165,6 +167,7 @@ pub fn main() -> ExitCode {
         Command::Add(args) => collection::add(args, ui),
         Command::Remove(args) => collection::remove(args, ui),
         Command::Merge(args) => collection::merge(args, ui),
+        Command::Recover(args) => collection::recover(args, ui),
         Command::MergeResults(args) => merge_results::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args, ui),

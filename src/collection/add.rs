@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::clean::{clean, only_leftovers, remove_sidecars};
 use super::lock::{WriterLock, LOCK_NAME};
 use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
+use super::manifest_file::open_manifest;
 use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
@@ -142,21 +143,13 @@ fn undo_new_directory(directory: &Path, created: bool) {
 /// [`add`] under the collection's lock, in a directory that exists.
 fn add_locked(options: &AddOptions, created: bool) -> Result<AddReport, CollectionError> {
     let directory = &options.directory;
-    // Checked before the lock too, so a foreign directory does not even get a lock file.
-    if !super::is_collection(directory) && !only_leftovers(directory)? {
-        return Err(CollectionError::NotACollection {
-            path: directory.clone(),
-        });
-    }
+    // Checked before the lock too, so a foreign directory, or a collection whose manifest is
+    // lost, does not even get a lock file.
+    has_manifest(directory)?;
     let _lock = WriterLock::acquire(directory)?;
-    let existing = if super::is_collection(directory) {
-        Some(Manifest::load(directory)?)
-    } else if only_leftovers(directory)? {
-        None
-    } else {
-        return Err(CollectionError::NotACollection {
-            path: directory.clone(),
-        });
+    let existing = match has_manifest(directory)? {
+        true => Some(Manifest::load(directory)?),
+        false => None,
     };
     let cleaned = clean(directory, existing.as_ref())?;
     let is_new = existing.is_none();
@@ -195,6 +188,23 @@ fn add_locked(options: &AddOptions, created: bool) -> Result<AddReport, Collecti
         duplicates,
         cleaned,
     })
+}
+
+/// Whether `directory` is a collection with a manifest to load (`true`), or may become a new
+/// one (`false`: it holds nothing, or only a writer's lock and temporary files). An error
+/// when it holds someone else's files, or is a collection whose manifest is lost: a new
+/// collection there would delete its sub-index files as leftovers.
+fn has_manifest(directory: &Path) -> Result<bool, CollectionError> {
+    if super::is_collection(directory) {
+        open_manifest(directory)?;
+        return Ok(true);
+    }
+    if !only_leftovers(directory)? {
+        return Err(CollectionError::NotACollection {
+            path: directory.to_path_buf(),
+        });
+    }
+    Ok(false)
 }
 
 /// Builds the inputs and adopts the indexes into new, not yet listed, sub-index files.
@@ -403,7 +413,7 @@ fn build_subindex(
 }
 
 /// A manifest entry describing `header`'s file.
-fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
+pub(super) fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
     SubIndex {
         file,
         kind: header.kind.into(),

@@ -35,23 +35,58 @@ fn classify(name: &str) -> Entry<'_> {
     {
         return Entry::Temporary;
     }
-    if name.starts_with(SUBINDEX_PREFIX) {
+    if is_numbered(name) {
         let base = name.find(".bitsift-").map_or(name, |at| &name[..at]);
         return Entry::SubIndex { base };
     }
     Entry::Foreign
 }
 
+/// Whether `name` starts as a sub-index file's name does: `sub-`, digits, a dot
+/// ([`super::Manifest::reserve_file`]).
+fn is_numbered(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(SUBINDEX_PREFIX) else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest.as_bytes().get(digits) == Some(&b'.')
+}
+
+/// The number of sub-index file `name` (`sub-NNNNNN.…`), if it is one and the number fits.
+pub(super) fn subindex_number(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix(SUBINDEX_PREFIX)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest.get(..digits)?.parse().ok()
+}
+
+/// Whether `name` is the name of a sub-index file or of a sidecar of one: a file only a
+/// collection holds.
+pub(super) fn is_subindex_file(name: &str) -> bool {
+    matches!(classify(name), Entry::SubIndex { .. })
+}
+
+/// Whether `name` is the name of a sub-index file itself (not a sidecar, not a temporary).
+pub(super) fn is_subindex_index(name: &str) -> bool {
+    matches!(classify(name), Entry::SubIndex { base } if base == name)
+        && crate::format::has_index_extension(Path::new(name))
+}
+
 /// Deletes sub-index files, sidecars and temporaries in `directory` that `manifest` does not
-/// list (all of them when there is no manifest yet). Call it holding the writer lock. Returns
-/// the names removed.
+/// list. Call it holding the writer lock. Without a manifest (a new collection) it deletes
+/// only temporaries, and refuses a directory that holds sub-index files: they belong to a
+/// collection whose manifest is lost ([`CollectionError::ManifestLost`]), and deleting them
+/// would lose its genomes. Returns the names removed.
 pub fn clean(
     directory: &Path,
     manifest: Option<&Manifest>,
 ) -> Result<Vec<String>, CollectionError> {
+    let names = entry_names(directory)?;
+    if manifest.is_none() && names.iter().any(|name| is_subindex_file(name)) {
+        return Err(super::manifest_file::missing(directory));
+    }
     let listed: HashSet<&str> = manifest.map(Manifest::files).unwrap_or_default();
     let mut removed = Vec::new();
-    for name in entry_names(directory)? {
+    for name in names {
         let stale = match classify(&name) {
             Entry::Temporary => true,
             Entry::SubIndex { base } => !listed.contains(base),
@@ -163,6 +198,17 @@ mod tests {
             }
         );
         assert_eq!(classify("notes.txt"), Entry::Foreign);
+        assert_eq!(classify("sub-genomes.cobs_compact"), Entry::Foreign);
+        assert_eq!(classify("sub-12"), Entry::Foreign);
+        assert!(is_subindex_index("sub-1234567.cobs_classic"));
+        assert_eq!(subindex_number("sub-000012.cobs_compact"), Some(12));
+        assert!(!is_subindex_index(
+            "sub-000003.cobs_compact.bitsift-checksums"
+        ));
+        assert!(is_subindex_file(
+            "sub-000003.cobs_compact.bitsift-checksums"
+        ));
+        assert!(!is_subindex_file(".sub-000003.cobs_compact.bitsift-tmp-9"));
     }
 
     #[test]
@@ -238,5 +284,21 @@ mod tests {
         );
         std::fs::remove_file(dir.path().join("README.txt")).unwrap();
         assert!(only_leftovers(dir.path()).unwrap());
+    }
+
+    #[test]
+    fn without_a_manifest_only_temporaries_go_and_sub_indexes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let temporary = ".sub-000001.cobs_compact.bitsift-tmp-7";
+        std::fs::write(dir.path().join(temporary), b"x").unwrap();
+        assert_eq!(clean(dir.path(), None).unwrap(), vec![temporary]);
+        std::fs::write(dir.path().join(temporary), b"x").unwrap();
+        std::fs::write(dir.path().join("sub-000001.cobs_compact"), b"x").unwrap();
+        let error = clean(dir.path(), None).unwrap_err();
+        assert!(
+            matches!(error, CollectionError::ManifestLost { .. }),
+            "{error}"
+        );
+        assert_eq!(entry_names(dir.path()).unwrap().len(), 2, "nothing removed");
     }
 }

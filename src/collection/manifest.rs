@@ -29,11 +29,12 @@
 //! list itself), and the next commit writes version 2.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::manifest_file::open_manifest;
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
@@ -50,16 +51,6 @@ pub const FORMAT_VERSION: u32 = 2;
 /// The oldest manifest version this bitsift reads: no checksum, no names digests.
 pub const FORMAT_VERSION_OLDEST: u32 = 1;
 pub use crate::format::PADDING_NAME;
-
-/// Whether `path` is a collection directory (it holds a manifest).
-pub fn is_collection(path: &Path) -> bool {
-    if crate::io::is_remote(path) {
-        // A server cannot say whether a directory exists: a URL without an index file's
-        // extension is taken for a collection's directory.
-        return !crate::format::has_index_extension(path);
-    }
-    path.join(MANIFEST_NAME).is_file()
-}
 
 /// Parameters shared by every sub-index; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -223,24 +214,53 @@ impl SubIndex {
         })
     }
 
-    /// Checks that `header`, the sub-index's file as it is, is the file this entry describes:
-    /// its number of documents, the digest of its names and its row layout. The text says
-    /// what differs.
-    pub fn check_header(&self, header: &IndexHeader) -> Result<(), String> {
-        check_file(
-            header,
-            &Expected {
-                document_count: self.document_count,
-                names_digest: self.expected_names_digest(),
-                layout: self.layout,
-            },
-        )
+    /// What this entry records of its file, in a collection of `parameters`.
+    pub(crate) fn expected(&self, parameters: &Parameters) -> Expected {
+        Expected {
+            k: parameters.k,
+            canonical: parameters.canonical,
+            hashes: parameters.hashes,
+            kind: self.kind,
+            page_size: self.page_size,
+            blocks: self.blocks,
+            bytes: self.bytes,
+            document_count: self.document_count,
+            names_digest: self.expected_names_digest(),
+            layout: self.layout,
+        }
+    }
+
+    /// Checks that `header`, the sub-index's file as it is, is the file this entry of a
+    /// collection of `parameters` describes: its kind, k, canonical form, hash functions, page
+    /// size, blocks, documents, names, row layout and size. The text says what differs.
+    pub fn check_header(
+        &self,
+        parameters: &Parameters,
+        header: &IndexHeader,
+    ) -> Result<(), String> {
+        check_file(header, &self.expected(parameters))
     }
 }
 
-/// What a collection's manifest records of one sub-index's file, to compare with the file.
+/// What a collection's manifest records of one sub-index's file, to compare with the file's
+/// header whenever it is opened: the collection's k, canonical form and hash functions, and
+/// the entry's kind, geometry, size, documents and row layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Expected {
+    /// Term size (the collection's).
+    pub k: u32,
+    /// Canonical k-mers (the collection's).
+    pub canonical: bool,
+    /// Hash functions per k-mer (the collection's).
+    pub hashes: u32,
+    /// Compact or classic.
+    pub kind: SubIndexKind,
+    /// Bytes per row.
+    pub page_size: u64,
+    /// Blocks.
+    pub blocks: u64,
+    /// File size.
+    pub bytes: u64,
     /// Documents in the file.
     pub document_count: u64,
     /// The digest of their names ([`crate::format::names_digest`]).
@@ -249,8 +269,14 @@ pub(crate) struct Expected {
     pub layout: RowLayout,
 }
 
-/// Checks an opened sub-index file against what its manifest records.
+/// Checks an opened sub-index file against what its manifest records; the text says the
+/// first thing that differs.
 pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), String> {
+    if let Some((has, records)) = parameter_mismatch(header, expected) {
+        return Err(format!(
+            "has {has} but the collection manifest records {records}; the sub-index was replaced or changed outside bitsift, or the manifest is damaged"
+        ));
+    }
     if header.document_count() != expected.document_count {
         return Err(format!(
             "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
@@ -269,7 +295,44 @@ pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<()
             header.rows, expected.layout
         ));
     }
+    if header.file_size != expected.bytes {
+        return Err(format!(
+            "has {} bytes but the collection manifest records {} bytes; the sub-index was replaced or changed outside bitsift, or the manifest is damaged",
+            header.file_size, expected.bytes
+        ));
+    }
     Ok(())
+}
+
+/// The first of the kind, k, canonical form, hash functions, page size and number of blocks
+/// that differ between `header` and `expected`: what the file has and what is recorded.
+fn parameter_mismatch(header: &IndexHeader, expected: &Expected) -> Option<(String, String)> {
+    let kind = |kind: SubIndexKind| match kind {
+        SubIndexKind::Compact => "kind compact".to_string(),
+        SubIndexKind::Classic => "kind classic".to_string(),
+    };
+    let canonical = |c: bool| match c {
+        true => "canonical k-mers".to_string(),
+        false => "non-canonical k-mers".to_string(),
+    };
+    let pairs = [
+        (kind(header.kind.into()), kind(expected.kind)),
+        (format!("k = {}", header.k), format!("k = {}", expected.k)),
+        (canonical(header.canonical), canonical(expected.canonical)),
+        (
+            format!("hash functions = {}", header.num_hashes),
+            format!("hash functions = {}", expected.hashes),
+        ),
+        (
+            format!("page size {}", header.page_size),
+            format!("page size {}", expected.page_size),
+        ),
+        (
+            format!("{} blocks", header.blocks.len()),
+            format!("{} blocks", expected.blocks),
+        ),
+    ];
+    pairs.into_iter().find(|(has, records)| has != records)
 }
 
 /// One sub-index entry of a manifest, as [`check_entry`] checks it.
@@ -377,12 +440,20 @@ impl Manifest {
     }
 
     /// Reads and checks the manifest of `directory`.
+    /// A local manifest that is missing or not a regular file is
+    /// [`CollectionError::ManifestLost`].
     pub fn load(directory: &Path) -> Result<Manifest, CollectionError> {
         let path = directory.join(MANIFEST_NAME);
-        let text = crate::io::source::read_whole(&path).map_err(CollectionError::io(
-            &path,
-            "cannot read the collection manifest",
-        ))?;
+        let io = || CollectionError::io(&path, "cannot read the collection manifest");
+        let text = if crate::io::is_remote(&path) {
+            crate::io::source::read_whole(&path).map_err(io())?
+        } else {
+            let mut text = Vec::new();
+            open_manifest(directory)?
+                .read_to_end(&mut text)
+                .map_err(io())?;
+            text
+        };
         let manifest = Manifest::parse(&path, &text)?;
         Ok(manifest)
     }
@@ -554,7 +625,7 @@ impl SearchView {
             path: path.clone(),
             detail,
         };
-        let (version, raw) = read_view(&path)?;
+        let (version, raw) = read_view(directory)?;
         let mut files = HashSet::new();
         let mut subindexes = Vec::with_capacity(raw.subindexes.len());
         for sub in raw.subindexes {
@@ -576,6 +647,13 @@ impl SearchView {
             subindexes.push(SearchEntry {
                 file: sub.file,
                 expected: Expected {
+                    k: raw.parameters.k,
+                    canonical: raw.parameters.canonical,
+                    hashes: raw.parameters.hashes,
+                    kind: sub.kind,
+                    page_size: sub.page_size,
+                    blocks: sub.blocks,
+                    bytes: sub.bytes,
                     document_count: sub.document_count,
                     names_digest,
                     layout: sub.layout,
@@ -590,11 +668,12 @@ impl SearchView {
     }
 }
 
-/// Reads the manifest at `path` for a search, checking its format, version and checksum:
-/// its version and what a search needs of it. One open file is streamed three times
+/// Reads the manifest of `directory` for a search, checking its format, version and
+/// checksum: its version and what a search needs of it. One open file is streamed three times
 /// (checksum, head, view), never held whole; a writer that replaces the manifest meanwhile
 /// replaces another file.
-fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
+fn read_view(directory: &Path) -> Result<(u32, RawView), CollectionError> {
+    let path = &directory.join(MANIFEST_NAME);
     let io = || CollectionError::io(path, "cannot read the collection manifest");
     if crate::io::is_remote(path) {
         // A remote manifest is read once, whole: streaming it three times would cost three
@@ -602,7 +681,7 @@ fn read_view(path: &Path) -> Result<(u32, RawView), CollectionError> {
         let bytes = crate::io::source::read_whole(path).map_err(io())?;
         return checked_parse(path, &bytes);
     }
-    let file = std::fs::File::open(path).map_err(io())?;
+    let file = open_manifest(directory)?;
     view_of(path, || {
         use std::io::Seek;
         (&file)
@@ -651,12 +730,25 @@ fn checked_parse<T: serde::de::DeserializeOwned>(
 #[derive(Deserialize)]
 struct RawView {
     generation: u64,
+    parameters: RawParameters,
     subindexes: Vec<RawEntry>,
+}
+
+/// The parameters every sub-index's header must have.
+#[derive(Deserialize)]
+struct RawParameters {
+    k: u32,
+    canonical: bool,
+    hashes: u32,
 }
 
 #[derive(Deserialize)]
 struct RawEntry {
     file: String,
+    kind: SubIndexKind,
+    page_size: u64,
+    blocks: u64,
+    bytes: u64,
     document_count: u64,
     #[serde(default)]
     layout: RowLayout,

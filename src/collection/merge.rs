@@ -136,12 +136,7 @@ struct Layout {
 /// Merges the collection as `options` say; see the module documentation.
 pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
     let directory = &options.directory;
-    if !super::is_collection(directory) {
-        return Err(CollectionError::Invalid(format!(
-            "{}: not a bitsift collection (no collection.json)",
-            directory.display()
-        )));
-    }
+    super::manifest_file::require_manifest(directory)?;
     if options.max_documents == 0 {
         return Err(CollectionError::Invalid(
             "the largest merged sub-index must hold at least one document".into(),
@@ -338,16 +333,12 @@ fn open_members(
         .map(|&position| {
             let entry = manifest.subindexes[position].clone();
             let header = IndexHeader::open(&subindex_path(directory, &entry.file))?;
-            if header.document_count() != entry.document_count {
-                return Err(CollectionError::Manifest {
+            entry
+                .check_header(&manifest.parameters, &header)
+                .map_err(|detail| CollectionError::Manifest {
                     path: header.path.clone(),
-                    detail: format!(
-                        "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
-                        header.document_count(),
-                        entry.document_count
-                    ),
-                });
-            }
+                    detail,
+                })?;
             // The merged file gets fresh checksums: bytes nobody could check must not get them.
             if !crate::format::sidecar_path(&header.path).is_file() {
                 return Err(CollectionError::Unverified {

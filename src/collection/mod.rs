@@ -11,6 +11,12 @@
 //! only the files it lists, so a writer killed at any moment leaves the collection as it was
 //! before or as it is after; its leftovers are removed by the next writer ([`clean`]).
 //!
+//! A collection is its manifest: a directory holding sub-index files but no readable
+//! manifest is an error for every reader and writer ([`is_collection`],
+//! [`CollectionError::ManifestLost`]), never searched as a plain directory of indexes (its
+//! removed genomes would come back) nor cleaned up as a new collection; [`recover()`]
+//! rebuilds a manifest from the files, and says that the removals it recorded are lost.
+//!
 //! Every sub-index is a plain COBS compact (or adopted classic) file that COBS itself can
 //! search. Removed documents stay in their files until a merge and are hidden from results
 //! ([`crate::query::Index::hide`]); a merge copies whole blocks verbatim and re-packs the bit
@@ -32,11 +38,13 @@ mod clean;
 mod crash;
 mod lock;
 mod manifest;
+mod manifest_file;
 mod merge;
 mod merge_check;
 mod merge_plan;
 mod merge_rows;
 mod merge_summaries;
+mod recover;
 mod remove;
 mod seal;
 mod sources;
@@ -50,10 +58,12 @@ pub use bits::or_bits;
 pub use clean::clean;
 pub use lock::WriterLock;
 pub use manifest::{
-    is_collection, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME,
-    FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME, PADDING_NAME,
+    Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME, FORMAT_VERSION,
+    FORMAT_VERSION_OLDEST, MANIFEST_NAME, PADDING_NAME,
 };
+pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
+pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};
 pub use sources::{find_indexes, CollectionSeen, IndexSource, SearchSet};
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
@@ -82,6 +92,24 @@ pub enum CollectionError {
         /// The manifest.
         path: PathBuf,
         /// What is wrong.
+        detail: String,
+    },
+    /// A collection directory (it holds sub-index files, or something named like its
+    /// manifest) whose manifest cannot be read: which files and documents belong to it is
+    /// unknown, so it is neither searched nor changed.
+    #[error("{path}: {problem}; without it, which files and documents belong to the collection is unknown (a search of the files would find removed genomes again), so nothing was searched or changed; restore collection.json from a backup, or `bitsift recover {path}` rebuilds it from the sub-index files there (documents removed since those files were written are then found again, until they are removed again)", path = path.display())]
+    ManifestLost {
+        /// The collection's directory.
+        path: PathBuf,
+        /// What is wrong with the manifest.
+        problem: String,
+    },
+    /// A collection's manifest cannot be rebuilt from its files ([`recover()`]).
+    #[error("{path}: {detail}; nothing was changed", path = path.display())]
+    Unrecoverable {
+        /// The directory, or the sub-index file in the way.
+        path: PathBuf,
+        /// Why.
         detail: String,
     },
     /// A directory that holds other files but no manifest.

@@ -34,12 +34,7 @@ pub struct RemoveReport {
 /// Hides `options.names`; every document of such a name that the collection shows is hidden.
 pub fn remove(options: &RemoveOptions) -> Result<RemoveReport, CollectionError> {
     let directory = &options.directory;
-    if !super::is_collection(directory) {
-        return Err(CollectionError::Invalid(format!(
-            "{}: not a bitsift collection (no collection.json)",
-            directory.display()
-        )));
-    }
+    super::manifest_file::require_manifest(directory)?;
     let _lock = WriterLock::acquire(directory)?;
     let mut manifest = Manifest::load(directory)?;
     clean(directory, Some(&manifest))?;

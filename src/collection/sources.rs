@@ -8,9 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{
-    check_file, is_collection, subindex_path, Expected, Manifest, SearchView, MANIFEST_NAME,
-};
+use super::manifest::{check_file, subindex_path, Expected, Manifest, SearchView, MANIFEST_NAME};
+use super::manifest_file::is_collection;
 use super::CollectionError;
 use crate::format::{has_index_extension, HeaderOptions, IndexHeader};
 use crate::io::FileIdentity;

@@ -55,7 +55,7 @@ pub fn check(directory: &std::path::Path) -> Result<CollectionCheck, CollectionE
             let path = subindex_path(directory, &sub.file);
             let problem = match IndexHeader::open(&path) {
                 Ok(header) => sub
-                    .check_header(&header)
+                    .check_header(&manifest.parameters, &header)
                     .err()
                     .map(|detail| format!("{}: {detail}", path.display())),
                 Err(error) => Some(error.to_string()),

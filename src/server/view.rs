@@ -16,6 +16,9 @@
 //! whatever changed (plain index files given to `serve` are reloaded that way). A view that
 //! cannot be opened leaves the current one serving, with the reason in `/healthz` and the
 //! log, and is not tried again until the manifest changes again or a reload is asked for.
+//! That includes a manifest deleted or replaced by something that is not a file: the
+//! collection's directory is then an error ([`crate::collection::is_collection`]), never a
+//! plain directory of its files served with its removals forgotten.
 //!
 //! While two views are open, both hold their memory: row memory (cache or image) and worker
 //! threads are per view, and the old view's are released with its last search.
