@@ -1147,8 +1147,8 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
     };
     assert_eq!(search(None).status, 200);
 
-    // Truncated; overwritten in place with its modification time put back; replaced by
-    // another index under the same name.
+    // Truncated; overwritten in place with bytes of the same size; replaced by another
+    // index under the same name.
     let size = std::fs::metadata(&truncated).unwrap().len();
     std::fs::File::options()
         .write(true)
@@ -1156,7 +1156,6 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
         .unwrap()
         .set_len(size / 2)
         .unwrap();
-    let modified = std::fs::metadata(&rewritten).unwrap().modified().unwrap();
     let mut bytes = std::fs::read(&rewritten).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
@@ -1165,7 +1164,6 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
         .open(&rewritten)
         .unwrap();
     file.write_all(&bytes).unwrap();
-    file.set_modified(modified).unwrap();
     drop(file);
     let incoming = dir.path().join("incoming.tmp");
     std::fs::copy(&phage, &incoming).unwrap();
@@ -1183,7 +1181,7 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
     );
     for (name, path, cause) in [
         ("truncated", &truncated, "bytes"),
-        ("rewritten", &rewritten, "change time"),
+        ("rewritten", &rewritten, "modification time"),
         ("replaced", &replaced, "replaced"),
     ] {
         let failed = search(Some(&[name]));
@@ -1766,4 +1764,132 @@ fn a_replaced_index_file_is_served_after_a_reload() {
         found.json()["results"][0]["hits"][0]["document"],
         "Eco_pBK32602_KU295134"
     );
+}
+
+/// Searches the first gene over and over until `stop` is set; returns the statuses and the
+/// bodies of every answer that was not a 200.
+fn search_until(address: SocketAddr, stop: Arc<std::sync::atomic::AtomicBool>) -> Vec<String> {
+    let mut failures = Vec::new();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let answer = post(
+            address,
+            &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        );
+        if answer.status != 200 {
+            failures.push(format!("{}: {}", answer.status, answer.body));
+        }
+    }
+    failures
+}
+
+/// Hard-links every file of `from` into a new directory `to`, as `rsync --link-dest` does
+/// for files that did not change.
+fn link_snapshot(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::hard_link(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Issue 30, item 4: change detection follows bytes, not links. A collection of adopted
+/// (hard-linked) indexes keeps answering 200 with the same hits while a background client
+/// searches, after the originals are deleted, after `cp -al` and `rsync --link-dest`-like
+/// snapshots of its directory, and after a merge of the adopted members (which unlinks
+/// files the snapshots still hold); a sub-index rewritten in place is still a change.
+#[test]
+fn hard_links_made_and_removed_are_not_changes_but_new_bytes_are() {
+    let dir = temp_dir();
+    let originals = dir.path().join("originals");
+    std::fs::create_dir(&originals).unwrap();
+    let first = build_index(&originals, "first", &["Kpn_pMCR_1511_KX377410.fa.gz"]);
+    let second = build_index(&originals, "second", &["Eco_pBK32602_KU295134.fa.gz"]);
+    let collection = dir.path().join("collection");
+    let c = collection.to_str().unwrap();
+    ok(run(&[
+        "add",
+        "-q",
+        c,
+        "--fpr",
+        "0.3",
+        "--adopt",
+        text(&first),
+        "--adopt",
+        text(&second),
+    ]));
+    let server = Server::start(&[&collection], &[]);
+    let a = server.address;
+    let expected = vec![
+        "Eco_pBK32602_KU295134".to_string(),
+        "Kpn_pMCR_1511_KX377410".to_string(),
+    ];
+    assert_eq!(listed(a).0, expected);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let client = {
+        let stop = stop.clone();
+        std::thread::spawn(move || search_until(a, stop))
+    };
+    let healthy = |when: &str| {
+        assert_eq!(listed(a).0, expected, "{when}");
+        let health = http(a, "GET", "/healthz", b"");
+        assert_eq!(health.status, 200, "{when}: {}", health.body);
+        assert_eq!(health.json()["status"], "ok", "{when}: {}", health.body);
+    };
+    // Link counts and change times move; no byte does.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::remove_dir_all(&originals).unwrap();
+    healthy("after the originals were deleted");
+    let copied = Command::new("cp")
+        .arg("-al")
+        .arg(&collection)
+        .arg(dir.path().join("cp-al"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    healthy("after cp -al");
+    link_snapshot(&collection, &dir.path().join("link-dest"));
+    healthy("after a --link-dest snapshot");
+    ok(run(&["merge", "-q", c]));
+    healthy("after the adopted members were merged");
+    link_snapshot(&collection, &dir.path().join("link-dest-2"));
+    healthy("after a snapshot of the merged collection");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let failures = client.join().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} failures: {failures:?}",
+        failures.len()
+    );
+
+    // New bytes in place (through the snapshot's link to the same file) are a change.
+    let merged: Vec<PathBuf> = std::fs::read_dir(&collection)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cobs_compact"))
+        .collect();
+    assert_eq!(merged.len(), 1, "{merged:?}");
+    let name = merged[0].file_name().unwrap();
+    let snapshot = dir.path().join("link-dest-2").join(name);
+    let mut bytes = std::fs::read(&snapshot).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let mut file = std::fs::File::options()
+        .write(true)
+        .open(&snapshot)
+        .unwrap();
+    file.write_all(&bytes).unwrap();
+    drop(file);
+    let failed = post(
+        a,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+    );
+    assert_eq!(failed.status, 503, "{}", failed.body);
+    assert!(
+        failed.body.contains("index changed on disk") && failed.body.contains("modification time"),
+        "{}",
+        failed.body
+    );
+    assert_eq!(http(a, "GET", "/healthz", b"").status, 503);
 }
