@@ -20,6 +20,7 @@ use bitsift::units::plural;
 use clap::Args;
 
 use super::choices::{DirectIoArg, EngineArg, FormatArg};
+use super::indexes::NO_INDEX_GIVEN;
 use super::output_file::Sink;
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
@@ -451,6 +452,9 @@ fn output_setup<'a>(
 }
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
+    if args.indexes.is_empty() && args.index_list.is_empty() {
+        return Err(UsageError(NO_INDEX_GIVEN.into()).into());
+    }
     check_output_options(&args)?;
     args.remote.apply()?;
     let reading = base_reading(&args);
