@@ -1527,7 +1527,7 @@ fn answers_carry_totals_pages_groups_and_downloads() {
     let species = |hit: &Value| {
         hit["metadata"]["species"]
             .as_str()
-            .unwrap_or("NA")
+            .unwrap_or("")
             .to_string()
     };
     for group in &groups {
@@ -1892,4 +1892,78 @@ fn hard_links_made_and_removed_are_not_changes_but_new_bytes_are() {
         failed.body
     );
     assert_eq!(http(a, "GET", "/healthz", b"").status, 503);
+}
+
+/// Issue 30, item 5: a metadata value that is literally `NA` is a value like any other; the
+/// documents without a value (not in the table, or an empty cell) form the group `""`, which
+/// no value of a table can be. The API's group filter finds each.
+#[test]
+fn a_metadata_value_na_is_not_the_group_of_documents_without_a_value() {
+    let dir = temp_dir();
+    let (plasmids, phage, _) = fixtures(dir.path());
+    let metadata = dir.path().join("na.tsv");
+    std::fs::write(
+        &metadata,
+        "document\tspecies\nKpn_pMCR_1511_KX377410\tNA\nEco_pBK32602_KU295134\tE. coli\nPhage_lambda_NC_001416\t\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        &[&plasmids, &phage],
+        &["--metadata", metadata.to_str().unwrap()],
+    );
+    let ask = |group: Option<&str>, format: &str| {
+        let mut body = serde_json::json!({
+            "sequence": first_gene(), "threshold": 0.0, "group_by": "species", "format": format,
+        });
+        if let Some(group) = group {
+            body["group"] = Value::from(group);
+        }
+        let answer = post(server.address, &body);
+        assert_eq!(answer.status, 200, "{group:?}: {}", answer.body);
+        answer
+    };
+    let documents = |group: &str| -> Vec<String> {
+        let mut found: Vec<String> = ask(Some(group), "json").json()["results"][0]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["document"].as_str().unwrap().to_string())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(documents("NA"), ["Kpn_pMCR_1511_KX377410"]);
+    assert_eq!(documents("E. coli"), ["Eco_pBK32602_KU295134"]);
+    assert_eq!(
+        documents(""),
+        ["Kpn_plasmid12_NC_011385", "Phage_lambda_NC_001416"],
+        "not listed, and listed with an empty cell"
+    );
+    let groups = ask(None, "json").json()["results"][0]["groups"].clone();
+    let tallies: Vec<(String, u64)> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["value"].as_str().unwrap().to_string(),
+                g["carriers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tallies,
+        [
+            ("".to_string(), 2),
+            ("E. coli".to_string(), 1),
+            ("NA".to_string(), 1)
+        ]
+    );
+    let tsv = ask(None, "tsv").body;
+    let values: Vec<&str> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(values, ["", "E. coli", "NA"], "{tsv}");
 }

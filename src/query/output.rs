@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::matrix::{self, Cell, MatrixCells};
-use super::present::{identity, rounded, NOT_LISTED};
+use super::present::{identity, rounded, NO_NUMBER};
 use super::{BatchStats, Coverage, Index, QueryResult};
 use crate::metadata::Metadata;
 
@@ -250,13 +250,13 @@ pub fn metadata_json(
     metadata: &Metadata,
     document: &str,
 ) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let values = metadata.get(document)?;
+    let row = metadata.get(document)?;
     Some(
         metadata
             .columns()
             .iter()
-            .zip(values)
-            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.clone())))
+            .zip(row.cells())
+            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.to_string())))
             .collect(),
     )
 }
@@ -482,8 +482,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
     }
 
     fn tsv_groups(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
-        let score =
-            |s: Option<f64>| s.map_or_else(|| NOT_LISTED.to_string(), |s| format!("{s:.4}"));
+        let score = |s: Option<f64>| s.map_or_else(|| NO_NUMBER.to_string(), |s| format!("{s:.4}"));
         for g in &result.groups {
             writeln!(
                 self.out,
@@ -523,12 +522,14 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         let Some(metadata) = self.setup.metadata else {
             return;
         };
-        let values = document.and_then(|d| metadata.get(d));
-        for column in 0..metadata.columns().len() {
-            line.push('\t');
-            if let Some(values) = values {
-                line.push_str(&values[column]);
+        match document.and_then(|d| metadata.get(d)) {
+            Some(row) => {
+                for cell in row.cells() {
+                    line.push('\t');
+                    line.push_str(cell);
+                }
             }
+            None => (0..metadata.columns().len()).for_each(|_| line.push('\t')),
         }
     }
 
