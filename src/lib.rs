@@ -19,8 +19,9 @@
 //! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
 //! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
 //!   features of the same names);
-//! - [`alphabet`], [`seqfile`], [`metadata`], [`units`]: what counts as a base, sequence
-//!   files, document metadata tables, byte sizes; `tempfiles`: temporary outputs removed on
+//! - [`alphabet`], [`seqfile`], [`metadata`], [`tsv`], [`units`]: what counts as a base,
+//!   sequence files, document metadata tables, how text fields are escaped in tab-separated
+//!   outputs, byte sizes; `tempfiles`: temporary outputs removed on
 //!   error, on SIGINT/SIGTERM and after a crash, and the one way files are replaced atomically;
 //!   `walk`: the one recursive directory walk and list-file reader.
 //!
@@ -55,5 +56,6 @@ pub mod summary;
 pub mod synth;
 mod tempfiles;
 pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};
+pub mod tsv;
 pub mod units;
 mod walk;

@@ -870,3 +870,92 @@ fn short_terms_get_ranges_their_minimizers_can_fill() {
     assert!(said.contains("build it in COBS's layout"), "{said}");
     assert!(!dir.path().join("k9.cobs_compact").exists());
 }
+
+/// The number of tab-separated fields of every line of `text`, which must all be equal.
+fn columns(text: &str) -> usize {
+    let counts: Vec<usize> = text.lines().map(|l| l.split('\t').count()).collect();
+    assert!(
+        counts.windows(2).all(|w| w[0] == w[1]),
+        "every line has the header's columns: {counts:?}\n{text}"
+    );
+    counts[0]
+}
+
+/// Issue 30, item 5: names holding control characters or backslashes (a query whose FASTA name
+/// has a backslash, a Ctrl-A and a vertical tab; a document named after a file with a
+/// backslash: a build refuses control characters in document names) are escaped by one rule
+/// in every tab-separated output: TSV, groups, matrix, COBS's format, `--stats`,
+/// `merge-results` and `info --documents`; JSON keeps them.
+#[test]
+fn control_characters_in_names_are_escaped_in_every_tab_separated_output() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let genome = d.join("back\\slash.fa.gz");
+    std::fs::copy(plasmid("Kpn_pMCR_1511_KX377410.fa.gz"), &genome).unwrap();
+    let index = d.join("odd.cobs_compact");
+    ok(run(&[
+        "build",
+        "-q",
+        "-o",
+        text(&index),
+        text(&genome),
+        text(&plasmid("Phage_lambda_NC_001416.fa.gz")),
+    ]));
+    let gene = std::fs::read_to_string(demo_file("queries/amr_genes.fa")).unwrap();
+    let sequence: String = gene
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('>'))
+        .collect();
+    let queries = d.join("q.fa");
+    std::fs::write(&queries, format!(">a\\b\u{1}c\u{b}d\n{sequence}\n")).unwrap();
+    let metadata = d.join("m.tsv");
+    std::fs::write(&metadata, "document\tspecies\nPhage_lambda_NC_001416\tNA\n").unwrap();
+    let query = |extra: &[&str]| {
+        let mut args = vec!["query", "-i", text(&index), "-f", text(&queries), "-t", "0"];
+        args.extend(extra);
+        ok(run(&args))
+    };
+    let document = "back\\\\slash";
+    let name = "a\\\\b\\x01c\\x0bd";
+
+    let tsv = stdout(&query(&["--stats"]));
+    assert_eq!(columns(&tsv), 6);
+    assert!(tsv.contains(&format!("\n{name}\t{document}\t")), "{tsv}");
+    let stats = stderr(&query(&["--stats"]));
+    assert!(
+        stats.contains(&format!("# {name}\ttotal_hits=2")),
+        "{stats}"
+    );
+    let matrix = stdout(&query(&["--format", "matrix"]));
+    assert_eq!(columns(&matrix), 2);
+    assert!(
+        matrix.starts_with(&format!("document\t{name}\n")),
+        "{matrix}"
+    );
+    assert!(matrix.contains(&format!("\n{document}\t")), "{matrix}");
+    let cobs = stdout(&query(&["--format", "cobs"]));
+    assert!(cobs.starts_with(&format!("*{name}\t2\n")), "{cobs}");
+    assert!(cobs.contains(&format!("\n{document}\t")), "{cobs}");
+    let groups = stdout(&query(&[
+        "--metadata",
+        text(&metadata),
+        "--group-by",
+        "species",
+    ]));
+    assert_eq!(columns(&groups), 8);
+    assert!(groups.contains(&format!("\n{name}\tNA\t1\t")), "{groups}");
+    let json = stdout(&query(&["--format", "json"]));
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(parsed["queries"][0]["query"], "a\\b\u{1}c\u{b}d");
+    let results = d.join("results.json");
+    std::fs::write(&results, &json).unwrap();
+    let merged = stdout(&ok(run(&["merge-results", text(&results)])));
+    assert_eq!(columns(&merged), 6);
+    assert!(
+        merged.contains(&format!("\n{name}\t{document}\t")),
+        "{merged}"
+    );
+    let info = stdout(&ok(run(&["info", "--documents", text(&index)])));
+    assert!(info.contains(&format!("\t{document}\n")), "{info}");
+}

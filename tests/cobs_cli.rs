@@ -438,3 +438,88 @@ fn print_kmers_as_cobs() {
     // the last, is not printed: COBS stops one early.
     assert_eq!(stdout(&output), "AAA\nTTA\nGTA\n");
 }
+
+/// Issue 30, item 5: a wrong value of a COBS option is a usage error, exit 2, as in bitsift
+/// (it exited 1, from the build, naming bitsift's options): the message names COBS's
+/// option, and nothing is built. No index given is a usage error too.
+#[test]
+fn usage_errors_exit_2_and_name_cobs_options() {
+    let dir = temp_dir();
+    let genomes = demo_file("genomes");
+    let out = dir.path().join("x.cobs_compact");
+    let classic = dir.path().join("x.cobs_classic");
+    let construct = |verb: &str, output: &Path, extra: &[&str]| {
+        let mut args = vec![verb, text(&genomes), text(output)];
+        args.extend(extra);
+        cobs(&args)
+    };
+    let cases = [
+        (
+            construct("compact-construct", &out, &["-f", "0"]),
+            "'--false-positive-rate <RATE>'",
+        ),
+        (
+            construct("compact-construct", &out, &["-f", "1.5"]),
+            "1.5 is out of range",
+        ),
+        (
+            construct("compact-construct", &out, &["--num-hashes", "0"]),
+            "'--num-hashes <N>'",
+        ),
+        (
+            construct("compact-construct", &out, &["--num-hashes", "1000"]),
+            "1000 is out of range",
+        ),
+        (
+            construct("compact-construct", &out, &["-k", "100"]),
+            "'--term-size <K>'",
+        ),
+        (
+            construct("compact-construct", &out, &["-k", "0"]),
+            "0 is out of range",
+        ),
+        (
+            construct("compact-construct", &out, &["-p", "99999999999"]),
+            "'--page-size <BYTES>'",
+        ),
+        (
+            construct("classic-construct", &classic, &["-f", "2"]),
+            "'--false-positive-rate <RATE>'",
+        ),
+        (
+            cobs(&["print-parameters", "-f", "0"]),
+            "'--false-positive-rate <RATE>'",
+        ),
+        (
+            cobs(&["print-parameters", "--num-hashes", "0"]),
+            "'--num-hashes <N>'",
+        ),
+        (
+            cobs(&["doc-list", "-k", "0", text(&genomes)]),
+            "'--term-size <K>'",
+        ),
+        (
+            cobs(&["print-kmers", "-k", "0", "ACGT"]),
+            "'--kmer-size <K>'",
+        ),
+        (
+            cobs(&["query", "ACGTACGTACGTACGTACGTACGTACGTACGTACGT"]),
+            "no index given: pass -i INDEX",
+        ),
+        (
+            run(&["query", "ACGTACGTACGTACGTACGTACGTACGTACGTACGT"]),
+            "no index given: pass -i INDEX",
+        ),
+    ];
+    for (number, (output, message)) in cases.iter().enumerate() {
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "case {number}: {}",
+            stderr(output)
+        );
+        assert_clean_failure(output, message);
+        assert!(!stderr(output).contains("--fpr"), "{}", stderr(output));
+    }
+    assert!(!out.exists() && !classic.exists());
+}

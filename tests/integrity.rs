@@ -600,3 +600,89 @@ fn a_killed_builds_temporary_file_is_removed_by_the_next_build() {
     );
     assert!(temporaries(&out_dir).is_empty());
 }
+
+/// Makes a file of some kind at a path.
+type MakeFile = fn(&Path);
+
+/// Issue 30, item 5: a FIFO, a directory or a device in place of a checksum sidecar or a
+/// block summaries file hung `query` and `verify` (opening a FIFO waits for a writer, a
+/// device never ends). Each is refused at open with a message naming the path and what it
+/// is; so is a device in place of the index.
+#[test]
+fn side_files_that_are_not_regular_files_are_refused_not_waited_for() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let gene = "ACGTTGCATGCATGCATGCAAGGCTTACGATCGATCGGATCGATTTACG";
+    let kinds: [(&str, MakeFile); 3] = [
+        ("a named pipe (FIFO), not a regular file", make_fifo),
+        ("a directory, not a regular file", |p| {
+            std::fs::create_dir(p).unwrap()
+        }),
+        ("a character device, not a regular file", |p| {
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap()
+        }),
+    ];
+    let mut cases = Vec::new();
+    for suffix in [".bitsift-checksums", ".bitsift-summaries"] {
+        for (number, (kind, make)) in kinds.iter().enumerate() {
+            let copy = dir
+                .path()
+                .join(format!("copy{number}{suffix}.cobs_compact"));
+            std::fs::copy(&index, &copy).unwrap();
+            for other in [".bitsift-checksums", ".bitsift-summaries"] {
+                let side = PathBuf::from(format!("{}{other}", index.display()));
+                assert!(side.is_file(), "the build wrote {}", side.display());
+                if other != suffix {
+                    std::fs::copy(&side, format!("{}{other}", copy.display())).unwrap();
+                }
+            }
+            let side = PathBuf::from(format!("{}{suffix}", copy.display()));
+            make(&side);
+            cases.push((copy, side, *kind));
+        }
+    }
+    let device = dir.path().join("device.cobs_compact");
+    std::os::unix::fs::symlink("/dev/zero", &device).unwrap();
+    cases.push((
+        device.clone(),
+        device,
+        "a character device, not a regular file",
+    ));
+    for (index, named, kind) in &cases {
+        for args in [
+            vec!["query", "-i", text(index), gene],
+            vec!["verify", text(index)],
+        ] {
+            let what = format!("{} {}", args[0], named.display());
+            let child = bitsift()
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let output = wait_or_kill(child, Duration::from_secs(20), &what);
+            let message = stderr(&output);
+            // Summaries that cannot be read are set aside with a warning: the search reads
+            // every block instead. Anything else fails.
+            let set_aside = args[0] == "query" && named.to_string_lossy().ends_with("summaries");
+            if set_aside {
+                assert_eq!(output.status.code(), Some(0), "{what}: {message}");
+                assert!(
+                    message.contains("searched without its block summaries"),
+                    "{what}: {message}"
+                );
+            } else {
+                assert!(
+                    matches!(output.status.code(), Some(code) if code != 0),
+                    "{what}: {:?} {message}",
+                    output.status
+                );
+            }
+            assert!(
+                message.contains(&format!("{}:", named.display())) && message.contains(kind),
+                "{what}: {message}"
+            );
+            assert_no_panic(&output);
+        }
+    }
+}

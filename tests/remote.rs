@@ -665,8 +665,8 @@ fn a_server_reopens_a_file_changed_on_the_server(servers: &Servers, dir: &Path, 
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(
-        status, 500,
-        "the request meeting the change fails: {failed}"
+        status, 503,
+        "the request meeting the change fails as the README says (issue 30): {failed}"
     );
     assert!(failed.contains("changed on the server"), "{failed}");
     assert_eq!(after.0, 200, "answered again after the reopen: {}", after.1);

@@ -1147,8 +1147,8 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
     };
     assert_eq!(search(None).status, 200);
 
-    // Truncated; overwritten in place with its modification time put back; replaced by
-    // another index under the same name.
+    // Truncated; overwritten in place with bytes of the same size; replaced by another
+    // index under the same name.
     let size = std::fs::metadata(&truncated).unwrap().len();
     std::fs::File::options()
         .write(true)
@@ -1156,7 +1156,6 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
         .unwrap()
         .set_len(size / 2)
         .unwrap();
-    let modified = std::fs::metadata(&rewritten).unwrap().modified().unwrap();
     let mut bytes = std::fs::read(&rewritten).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
@@ -1165,7 +1164,6 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
         .open(&rewritten)
         .unwrap();
     file.write_all(&bytes).unwrap();
-    file.set_modified(modified).unwrap();
     drop(file);
     let incoming = dir.path().join("incoming.tmp");
     std::fs::copy(&phage, &incoming).unwrap();
@@ -1183,7 +1181,7 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
     );
     for (name, path, cause) in [
         ("truncated", &truncated, "bytes"),
-        ("rewritten", &rewritten, "change time"),
+        ("rewritten", &rewritten, "modification time"),
         ("replaced", &replaced, "replaced"),
     ] {
         let failed = search(Some(&[name]));
@@ -1529,7 +1527,7 @@ fn answers_carry_totals_pages_groups_and_downloads() {
     let species = |hit: &Value| {
         hit["metadata"]["species"]
             .as_str()
-            .unwrap_or("NA")
+            .unwrap_or("")
             .to_string()
     };
     for group in &groups {
@@ -1841,4 +1839,255 @@ fn a_replaced_index_file_is_served_after_a_reload() {
         found.json()["results"][0]["hits"][0]["document"],
         "Eco_pBK32602_KU295134"
     );
+}
+
+/// Searches the first gene over and over until `stop` is set; returns the statuses and the
+/// bodies of every answer that was not a 200.
+fn search_until(address: SocketAddr, stop: Arc<std::sync::atomic::AtomicBool>) -> Vec<String> {
+    let mut failures = Vec::new();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let answer = post(
+            address,
+            &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        );
+        if answer.status != 200 {
+            failures.push(format!("{}: {}", answer.status, answer.body));
+        }
+    }
+    failures
+}
+
+/// Hard-links every file of `from` into a new directory `to`, as `rsync --link-dest` does
+/// for files that did not change.
+fn link_snapshot(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::hard_link(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Issue 30, item 4: change detection follows bytes, not links. A collection of adopted
+/// (hard-linked) indexes keeps answering 200 with the same hits while a background client
+/// searches, after the originals are deleted, after `cp -al` and `rsync --link-dest`-like
+/// snapshots of its directory, and after a merge of the adopted members (which unlinks
+/// files the snapshots still hold); a sub-index rewritten in place is still a change.
+#[test]
+fn hard_links_made_and_removed_are_not_changes_but_new_bytes_are() {
+    let dir = temp_dir();
+    let originals = dir.path().join("originals");
+    std::fs::create_dir(&originals).unwrap();
+    let first = build_index(&originals, "first", &["Kpn_pMCR_1511_KX377410.fa.gz"]);
+    let second = build_index(&originals, "second", &["Eco_pBK32602_KU295134.fa.gz"]);
+    let collection = dir.path().join("collection");
+    let c = collection.to_str().unwrap();
+    ok(run(&[
+        "add",
+        "-q",
+        c,
+        "--fpr",
+        "0.3",
+        "--adopt",
+        text(&first),
+        "--adopt",
+        text(&second),
+    ]));
+    let server = Server::start(&[&collection], &[]);
+    let a = server.address;
+    let expected = vec![
+        "Eco_pBK32602_KU295134".to_string(),
+        "Kpn_pMCR_1511_KX377410".to_string(),
+    ];
+    assert_eq!(listed(a).0, expected);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let client = {
+        let stop = stop.clone();
+        std::thread::spawn(move || search_until(a, stop))
+    };
+    let healthy = |when: &str| {
+        assert_eq!(listed(a).0, expected, "{when}");
+        let health = http(a, "GET", "/healthz", b"");
+        assert_eq!(health.status, 200, "{when}: {}", health.body);
+        assert_eq!(health.json()["status"], "ok", "{when}: {}", health.body);
+    };
+    // Link counts and change times move; no byte does.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::remove_dir_all(&originals).unwrap();
+    healthy("after the originals were deleted");
+    let copied = Command::new("cp")
+        .arg("-al")
+        .arg(&collection)
+        .arg(dir.path().join("cp-al"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    healthy("after cp -al");
+    link_snapshot(&collection, &dir.path().join("link-dest"));
+    healthy("after a --link-dest snapshot");
+    ok(run(&["merge", "-q", c]));
+    healthy("after the adopted members were merged");
+    link_snapshot(&collection, &dir.path().join("link-dest-2"));
+    healthy("after a snapshot of the merged collection");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let failures = client.join().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} failures: {failures:?}",
+        failures.len()
+    );
+
+    // New bytes in place (through the snapshot's link to the same file) are a change.
+    let merged: Vec<PathBuf> = std::fs::read_dir(&collection)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cobs_compact"))
+        .collect();
+    assert_eq!(merged.len(), 1, "{merged:?}");
+    let name = merged[0].file_name().unwrap();
+    let snapshot = dir.path().join("link-dest-2").join(name);
+    let mut bytes = std::fs::read(&snapshot).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let mut file = std::fs::File::options()
+        .write(true)
+        .open(&snapshot)
+        .unwrap();
+    file.write_all(&bytes).unwrap();
+    drop(file);
+    let failed = post(
+        a,
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+    );
+    assert_eq!(failed.status, 503, "{}", failed.body);
+    assert!(
+        failed.body.contains("index changed on disk") && failed.body.contains("modification time"),
+        "{}",
+        failed.body
+    );
+    assert_eq!(http(a, "GET", "/healthz", b"").status, 503);
+}
+
+/// Issue 30, item 5: query names sent through the API with a tab, a line feed, a carriage
+/// return, a backslash or another control character are escaped in the TSV and matrix
+/// downloads (one rule, the command line's): no column shifts, no row splits. JSON keeps
+/// them as they are.
+#[test]
+fn query_names_with_control_characters_are_escaped_in_downloads() {
+    let dir = temp_dir();
+    let (plasmids, phage, metadata) = fixtures(dir.path());
+    let server = Server::start(
+        &[&plasmids, &phage],
+        &["--metadata", metadata.to_str().unwrap()],
+    );
+    let odd = "a\tb\nc\rd\\e\u{1}f";
+    let escaped = "a\\tb\\nc\\rd\\\\e\\x01f";
+    let ask = |format: &str| {
+        let body = serde_json::json!({
+            "sequences": [{"name": odd, "sequence": first_gene()}, {"name": "plain", "sequence": first_gene()}],
+            "threshold": 0.0,
+            "format": format,
+        });
+        let answer = post(server.address, &body);
+        assert_eq!(answer.status, 200, "{format}: {}", answer.body);
+        answer.body
+    };
+    let fields =
+        |text: &str| -> Vec<usize> { text.lines().map(|l| l.split('\t').count()).collect() };
+    let tsv = ask("tsv");
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines.len(), 9, "a header and 4 hits a query: {tsv}");
+    assert!(fields(&tsv).iter().all(|&n| n == 10), "{tsv}");
+    assert_eq!(
+        lines[1..]
+            .iter()
+            .filter(|l| l.starts_with(&format!("{escaped}\t")))
+            .count(),
+        4,
+        "{tsv}"
+    );
+    let matrix = ask("matrix");
+    assert!(
+        matrix.starts_with(&format!("document\tindex\t{escaped}\tplain\n")),
+        "{matrix}"
+    );
+    assert_eq!(matrix.lines().count(), 5, "{matrix}");
+    assert!(fields(&matrix).iter().all(|&n| n == 4), "{matrix}");
+    let json: Value = serde_json::from_str(&ask("json")).unwrap();
+    assert_eq!(json["results"][0]["query"], odd, "{json}");
+}
+
+/// Issue 30, item 5: a metadata value that is literally `NA` is a value like any other; the
+/// documents without a value (not in the table, or an empty cell) form the group `""`, which
+/// no value of a table can be. The API's group filter finds each.
+#[test]
+fn a_metadata_value_na_is_not_the_group_of_documents_without_a_value() {
+    let dir = temp_dir();
+    let (plasmids, phage, _) = fixtures(dir.path());
+    let metadata = dir.path().join("na.tsv");
+    std::fs::write(
+        &metadata,
+        "document\tspecies\nKpn_pMCR_1511_KX377410\tNA\nEco_pBK32602_KU295134\tE. coli\nPhage_lambda_NC_001416\t\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        &[&plasmids, &phage],
+        &["--metadata", metadata.to_str().unwrap()],
+    );
+    let ask = |group: Option<&str>, format: &str| {
+        let mut body = serde_json::json!({
+            "sequence": first_gene(), "threshold": 0.0, "group_by": "species", "format": format,
+        });
+        if let Some(group) = group {
+            body["group"] = Value::from(group);
+        }
+        let answer = post(server.address, &body);
+        assert_eq!(answer.status, 200, "{group:?}: {}", answer.body);
+        answer
+    };
+    let documents = |group: &str| -> Vec<String> {
+        let mut found: Vec<String> = ask(Some(group), "json").json()["results"][0]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["document"].as_str().unwrap().to_string())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(documents("NA"), ["Kpn_pMCR_1511_KX377410"]);
+    assert_eq!(documents("E. coli"), ["Eco_pBK32602_KU295134"]);
+    assert_eq!(
+        documents(""),
+        ["Kpn_plasmid12_NC_011385", "Phage_lambda_NC_001416"],
+        "not listed, and listed with an empty cell"
+    );
+    let groups = ask(None, "json").json()["results"][0]["groups"].clone();
+    let tallies: Vec<(String, u64)> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["value"].as_str().unwrap().to_string(),
+                g["carriers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tallies,
+        [
+            ("".to_string(), 2),
+            ("E. coli".to_string(), 1),
+            ("NA".to_string(), 1)
+        ]
+    );
+    let tsv = ask(None, "tsv").body;
+    let values: Vec<&str> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(values, ["", "E. coli", "NA"], "{tsv}");
 }

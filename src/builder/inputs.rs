@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
-use crate::format::file_kind;
+use crate::io::file_kind;
 use crate::seqfile::has_sequence_extension;
 use crate::walk::{read_list, walk, Visit};
 

@@ -1,7 +1,6 @@
 //! The metadata table of `--order group:COLUMN`: a TSV file whose header names the columns
 //! and whose first column holds document names as the index will store them.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
@@ -12,37 +11,27 @@ use crate::metadata::Metadata;
 pub struct GroupColumn {
     /// The table.
     pub path: PathBuf,
-    values: HashMap<String, String>,
+    /// The table, read for that column alone.
+    table: Metadata,
 }
 
 impl GroupColumn {
-    /// Reads column `column` of the TSV at `path` (see [`Metadata::load`]). Refuses an
-    /// unknown column, naming those present.
+    /// Reads column `column` of the TSV at `path` (see [`Metadata::load_column`]). Refuses
+    /// an unknown column, naming those present.
     pub fn load(path: &Path, column: &str) -> Result<GroupColumn, BuildError> {
-        let input = |detail: String| BuildError::Input {
+        let table = Metadata::load_column(path, column).map_err(|e| BuildError::Input {
             path: path.to_path_buf(),
-            detail,
-        };
-        let table = Metadata::load(path).map_err(|e| input(e.detail))?;
-        let at = table.column(column).ok_or_else(|| {
-            input(format!(
-                "no column {column:?}; the columns after the document name are {:?}",
-                table.columns()
-            ))
+            detail: e.detail(),
         })?;
-        let values = table
-            .rows()
-            .map(|(name, cells)| (name.to_string(), cells[at].clone()))
-            .collect();
         Ok(GroupColumn {
             path: path.to_path_buf(),
-            values,
+            table,
         })
     }
 
     /// The value of `document`, if listed.
     pub fn get(&self, document: &str) -> Option<&str> {
-        self.values.get(document).map(String::as_str)
+        self.table.get(document).map(|row| row.cell(0))
     }
 }
 

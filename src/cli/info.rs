@@ -320,7 +320,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
                 let name = header.names.get(d as usize);
                 if !is_placeholder(name) {
                     let block_number = d / info.documents_per_block.max(1);
-                    println!("{block_number}\t{d}\t{name}");
+                    println!("{block_number}\t{d}\t{}", bitsift::tsv::field(name));
                 }
             }
         }
@@ -487,7 +487,11 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
         println!();
         println!("sub-index\tdocument");
         for (file, name) in names {
-            println!("{file}\t{name}");
+            println!(
+                "{}\t{}",
+                bitsift::tsv::field(file),
+                bitsift::tsv::field(name)
+            );
         }
     }
     Ok(Outcome::Success)

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use bitsift::query::output::fraction;
 use bitsift::query::present::identity;
+use bitsift::tsv;
 use clap::Args;
 use serde::Deserialize;
 
@@ -116,15 +117,15 @@ pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
         };
         for hit in hits {
             let file = &files[hit.file];
-            write!(out, "{}\t", query.query)?;
+            write!(out, "{}\t", tsv::field(&query.query))?;
             if several {
-                write!(out, "{}\t", file.name)?;
+                write!(out, "{}\t", tsv::field(&file.name))?;
             }
             let fraction = fraction(hit.kmers_found, hit.kmers_total);
             writeln!(
                 out,
                 "{}\t{}\t{}\t{fraction:.4}\t{:.4}",
-                hit.document,
+                tsv::field(&hit.document),
                 hit.kmers_found,
                 hit.kmers_total,
                 identity(fraction, file.k)

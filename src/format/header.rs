@@ -1,11 +1,10 @@
 //! Parsing and validating COBS index headers.
 
-use std::fs::{File, Metadata, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::io::{is_remote, SourceFile};
+use crate::io::{is_remote, NotRegularFile, SourceFile};
 
 use super::rows::{RowLayout, LAYOUT_MINIMIZER};
 use super::{
@@ -156,56 +155,26 @@ fn parse_current_or_legacy(
     }
 }
 
-/// Opens `path` for reading if it is a regular file. A named pipe, a device or a directory is
-/// refused before it is opened for reading (opening a FIFO waits for a writer forever), and
-/// checked again on the open descriptor in case the path changed in between.
+/// Opens `path` for reading if it is a regular file ([`crate::io::open_regular`]): a named
+/// pipe, a device or a directory is refused before it is opened for reading (opening a FIFO
+/// waits for a writer forever).
 pub(crate) fn open_regular(path: &Path) -> Result<File, FormatError> {
-    let io = |action| {
-        move |source| FormatError::Io {
-            path: path.to_path_buf(),
-            action,
-            source,
+    crate::io::open_regular(path).map_err(|source| {
+        match source
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<NotRegularFile>())
+        {
+            Some(not_regular) => FormatError::NotAFile {
+                path: path.to_path_buf(),
+                kind: not_regular.kind,
+            },
+            None => FormatError::Io {
+                path: path.to_path_buf(),
+                action: "cannot open index",
+                source,
+            },
         }
-    };
-    let metadata = std::fs::metadata(path).map_err(io("cannot open index"))?;
-    refuse_irregular(path, &metadata)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(io("cannot open index"))?;
-    refuse_irregular(path, &file.metadata().map_err(io("cannot stat index"))?)?;
-    Ok(file)
-}
-
-fn refuse_irregular(path: &Path, metadata: &Metadata) -> Result<(), FormatError> {
-    match file_kind(metadata) {
-        None => Ok(()),
-        Some(kind) => Err(FormatError::NotAFile {
-            path: path.to_path_buf(),
-            kind,
-        }),
-    }
-}
-
-/// What a path is when it is not a regular file ("a named pipe (FIFO)"), in words.
-pub(crate) fn file_kind(metadata: &Metadata) -> Option<&'static str> {
-    let kind = metadata.file_type();
-    if kind.is_file() {
-        None
-    } else if kind.is_dir() {
-        Some("a directory")
-    } else if kind.is_fifo() {
-        Some("a named pipe (FIFO)")
-    } else if kind.is_char_device() {
-        Some("a character device")
-    } else if kind.is_block_device() {
-        Some("a block device")
-    } else if kind.is_socket() {
-        Some("a socket")
-    } else {
-        Some("not a file")
-    }
+    })
 }
 
 /// Parameters for headers that do not record them (pre-2019 COBS).

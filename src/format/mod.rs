@@ -28,7 +28,6 @@ pub use checksum_pages::ChecksumTable;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
 pub use discover::{has_index_extension, index_files, INDEX_EXTENSIONS};
 pub use error::FormatError;
-pub(crate) use header::file_kind;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
 pub use rows::{

@@ -1,8 +1,10 @@
 //! Opening data files for random reads: O_DIRECT with its alignment from `statx`, or buffered
-//! with kernel read-ahead turned off.
+//! with kernel read-ahead turned off; and the one check that what a path names is a regular
+//! file ([`open_regular`]), made before every open of an index or a side file.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
+use std::os::unix::fs::FileTypeExt;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,78 @@ use std::path::{Path, PathBuf};
 /// Alignment assumed for O_DIRECT when `statx` cannot tell (pre-6.1 kernels): a page is a
 /// multiple of every logical block size in use.
 pub const DIRECT_ALIGN_FALLBACK: u64 = 4096;
+
+/// A path that names something else than a regular file. Indexes and their side files are
+/// read at any offset, and opening a named pipe for reading waits for a writer forever (a
+/// device such as `/dev/zero` never ends): they are refused before they are read.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "it is {kind}, not a regular file (bitsift reads indexes and their side files at any offset)"
+)]
+pub struct NotRegularFile {
+    /// What it is ("a named pipe (FIFO)").
+    pub kind: &'static str,
+}
+
+/// What `metadata` describes when it is not a regular file ("a named pipe (FIFO)"), in words.
+pub fn file_kind(metadata: &Metadata) -> Option<&'static str> {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_fifo() {
+        Some("a named pipe (FIFO)")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Fails with [`NotRegularFile`] (as an `InvalidInput` error) unless `metadata` describes a
+/// regular file.
+pub fn refuse_irregular(metadata: &Metadata) -> io::Result<()> {
+    match file_kind(metadata) {
+        None => Ok(()),
+        Some(kind) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            NotRegularFile { kind },
+        )),
+    }
+}
+
+/// Opens `path` for reading if it is a regular file: anything else is refused with
+/// [`NotRegularFile`] before it is opened (the `stat` follows symbolic links, as the open
+/// does), and again on the open descriptor in case the path changed in between. The open
+/// itself cannot block (`O_NONBLOCK`, cleared once the descriptor is known to be a regular
+/// file's, so that io_uring reads are not refused with `EAGAIN`). A missing file fails with
+/// [`io::ErrorKind::NotFound`].
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    open_regular_with(path, 0)
+}
+
+/// As [`open_regular`], with more `open` flags (`O_DIRECT`).
+fn open_regular_with(path: &Path, flags: i32) -> io::Result<File> {
+    refuse_irregular(&std::fs::metadata(path)?)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    refuse_irregular(&file.metadata()?)?;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns; no memory is passed.
+    let status = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if status < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, status & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(file)
+}
 
 /// An open data file and how it must be read.
 #[derive(Debug)]
@@ -32,10 +106,7 @@ impl DataFile {
     /// Opens `path` with O_DIRECT. Fails with EINVAL where the file system has no direct I/O
     /// (tmpfs before 6.6, overlayfs on some kernels, several FUSE file systems).
     pub fn open_direct(path: &Path) -> io::Result<DataFile> {
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
-            .open(path)?;
+        let file = open_regular_with(path, libc::O_DIRECT)?;
         let size = file.metadata()?.len();
         let (memory_align, offset_align) = match dio_alignment(&file) {
             Some((0, _)) | Some((_, 0)) => return Err(io::Error::new(
@@ -57,7 +128,7 @@ impl DataFile {
 
     /// Opens `path` for buffered random reads (`POSIX_FADV_RANDOM`: no read-ahead).
     pub fn open_buffered(path: &Path) -> io::Result<DataFile> {
-        let file = File::open(path)?;
+        let file = open_regular(path)?;
         let size = file.metadata()?.len();
         // SAFETY: plain syscall on a valid descriptor; advice failures are harmless.
         unsafe {

@@ -202,7 +202,7 @@ fn read_file(
 /// also queue behind the queries' reads).
 fn in_page_cache(path: &Path) -> bool {
     const SHARE_MIN: f64 = 0.9;
-    std::fs::File::open(path)
+    super::open_regular(path)
         .and_then(|file| residency(&file))
         .is_ok_and(|r| r.fraction() >= SHARE_MIN)
 }

@@ -45,7 +45,7 @@ impl MmapEngine {
                 path: path.clone(),
                 source,
             };
-            let file = File::open(path).map_err(open_error)?;
+            let file = super::open_regular(path).map_err(open_error)?;
             // SAFETY: the mapping is read-only. A page the kernel cannot supply (I/O error,
             // truncation by another process) raises SIGBUS, which the guard registered just
             // below turns into an error for the read that touched it.

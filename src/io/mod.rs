@@ -70,7 +70,8 @@ pub use fault::{
     FAULT_PAGE_BYTES,
 };
 pub use files::{
-    dio_alignment, drop_file_cache, read_full_at, storage_kind, DataFile, StorageKind,
+    dio_alignment, drop_file_cache, file_kind, open_regular, read_full_at, refuse_irregular,
+    storage_kind, DataFile, NotRegularFile, StorageKind,
 };
 pub use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};

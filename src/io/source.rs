@@ -43,10 +43,11 @@ pub enum SourceFile {
 impl SourceFile {
     /// Opens `path`: a local file, or a URL (one request for its size and ETag, the first
     /// time the process opens it). A missing file fails with [`io::ErrorKind::NotFound`]
-    /// either way.
+    /// either way; a local path that is not a regular file (a FIFO, a device, a directory)
+    /// with [`super::NotRegularFile`], before it is opened for reading.
     pub fn open(path: &Path) -> io::Result<SourceFile> {
         if !is_remote(path) {
-            return File::open(path).map(SourceFile::Local);
+            return super::open_regular(path).map(SourceFile::Local);
         }
         #[cfg(feature = "remote")]
         {
@@ -141,10 +142,14 @@ pub fn prefetch(paths: &[PathBuf]) {
     let _ = paths;
 }
 
-/// The whole of the file at `path`, local or remote (`std::fs::read` for both).
+/// The whole of the file at `path`, local or remote (`std::fs::read` for both); a local path
+/// must name a regular file, as for [`SourceFile::open`].
 pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     if !is_remote(path) {
-        return std::fs::read(path);
+        let mut file = super::open_regular(path)?;
+        let mut bytes = Vec::with_capacity(file.metadata()?.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        return Ok(bytes);
     }
     #[cfg(feature = "remote")]
     {

@@ -5,17 +5,20 @@
 //! so a run that fails on its input leaves standard output empty rather than holding a lone
 //! header. With [`OutputSetup::report_misses`], TSV gets a `status` column and one line for
 //! every query without hits, so that "searched, nothing found" (`no_hit`) and "not searched"
-//! (`skipped_…`) can be told apart.
+//! (`skipped_…`) can be told apart. Every text field of the tab-separated formats (names,
+//! metadata values) is escaped by the one rule of [`crate::tsv`].
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::matrix::{self, Cell, MatrixCells};
-use super::present::{identity, rounded, NOT_LISTED};
+use super::present::{identity, rounded, NO_NUMBER};
 use super::{BatchStats, Coverage, Index, QueryResult};
 use crate::metadata::Metadata;
+use crate::tsv;
 
 /// Output formats of `bitsift query` (its `--format`, src/cli/choices.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -250,13 +253,13 @@ pub fn metadata_json(
     metadata: &Metadata,
     document: &str,
 ) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let values = metadata.get(document)?;
+    let row = metadata.get(document)?;
     Some(
         metadata
             .columns()
             .iter()
-            .zip(values)
-            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.clone())))
+            .zip(row.cells())
+            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.to_string())))
             .collect(),
     )
 }
@@ -381,29 +384,33 @@ impl<'a, W: Write> ResultWriter<'a, W> {
 
     fn tsv_header(&self) -> String {
         if let Some(column) = &self.setup.group_by {
+            let column = tsv::field(column);
             return format!(
                 "query\t{column}\tcarriers\tsearched\tfraction\tscore_min\tscore_median\tscore_max"
             );
         }
-        let mut columns = vec!["query"];
+        let mut columns: Vec<Cow<str>> = vec!["query".into()];
         if self.several_sources() {
-            columns.push("index");
+            columns.push("index".into());
         }
-        columns.extend([
-            "document",
-            "kmers_found",
-            "kmers_total",
-            "fraction",
-            "identity",
-        ]);
+        columns.extend(
+            [
+                "document",
+                "kmers_found",
+                "kmers_total",
+                "fraction",
+                "identity",
+            ]
+            .map(Cow::from),
+        );
         if self.setup.coverage {
-            columns.extend(["covered", "longest_gap"]);
+            columns.extend(["covered", "longest_gap"].map(Cow::from));
         }
         if self.setup.report_misses {
-            columns.push("status");
+            columns.push("status".into());
         }
         if let Some(metadata) = self.setup.metadata {
-            columns.extend(metadata.columns().iter().map(String::as_str));
+            columns.extend(metadata.columns().iter().map(|c| tsv::field(c)));
         }
         columns.join("\t")
     }
@@ -426,10 +433,11 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             OutputFormat::Matrix => self.matrix_result(query, result)?,
             OutputFormat::Cobs => {
                 if !self.setup.verbatim {
+                    let query = tsv::field(query);
                     writeln!(self.out, "*{query}\t{}", result.hits.len())?;
                 }
                 for hit in &result.hits {
-                    let document = self.document(hit.index, hit.document);
+                    let document = tsv::field(self.document(hit.index, hit.document));
                     writeln!(self.out, "{document}\t{}", hit.kmers_found)?;
                 }
             }
@@ -445,16 +453,17 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             let document = self.document(hit.index, hit.document);
             let fraction = fraction(hit.kmers_found, total);
             line.clear();
-            line.push_str(query);
+            tsv::push_field(&mut line, query);
             line.push('\t');
             if let Some(label) = self.label(hit.index) {
-                line.push_str(label);
+                tsv::push_field(&mut line, label);
                 line.push('\t');
             }
             let identity = identity(fraction, self.k(hit.index));
+            tsv::push_field(&mut line, document);
             let _ = write!(
                 line,
-                "{document}\t{}\t{total}\t{fraction:.4}\t{identity:.4}",
+                "\t{}\t{total}\t{fraction:.4}\t{identity:.4}",
                 hit.kmers_found
             );
             if self.setup.coverage {
@@ -482,13 +491,13 @@ impl<'a, W: Write> ResultWriter<'a, W> {
     }
 
     fn tsv_groups(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
-        let score =
-            |s: Option<f64>| s.map_or_else(|| NOT_LISTED.to_string(), |s| format!("{s:.4}"));
+        let score = |s: Option<f64>| s.map_or_else(|| NO_NUMBER.to_string(), |s| format!("{s:.4}"));
+        let query = tsv::field(query);
         for g in &result.groups {
             writeln!(
                 self.out,
                 "{query}\t{}\t{}\t{}\t{:.4}\t{}\t{}\t{}",
-                g.value,
+                tsv::field(&g.value),
                 g.carriers,
                 g.searched,
                 g.fraction,
@@ -505,7 +514,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         if self.setup.group_by.is_some() {
             return Ok(());
         }
-        let mut line = format!("{query}\t");
+        let mut line = format!("{}\t", tsv::field(query));
         if self.several_sources() {
             line += "NA\t";
         }
@@ -523,12 +532,14 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         let Some(metadata) = self.setup.metadata else {
             return;
         };
-        let values = document.and_then(|d| metadata.get(d));
-        for column in 0..metadata.columns().len() {
-            line.push('\t');
-            if let Some(values) = values {
-                line.push_str(&values[column]);
+        match document.and_then(|d| metadata.get(d)) {
+            Some(row) => {
+                for cell in row.cells() {
+                    line.push('\t');
+                    tsv::push_field(line, cell);
+                }
             }
+            None => (0..metadata.columns().len()).for_each(|_| line.push('\t')),
         }
     }
 
@@ -604,7 +615,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         }
         for query in &self.matrix.queries {
             header.push('\t');
-            header.push_str(query);
+            tsv::push_field(&mut header, query);
         }
         writeln!(self.out, "{header}")?;
         let Some(cells) = self.matrix.cells.take() else {
@@ -630,10 +641,10 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         let (file, document) = self.matrix.locate(number);
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        line.push_str(self.document(file, document));
+        tsv::push_field(&mut line, self.document(file, document));
         if let Some(label) = self.label(file) {
             line.push('\t');
-            line.push_str(label);
+            tsv::push_field(&mut line, label);
         }
         for cell in row {
             line.push('\t');

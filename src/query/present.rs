@@ -24,8 +24,14 @@ use super::index::Index;
 use super::rank::Hit;
 use crate::metadata::Metadata;
 
-/// The value shown for documents the metadata table does not list.
-pub const NOT_LISTED: &str = "NA";
+/// The group value of the documents without a value in the column: those the metadata table
+/// does not list, and those it lists with an empty cell. No value of a table can be empty, so
+/// it cannot collide with one (`NA` is a value like any other).
+pub const NO_VALUE: &str = "";
+
+/// What the TSV outputs write where a number is missing (scores of a group without carriers,
+/// counts of a query not searched).
+pub const NO_NUMBER: &str = "NA";
 
 /// The identity a fraction of k-mers found estimates (see the module documentation), 0 for
 /// none found.
@@ -98,7 +104,7 @@ pub fn rounded(value: f64) -> f64 {
 #[derive(Debug)]
 pub struct Grouping {
     column: String,
-    /// Group values; 0 is [`NOT_LISTED`].
+    /// Group values; 0 is [`NO_VALUE`].
     values: Vec<String>,
     /// Per index file, per document: its group.
     group_of: Vec<Vec<u32>>,
@@ -127,21 +133,17 @@ pub struct GroupTally {
 }
 
 impl Grouping {
-    /// Groups the documents of `index` by `column` of `metadata` (documents it does not list
-    /// go to [`NOT_LISTED`]). Fails when the table has no such column.
+    /// Groups the documents of `index` by `column` of `metadata` (documents without a value
+    /// go to [`NO_VALUE`]). Fails when the table has no such column.
     pub fn new(index: &Index, metadata: &Metadata, column: &str) -> Result<Grouping, String> {
-        let position = metadata
-            .columns()
-            .iter()
-            .position(|c| c == column)
-            .ok_or_else(|| {
-                format!(
-                    "the metadata table has no column {column:?}; its columns: {}",
-                    metadata.columns().join(", ")
-                )
-            })?;
-        let mut values = vec![NOT_LISTED.to_string()];
-        let mut known: HashMap<String, u32> = HashMap::new();
+        let position = metadata.column(column).ok_or_else(|| {
+            format!(
+                "the metadata table has no column {column:?}; its columns: {}",
+                metadata.columns().join(", ")
+            )
+        })?;
+        let mut values = vec![NO_VALUE.to_string()];
+        let mut known: HashMap<String, u32> = HashMap::from([(NO_VALUE.to_string(), 0)]);
         let mut group_of = Vec::with_capacity(index.file_count());
         let mut shown = Vec::with_capacity(index.file_count());
         for (file, header) in index.headers().iter().enumerate() {
@@ -149,12 +151,16 @@ impl Grouping {
             let mut groups = Vec::with_capacity(header.names.len());
             let mut counts = Vec::new();
             for (document, name) in header.names.iter().enumerate() {
-                let group = match metadata.get(name).map(|row| &row[position]) {
+                let group = match metadata.get(name).map(|row| row.cell(position)) {
                     None => 0,
-                    Some(value) => *known.entry(value.clone()).or_insert_with(|| {
-                        values.push(value.clone());
-                        (values.len() - 1) as u32
-                    }),
+                    Some(value) => match known.get(value) {
+                        Some(&group) => group,
+                        None => {
+                            values.push(value.to_string());
+                            known.insert(value.to_string(), (values.len() - 1) as u32);
+                            (values.len() - 1) as u32
+                        }
+                    },
                 };
                 groups.push(group);
                 if !hidden.is_some_and(|h| h.contains(document as u64)) {
@@ -180,7 +186,7 @@ impl Grouping {
         &self.column
     }
 
-    /// The number of group `value` ([`NOT_LISTED`] for documents the table does not list),
+    /// The number of group `value` ([`NO_VALUE`] for documents without a value),
     /// or a number no document has when no document has that value.
     pub fn group_number(&self, value: &str) -> u32 {
         self.values

@@ -49,6 +49,18 @@ impl ApiError {
         error
     }
 
+    /// The answer to a search whose reads failed: 503 when a remote file changed on its
+    /// server since it was opened (the index changed, as a local file changed on disk is, and
+    /// the server reopens it in the background: see [`AppState::reload_if_changed`]), 500 for
+    /// any other failure.
+    fn read_failed(message: String) -> ApiError {
+        if message.contains(crate::io::source::REMOTE_CHANGED) {
+            ApiError::index_unavailable(message)
+        } else {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+        }
+    }
+
     /// The answer to a body that could not be read.
     fn body(error: BodyError) -> ApiError {
         let (status, reason) = match error {
@@ -303,10 +315,9 @@ async fn run_job(
             "the server is shutting down",
         )),
         Ok(Ok(JobOutcome::IndexChanged(message))) => Err(ApiError::index_unavailable(message)),
-        Ok(Ok(JobOutcome::Failed(message))) => Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("reading the index failed: {message}"),
-        )),
+        Ok(Ok(JobOutcome::Failed(message))) => Err(ApiError::read_failed(format!(
+            "reading the index failed: {message}"
+        ))),
         Ok(Ok(JobOutcome::Done {
             answers,
             batch_requests,
@@ -346,10 +357,9 @@ fn answered(
                 ))
             }
             Err(SearchError::Io(e)) => {
-                return Err(ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("reading the index failed: {e}"),
-                ))
+                return Err(ApiError::read_failed(format!(
+                    "reading the index failed: {e}"
+                )))
             }
         };
         queries.push(Answered {
@@ -361,7 +371,7 @@ fn answered(
     if let Some(message) = all_failed(&queries) {
         // The index failed the request, not its input: a server error.
         return Err(if read_failures > 0 {
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+            ApiError::read_failed(message)
         } else {
             ApiError::bad_request(message)
         });

@@ -278,7 +278,7 @@ describe("bitsift web page", () => {
     await searchFor(MCR1 + KPC2);
     const bars = await groupBars(1);
     assert.deepEqual(bars.map((b) => [b.label, b.carriers, b.searched]), [
-      ["Klebsiella pneumoniae", 2, 4], ["Escherichia coli", 1, 1], ["NA", 0, 6], ["Staphylococcus aureus", 0, 1]]);
+      ["Klebsiella pneumoniae", 2, 4], ["Escherichia coli", 1, 1], ["(no value)", 0, 6], ["Staphylococcus aureus", 0, 1]]);
     assert.ok(bars.every((b) => b.button && !b.pressed));
     assert.match(await page.textContent("#results section.query:nth-of-type(2) .group-bar"), /2 \/ 4 \(50\.0%\)/);
     const saved = await downloadText("#results section.query:nth-of-type(2) .download-groups");
@@ -286,7 +286,7 @@ describe("bitsift web page", () => {
     const lines = tsvLines(saved.text);
     assert.deepEqual(lines[0],
       ["query", "species", "carriers", "searched", "fraction", "score_min", "score_median", "score_max"]);
-    assert.deepEqual(lines.slice(1).map((l) => [l[1], Number(l[2]), Number(l[3])]), bars.map((b) => [b.label, b.carriers, b.searched]));
+    assert.deepEqual(lines.slice(1).map((l) => [l[1] || "(no value)", Number(l[2]), Number(l[3])]), bars.map((b) => [b.label, b.carriers, b.searched]));
     assert.deepEqual(lines[1], [KPC2_NAME, "Klebsiella pneumoniae", "2", "4", "0.5000", "0.9636", "0.9818", "1.0000"]);
     assert.deepEqual(lines[4].slice(5), ["NA", "NA", "NA"], "no carriers: no scores");
     // Count by none: no chart.
@@ -509,10 +509,10 @@ describe("bitsift web page", () => {
     assert.deepEqual(lines[0],
       ["query", "species", "carriers", "searched", "fraction", "score_min", "score_median", "score_max"]);
     const groups = lines.slice(1);
-    assert.equal(groups.length, 41, "40 species and NA");
-    assert.ok(groups.some((g) => g[1] === "NA" && g[2] === "3000"), "3,000 unlisted documents");
+    assert.equal(groups.length, 41, "40 species and the documents without a value");
+    assert.ok(groups.some((g) => g[1] === "" && g[2] === "3000"), "3,000 unlisted documents");
     const bars = await groupBars(0, bigPage);
-    assert.deepEqual(groups.slice(0, 10).map((g) => [g[1], Number(g[2]), Number(g[3])]),
+    assert.deepEqual(groups.slice(0, 10).map((g) => [g[1] || "(no value)", Number(g[2]), Number(g[3])]),
       bars.slice(0, 10).map((b) => [b.label, b.carriers, b.searched]));
     const rest = groups.slice(10).reduce((sum, g) => sum + Number(g[2]), 0);
     assert.equal(rest, bars[10].carriers);

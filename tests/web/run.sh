@@ -93,7 +93,7 @@ say "building a synthetic index of 600,000 documents"
 
 # `info --documents` prints a header block, a blank line, then "block position document" and a
 # line per document. Species i of 40 gets about i^2 / 22,140 of the documents (25 to 43,000),
-# spread over the ranking; every 200th document is left out of the table (its group is NA).
+# spread over the ranking; every 200th document is left out of the table (it has no value).
 say "writing a metadata TSV of 40 uneven species for it"
 "$bitsift" info --documents "$work/big.cobs_compact" | awk -F'\t' '
     BEGIN { for (i = 1; i <= 40; i++) { total += i * i; upto[i] = total }; print "document\tspecies" }

@@ -15,7 +15,9 @@ use clap::Args;
 
 use super::super::build::print_report;
 use super::super::{parse_size, threads_or_cores, Outcome, Ui, UsageError};
-use super::{ignored, report};
+use super::{
+    ignored, parse_false_positive_rate, parse_num_hashes, parse_page_size, parse_term_size, report,
+};
 
 /// The options both constructions take.
 #[derive(Args, Debug)]
@@ -34,13 +36,14 @@ pub struct ConstructArgs {
     #[arg(short, long, value_parser = parse_size, value_name = "BYTES")]
     memory: Option<u64>,
     /// number of hash functions
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_num_hashes)]
     num_hashes: u32,
     /// false positive rate
-    #[arg(short, long, default_value_t = 0.3, value_name = "RATE")]
+    #[arg(short, long, default_value_t = 0.3, value_name = "RATE",
+          value_parser = parse_false_positive_rate)]
     false_positive_rate: f64,
     /// term size (k-mer size)
-    #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
+    #[arg(short = 'k', long, default_value_t = 31, value_name = "K", value_parser = parse_term_size)]
     term_size: u32,
     /// don't canonicalize DNA k-mers
     #[arg(long)]
@@ -69,7 +72,7 @@ pub struct CompactArgs {
     common: ConstructArgs,
     /// the page size (bytes per row) of the compact index, default: COBS's, from the number
     /// of documents
-    #[arg(short, long, default_value_t = 0, value_name = "BYTES")]
+    #[arg(short, long, default_value_t = 0, value_name = "BYTES", value_parser = parse_page_size)]
     page_size: u64,
 }
 
@@ -144,9 +147,6 @@ fn prepare(args: &ConstructArgs, extension: &str) -> Result<DocumentList> {
             "{}: already exists; pass -C (--clobber) to overwrite it",
             args.out_file.display()
         );
-    }
-    if args.term_size == 0 {
-        return Err(UsageError("-k 0: the term size is at least 1".into()).into());
     }
     let filter =
         FileType::parse(&args.file_type).map_err(|e| UsageError(format!("--file-type: {e}")))?;

@@ -43,6 +43,12 @@ pub struct CobsQueryArgs {
 type Copies = Vec<tempfile::NamedTempFile>;
 
 pub fn run(args: CobsQueryArgs, ui: Ui) -> Result<Outcome> {
+    if args.index.is_empty() {
+        return Err(UsageError(
+            "no index given: pass -i INDEX (an index file, or a file listing index paths)".into(),
+        )
+        .into());
+    }
     let (mut indexes, index_lists) = split_lists(args.index);
     let _copies: Copies = if args.index_sizes.is_empty() {
         Vec::new()

@@ -11,6 +11,7 @@ use bitsift::kmer::{BaseRule, KmerHasher};
 use clap::Args;
 
 use super::super::{Outcome, UsageError};
+use super::{parse_false_positive_rate, parse_num_hashes, parse_term_size};
 
 #[derive(Args, Debug)]
 pub struct DocListArgs {
@@ -22,17 +23,18 @@ pub struct DocListArgs {
     #[arg(long, default_value = "any", value_name = "TYPE")]
     file_type: String,
     /// term size (k-mer size)
-    #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
+    #[arg(short = 'k', long, default_value_t = 31, value_name = "K", value_parser = parse_term_size)]
     term_size: u32,
 }
 
 #[derive(Args, Debug)]
 pub struct ParametersArgs {
     /// number of hash functions
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_num_hashes)]
     num_hashes: u32,
     /// false positive rate
-    #[arg(short, long, default_value_t = 0.3, value_name = "RATE")]
+    #[arg(short, long, default_value_t = 0.3, value_name = "RATE",
+          value_parser = parse_false_positive_rate)]
     false_positive_rate: f64,
     /// number of elements to be inserted into the index
     #[arg(short, long, default_value_t = 0, value_name = "N")]
@@ -45,14 +47,11 @@ pub struct KmersArgs {
     #[arg(value_name = "QUERY")]
     query: String,
     /// the size of one kmer
-    #[arg(short = 'k', long, default_value_t = 31, value_name = "K")]
+    #[arg(short = 'k', long, default_value_t = 31, value_name = "K", value_parser = parse_term_size)]
     kmer_size: u32,
 }
 
 pub fn doc_list(args: DocListArgs) -> Result<Outcome> {
-    if args.term_size == 0 {
-        return Err(UsageError("-k 0: the term size is at least 1".into()).into());
-    }
     let filter =
         FileType::parse(&args.file_type).map_err(|e| UsageError(format!("--file-type: {e}")))?;
     let list = DocumentList::scan(&args.path, filter)?;
@@ -127,12 +126,6 @@ fn document_list_text(listed: &[Listed], k: u32) -> String {
 }
 
 pub fn print_parameters(args: ParametersArgs) -> Result<Outcome> {
-    if args.num_hashes == 0 || !(args.false_positive_rate > 0.0 && args.false_positive_rate < 1.0) {
-        return Err(UsageError(
-            "--num-hashes is at least 1 and --false-positive-rate between 0 and 1".into(),
-        )
-        .into());
-    }
     print!(
         "{}",
         parameters_text(args.num_hashes, args.false_positive_rate, args.num_elements)

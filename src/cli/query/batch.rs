@@ -206,7 +206,7 @@ impl<'o> Batch<'o> {
                         }
                         eprintln!(
                             "# {}\ttotal_hits={} documents_searched={} {}",
-                            record.name,
+                            bitsift::tsv::field(&record.name),
                             result.total_hits,
                             result.documents_searched,
                             result.stats.summary()

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
-use bitsift::metadata::Metadata;
+use bitsift::metadata::{Metadata, MetadataError};
 use bitsift::query::output::{OutputSetup, Provenance, ResultWriter, SearchSettings};
 use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, SearchOptions, Searcher, SessionSetup};
@@ -20,6 +20,7 @@ use bitsift::units::plural;
 use clap::Args;
 
 use super::choices::{DirectIoArg, EngineArg, FormatArg};
+use super::indexes::NO_INDEX_GIVEN;
 use super::output_file::Sink;
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
@@ -385,9 +386,26 @@ fn unchecked_notice(searcher: &Searcher) -> Option<String> {
     })
 }
 
-/// Loads `--metadata` and warns when none of its names is a document of the indexes.
-fn load_metadata(path: &Path, searcher: &Searcher) -> Result<Metadata> {
-    let metadata = Metadata::load(path)?;
+/// Loads `--metadata` and warns when none of its names is a document of the indexes. A TSV
+/// of groups shows no metadata column of its own: the table is then read for the
+/// `--group-by` column alone.
+fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Searcher) -> Result<Metadata> {
+    let loaded = match &args.group_by {
+        Some(column) if args.format == FormatArg::Tsv => Metadata::load_column(path, column),
+        _ => Metadata::load(path),
+    };
+    let metadata = match loaded {
+        Err(MetadataError::NoColumn {
+            column, columns, ..
+        }) => {
+            return Err(UsageError(format!(
+                "--group-by: the metadata table has no column {column:?}; its columns: {}",
+                columns.join(", ")
+            ))
+            .into())
+        }
+        loaded => loaded?,
+    };
     let matched = searcher
         .headers()
         .flat_map(|h| h.names.iter())
@@ -451,13 +469,16 @@ fn output_setup<'a>(
 }
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
+    if args.indexes.is_empty() && args.index_list.is_empty() {
+        return Err(UsageError(NO_INDEX_GIVEN.into()).into());
+    }
     check_output_options(&args)?;
     args.remote.apply()?;
     let reading = base_reading(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&args, ui)?;
     let metadata = match &args.metadata {
-        Some(path) => Some(load_metadata(path, &searcher)?),
+        Some(path) => Some(load_metadata(path, &args, &searcher)?),
         None => None,
     };
     let index = searcher.index().clone();
