@@ -72,7 +72,7 @@ pub struct SearchRequest {
     /// `GET /api/indexes`).
     #[serde(default)]
     pub group_by: Option<String>,
-    /// With `group_by`: return only the hits of this group (a value of the column, `NA` for
+    /// With `group_by`: return only the hits of this group (a value of the column, `""` for
     /// documents the table does not list); totals and groups still count every hit.
     #[serde(default)]
     pub group: Option<String>,
