@@ -51,6 +51,9 @@ pub struct IndexIdentity {
     pub documents: u64,
     /// Header fingerprint.
     pub fingerprint: u64,
+    /// Digest of the index's data ([`crate::format::content::content_digest`]), which binds
+    /// the summaries to one build; 0 when not recorded (format 1 and format 2 version 2).
+    pub content: u64,
 }
 
 /// One block's summary.
@@ -242,6 +245,7 @@ impl SummaryFile {
             num_hashes: u32_at(bytes, 24),
             documents: u64_at(bytes, 40),
             fingerprint: u64_at(bytes, 48),
+            content: 0,
         };
         let block_count = u64_at(bytes, 32);
         let table_end = (block_count as u128) * BLOCK_BYTES as u128 + HEADER_BYTES as u128;
@@ -337,6 +341,7 @@ mod tests {
                 num_hashes: 1,
                 documents: first,
                 fingerprint: 0x1234,
+                content: 0,
             },
             hashes: 3,
             minimizer: 13,

@@ -82,6 +82,15 @@ pub enum SummaryError {
         /// What is wrong.
         detail: String,
     },
+    /// The index could not be read to check that the summaries describe its data.
+    #[error("{index}: cannot read the index to check its block summaries: {source}", index = index.display())]
+    IndexIo {
+        /// The index.
+        index: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// Format-1 summaries (read whole) larger than the memory a search may give them.
     #[error("{path}: block summaries in format 1 ({size}) do not fit the side memory budget ({budget}); searches read every block of the index. Raise --side-memory, or rebuild the index: summaries in format 2 are read page by page", path = path.display())]
     TooLarge {
@@ -149,6 +158,7 @@ impl BlockSummaries {
             index: index_path.to_path_buf(),
             detail,
         })?;
+        check_content(index_path, header, file.identity.content)?;
         Ok(BlockSummaries { path, file })
     }
 
@@ -351,6 +361,7 @@ pub fn open(
         index: index_path.to_path_buf(),
         detail,
     })?;
+    check_content(index_path, header, layout.identity.content)?;
     Ok(Some(SummarySource::Paged(layout)))
 }
 
@@ -451,6 +462,32 @@ pub fn header_fingerprint(header: &IndexHeader) -> u64 {
             .map(|b| (b.document_count, b.row_count)),
         header.names.iter(),
     )
+}
+
+/// Checks that summaries recording the content digest `content` (0: none recorded, as in
+/// files of earlier versions) were made for the data of the index at `index_path`: reads its
+/// sampled pages ([`crate::format::content`]), a few pages whatever its size.
+fn check_content(
+    index_path: &Path,
+    header: &IndexHeader,
+    content: u64,
+) -> Result<(), SummaryError> {
+    if content == 0 {
+        return Ok(());
+    }
+    let digest = crate::format::content::content_digest_of(index_path, header.data_offset)
+        .map_err(|source| SummaryError::IndexIo {
+            index: index_path.to_path_buf(),
+            source,
+        })?;
+    if digest != content {
+        return Err(SummaryError::Mismatch {
+            path: summary_path(index_path),
+            index: index_path.to_path_buf(),
+            detail: "the index's data differ from those they were made for (a digest of sampled data pages)".into(),
+        });
+    }
+    Ok(())
 }
 
 fn check_matches(
