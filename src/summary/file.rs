@@ -350,6 +350,32 @@ mod tests {
     }
 
     #[test]
+    fn version_3_records_the_content_digest_and_version_2_is_still_read() {
+        let mut file = sample(&[(4, 3), (2, 2)]);
+        file.identity.content = 0x5678;
+        let decoded = SummaryFile::decode(&file.encode()).unwrap();
+        assert_eq!(decoded.identity, file.identity);
+        assert_eq!(u32_at(&file.encode(), 8), layout::VERSION);
+
+        let old = file.layout().in_version(layout::VERSION_UNBOUND);
+        let mut bytes = old.encode_header();
+        let filters: Vec<&Filter> = file.blocks.iter().map(|b| &b.filter).collect();
+        old.write_data(&filters, &mut bytes).unwrap();
+        assert_eq!(bytes.len() as u64, old.file_bytes());
+        let decoded = SummaryFile::decode(&bytes).unwrap();
+        assert_eq!(
+            decoded.identity.content, 0,
+            "version 2 records no content digest"
+        );
+        assert_eq!(decoded.identity.fingerprint, file.identity.fingerprint);
+        assert_eq!(decoded.blocks, file.blocks);
+        bytes[8] = 4;
+        assert!(SummaryFile::decode(&bytes)
+            .unwrap_err()
+            .contains("version 4"));
+    }
+
+    #[test]
     fn format_1_round_trips_and_every_damage_is_caught() {
         let mut file = sample(&[(2, 2), (0, 0)]);
         file.minimizer = 0;

@@ -206,6 +206,15 @@ impl Layout {
         layout
     }
 
+    /// This layout in format version `version` (2: without the content digest), for tests
+    /// of files written by earlier versions.
+    #[cfg(test)]
+    pub(crate) fn in_version(mut self, version: u32) -> Layout {
+        self.version = version;
+        self.place();
+        self
+    }
+
     /// Derives the segments, the bucket size and the page counts from the blocks and the
     /// bucket bits.
     fn place(&mut self) {
