@@ -238,12 +238,16 @@ impl ChecksumTable {
 /// other data) is refused when the index is opened, before any query runs. Different data
 /// change every page, damage a few: only when most of the pages sampled (two at least)
 /// differ is the sidecar of another build; fewer are left to the read path, which names each
-/// damaged page when it reads it.
+/// damaged page when it reads it. Local indexes only: a remote index is not sampled.
 pub(super) fn check_sampled_pages(
     index_path: &Path,
     header: &IndexHeader,
     mut recorded: impl FnMut(u64) -> std::io::Result<u32>,
 ) -> Result<(), FormatError> {
+    if crate::io::is_remote(index_path) {
+        // Not yet for a URL: each sampled page would cost a request at every open.
+        return Ok(());
+    }
     let sidecar = sidecar_path(index_path);
     let index_error = |source| FormatError::Io {
         path: index_path.to_path_buf(),
