@@ -365,12 +365,21 @@ impl Views {
             .clone()
     }
 
-    /// The last reload that failed, unless a later one succeeded.
+    /// The last reload that failed, unless a later one succeeded or the followed manifests
+    /// went back, since it failed, to those the current view serves (a manifest restored as
+    /// it was: nothing is left to reload).
     pub fn failure(&self) -> Option<ReloadFailure> {
-        self.failure
+        let failure = self
+            .failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .clone()?;
+        let view = self.current();
+        let moot = failure.view == view.number
+            && !view.collections.is_empty()
+            && !view.stale()
+            && failure.manifests != view.manifests_now();
+        (!moot).then_some(failure)
     }
 
     /// Whether `view` must be replaced: a manifest changed, and not into the state a failed
