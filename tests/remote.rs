@@ -757,7 +757,15 @@ fn a_server_follows_a_collection_on_a_server(servers: &Servers, dir: &Path, quer
     let before = hits(&body);
     assert!(!before.is_empty(), "the query has hits: {body}");
     let removed = before[0].clone();
-    ok(run(&["remove", "-q", text(&collection), &removed]));
+    let names = dir.join("removed.txt");
+    std::fs::write(&names, format!("{removed}\n")).unwrap();
+    ok(run(&[
+        "remove",
+        "-q",
+        "--documents",
+        text(&names),
+        text(&collection),
+    ]));
     let readable = || {
         let _ = Command::new("chmod")
             .args(["-R", "a+rX", text(&collection)])

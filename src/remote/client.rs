@@ -249,7 +249,11 @@ impl RemoteObject {
         };
         let result = match self.store.get_opts(&self.key, options).await {
             Ok(result) => result,
-            Err(object_store::Error::Precondition { .. }) => return Err(changed(self)),
+            // Gone since it was opened (a merge on the origin deletes the files it replaced):
+            // a change of the file like any other.
+            Err(
+                object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+            ) => return Err(changed(self)),
             Err(e) => return Err(describe(e.into())),
         };
         if result.meta.size != self.size
