@@ -712,6 +712,11 @@ fn index_entries(
         .collect()
 }
 
+/// `mutex`'s value, also after a panic of another holder (a version is replaced whole).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -735,9 +740,4 @@ mod tests {
         let of = [Some("c".to_string()), Some("c".to_string()), None];
         assert_eq!(unique_names(&files, &of), vec!["c", "c", "c_2"]);
     }
-}
-
-/// `mutex`'s value, also after a panic of another holder (a version is replaced whole).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
