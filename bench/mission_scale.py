@@ -1633,7 +1633,7 @@ def report(m):
         for f in m.failures:
             p("  - " + f)
     p("summary: %s; %.0f s in all; %s" % (m.summary_path, time.monotonic() - STARTED,
-                                         "FAILED" if m.failures else "ok"))
+                                         failed_line(m.failures)))
     print("\n".join(out))
     sys.stdout.flush()
 
@@ -1842,6 +1842,16 @@ def measure_profile(m):
         cobs(m)
 
 
+def failed_line(failures):
+    """The last line's verdict: ok, or how many failures and the first of them (its first
+    line), so that a log's tail says what went wrong."""
+    if not failures:
+        return "ok"
+    first = failures[0].strip().splitlines()[0] if failures[0].strip() else "(no message)"
+    return "FAILED (%d failure%s; the first: %s)" % (
+        len(failures), "" if len(failures) == 1 else "s", first[:300])
+
+
 def main(argv):
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, interrupted)  # clean up (cgroup, server) as on Ctrl-C
@@ -1890,6 +1900,9 @@ def main(argv):
     except Exception as e:  # noqa: BLE001
         m.fail("report: %s: %s" % (type(e).__name__, e))
         traceback.print_exc()
+        # The report did not get to its last lines: say what failed here instead.
+        print("FAILURES:\n" + "\n".join("  - " + f for f in m.failures))
+        print("mission_scale: " + failed_line(m.failures))
     if m.failures:
         return code or 1
     return 0

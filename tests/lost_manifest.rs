@@ -48,14 +48,6 @@ fn run_within(args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// The error text of a run that must fail with status 1 (no panic).
-fn failed(output: Output) -> String {
-    let text = stderr(&output);
-    assert_eq!(output.status.code(), Some(1), "{text}\n{}", stdout(&output));
-    assert!(!text.contains("panicked"), "{text}");
-    text
-}
-
 fn add(collection: &Path, inputs: &[PathBuf], extra: &[&str]) -> Output {
     let mut args = vec!["add", "-q", "-T", "2", "-p", "1", text(collection)];
     args.extend_from_slice(extra);
@@ -67,24 +59,6 @@ fn remove(collection: &Path, names: &[&str]) -> Output {
     let list = collection.with_extension("remove.txt");
     std::fs::write(&list, names.join("\n") + "\n").unwrap();
     run_within(&["remove", "-q", "--documents", text(&list), text(collection)])
-}
-
-/// A query file of a piece of every genome and a random sequence.
-fn queries(dir: &Path, genomes: &[PathBuf]) -> PathBuf {
-    let mut records = Vec::new();
-    for (i, genome) in genomes.iter().enumerate() {
-        let sequence: Vec<u8> = std::fs::read_to_string(genome)
-            .unwrap()
-            .lines()
-            .skip(1)
-            .flat_map(|l| l.bytes())
-            .collect();
-        records.push((format!("q{i:02}"), sequence[100..400].to_vec()));
-    }
-    records.push(("random".into(), Rng(99).dna(300)));
-    let path = dir.join("queries.fa");
-    write_fasta(&path, &records);
-    path
 }
 
 /// Every (query, document, k-mers found) of a threshold-0 search of `indexes`, sorted.
@@ -227,7 +201,7 @@ fn i30_writers_refuse_a_collection_without_a_readable_manifest_and_delete_nothin
 fn i30_readers_refuse_a_collection_without_a_readable_manifest() {
     let dir = temp_dir();
     let (original, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     assert!(!documents(&hits(&[&original], &queries)).contains(&"g02".to_string()));
     for how in WAYS {
         let parent = dir.path().join(format!("parent-{how}"));
@@ -271,7 +245,7 @@ fn i30_readers_refuse_a_collection_without_a_readable_manifest() {
 fn i30_recover_rebuilds_a_searchable_collection_and_says_what_was_lost() {
     let dir = temp_dir();
     let (original, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     let refused = failed(run_within(&["recover", text(&original)]));
     assert!(
         refused.contains("is readable and sound") && refused.contains("nothing was changed"),
@@ -395,7 +369,7 @@ type Edit<'a> = (&'a str, &'a dyn Fn(&mut serde_json::Value), String);
 fn i30_a_manifest_whose_parameters_disagree_with_a_file_is_refused() {
     let dir = temp_dir();
     let (original, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(original.join("collection.json")).unwrap()).unwrap();
     let file = original.join("sub-000001.cobs_compact");

@@ -27,13 +27,6 @@ fn write_genomes(dir: &Path, count: usize, seed: u64) -> Vec<PathBuf> {
         .collect()
 }
 
-fn failed(output: Output) -> String {
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
-    let text = stderr(&output);
-    assert!(!text.contains("panicked"), "{text}");
-    text
-}
-
 fn add(collection: &Path, inputs: &[PathBuf], extra: &[&str]) -> Output {
     let mut args = vec!["add", "-q", "-T", "2", "-p", "1", text(collection)];
     args.extend_from_slice(extra);
@@ -45,24 +38,6 @@ fn remove(collection: &Path, names: &[&str]) -> Output {
     let list = collection.with_extension("remove.txt");
     std::fs::write(&list, names.join("\n") + "\n").unwrap();
     run(&["remove", "-q", "--documents", text(&list), text(collection)])
-}
-
-/// A query file of pieces of every genome (exact hits) and of random sequence.
-fn queries(dir: &Path, genomes: &[PathBuf]) -> PathBuf {
-    let mut records = Vec::new();
-    for (i, genome) in genomes.iter().enumerate() {
-        let sequence: Vec<u8> = std::fs::read_to_string(genome)
-            .unwrap()
-            .lines()
-            .skip(1)
-            .flat_map(|l| l.bytes())
-            .collect();
-        records.push((format!("q{i:02}"), sequence[100..400].to_vec()));
-    }
-    records.push(("random".into(), Rng(99).dna(300)));
-    let path = dir.join("queries.fa");
-    write_fasta(&path, &records);
-    path
 }
 
 /// The TSV answer of a query at threshold 0 (every document reported).
@@ -114,7 +89,7 @@ fn collection(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
 fn i20_a_version_1_manifest_opens_as_before_and_the_next_commit_seals_it() {
     let dir = temp_dir();
     let (collection, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     let before = answer(&collection, &queries);
     assert!(!before.contains("\tg02\t"), "removed: {before}");
     let sealed = manifest(&collection);
@@ -143,7 +118,7 @@ fn i20_a_version_1_manifest_opens_as_before_and_the_next_commit_seals_it() {
 fn i20_an_edited_or_damaged_manifest_is_refused_by_query_and_verify() {
     let dir = temp_dir();
     let (collection, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     let path = collection.join("collection.json");
     let pristine = std::fs::read(&path).unwrap();
 
@@ -198,7 +173,7 @@ fn i20_an_edited_or_damaged_manifest_is_refused_by_query_and_verify() {
 fn i20_a_subindex_replaced_by_another_of_as_many_documents_is_an_error() {
     let dir = temp_dir();
     let (collection, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     // The same five genomes, renamed: the count matches, the names do not.
     let renamed = dir.path().join("renamed");
     std::fs::create_dir(&renamed).unwrap();
@@ -238,7 +213,7 @@ fn i20_a_subindex_replaced_by_another_of_as_many_documents_is_an_error() {
 fn i20_a_merged_file_adopted_elsewhere_keeps_its_placeholders_hidden() {
     let dir = temp_dir();
     let (collection, genomes) = collection(dir.path());
-    let queries = queries(dir.path(), &genomes);
+    let queries = piece_queries(dir.path(), &genomes);
     ok(run(&["merge", "-q", text(&collection)]));
     let merged = manifest(&collection)["subindexes"][0].clone();
     let placeholders = merged["padding"].as_array().unwrap().len();

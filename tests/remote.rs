@@ -260,6 +260,7 @@ fn remote_indexes_against_real_servers() {
     the_cache_serves_a_repeated_query_and_survives_damage(&servers, dir, &queries);
     a_file_changed_on_the_server_is_an_error(&servers, dir, &queries);
     a_server_reopens_a_file_changed_on_the_server(&servers, dir, &queries);
+    a_server_follows_a_collection_on_a_server(&servers, dir, &queries);
 }
 
 fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) {
@@ -731,4 +732,83 @@ fn touch_later(file: &Path) {
         .unwrap()
         .set_modified(later)
         .unwrap();
+}
+
+/// Issue 30: `serve -i URL-of-a-collection` follows the manifest on the server as it follows
+/// a local one: a genome removed on the origin is gone from the answers within a few seconds
+/// (never an answer from the old generation after that), and a merge on the origin (its
+/// sub-index files replaced) is followed without a 500, `/healthz` ok at the end.
+fn a_server_follows_a_collection_on_a_server(servers: &Servers, dir: &Path, queries: &Path) {
+    let collection = dir.join("serve/collection");
+    let (mut server, listen) = start_serve(&servers.http("collection"), &["--cache-size", "0"]);
+    let sequence = first_sequence(queries);
+    let hits = |body: &str| -> Vec<String> {
+        let json: serde_json::Value = serde_json::from_str(body).expect("JSON");
+        let hits = json["results"][0]["hits"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        hits.iter()
+            .map(|h| h["document"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (status, body) = post_search(&listen, &sequence, true);
+    assert_eq!(status, 200, "{body}");
+    let before = hits(&body);
+    assert!(!before.is_empty(), "the query has hits: {body}");
+    let removed = before[0].clone();
+    let names = dir.join("removed.txt");
+    std::fs::write(&names, format!("{removed}\n")).unwrap();
+    ok(run(&[
+        "remove",
+        "-q",
+        "--documents",
+        text(&names),
+        text(&collection),
+    ]));
+    let readable = || {
+        let _ = Command::new("chmod")
+            .args(["-R", "a+rX", text(&collection)])
+            .status();
+    };
+    readable();
+    // Followed within the interval: a HEAD of the manifest once a second.
+    let gone = (0..50).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(200));
+        let (status, body) = post_search(&listen, &sequence, false);
+        assert_eq!(status, 200, "{body}");
+        (!hits(&body).contains(&removed)).then_some(body)
+    });
+    let gone = gone.unwrap_or_else(|| panic!("{removed} still answered 10 s after its removal"));
+    let expected: Vec<String> = before.iter().filter(|d| **d != removed).cloned().collect();
+    assert_eq!(hits(&gone), expected);
+    // Never back: every later answer is of the new generation.
+    for _ in 0..5 {
+        let (status, body) = post_search(&listen, &sequence, false);
+        assert_eq!((status, hits(&body)), (200, expected.clone()), "{body}");
+    }
+    ok(run(&["merge", "-q", text(&collection)]));
+    readable();
+    let mut statuses = Vec::new();
+    for _ in 0..25 {
+        std::thread::sleep(Duration::from_millis(200));
+        let (status, body) = post_search(&listen, &sequence, false);
+        if status == 200 {
+            assert_eq!(hits(&body), expected, "{body}");
+        }
+        statuses.push(status);
+    }
+    let health = Command::new("python3")
+        .args(["-c", &format!("import urllib.request;print(urllib.request.urlopen('http://{listen}/healthz').read().decode())")])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "only answers or 'try again' while the origin merges: {statuses:?}"
+    );
+    assert_eq!(statuses.last(), Some(&200), "{statuses:?}");
+    let health = String::from_utf8_lossy(&health.stdout);
+    assert!(health.contains("\"status\":\"ok\""), "{health}");
 }

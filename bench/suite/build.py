@@ -31,14 +31,15 @@ def build_one(ctx, collection, tool):
     out = os.path.join(ctx.work, "indexes", name + ".cobs_compact")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     params = {"collection": collection["name"], "inputs": inputs_key(collection["files"]),
-              "tool": tool, "k": 31, "fpr": 0.3, "hashes": 1}
+              "tool": tool, "k": 31, "fpr": 0.3, "hashes": 1, "layout": "cobs"}
     meta = None if ctx.args.rebuild else cached_meta(out, params)
     if meta is not None:
         log("build: reusing %s (built %s in %.1f s)" % (out, meta["made"], meta["wall_s"]))
         meta["cached"] = True
         return out, meta
     if tool == "bitsift":
-        cmd = [ctx.bitsift, "build", "-o", out, "--force"]
+        # COBS's row layout: COBS searches this index too, side by side with bitsift.
+        cmd = [ctx.bitsift, "build", "-o", out, "--force", "--layout", "cobs"]
         cmd += ["--list", collection["list"]] if "list" in collection else [os.path.dirname(collection["files"][0])]
     else:
         cmd = [sys.executable, os.path.join(ctx.root, "tests/peer/cobs_peer.py"), "build", "--kind",

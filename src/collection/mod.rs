@@ -65,7 +65,7 @@ pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};
-pub use sources::{find_indexes, CollectionSeen, IndexSource, SearchSet};
+pub use sources::{find_indexes, CollectionSeen, IndexSource, RemoteVersion, SearchSet};
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,

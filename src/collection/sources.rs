@@ -42,10 +42,61 @@ pub struct CollectionSeen {
     /// The manifest file's identity, taken before it was read (`None`: it could not be
     /// taken): a commit after that point replaces the file, so a later comparison sees it.
     pub manifest: Option<FileIdentity>,
+    /// For a collection on a server: the version of the manifest read (its ETag and size).
+    pub remote: Option<RemoteVersion>,
+}
+
+/// One version of a remote manifest: its ETag (when the server gives one) and size. A commit
+/// on the origin replaces the file, which gives it another ETag (nginx: modification time and
+/// size; S3: content digest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteVersion {
+    /// The ETag.
+    pub etag: Option<String>,
+    /// The size in bytes.
+    pub size: u64,
+}
+
+/// The version of the remote manifest `url` this process opened, if it opened it.
+#[cfg(feature = "remote")]
+fn remote_version_read(url: &Path) -> Option<RemoteVersion> {
+    let object = crate::remote::RemoteObject::open(&url.to_string_lossy()).ok()?;
+    Some(RemoteVersion {
+        etag: object.etag.clone(),
+        size: object.size,
+    })
+}
+
+#[cfg(not(feature = "remote"))]
+fn remote_version_read(_url: &Path) -> Option<RemoteVersion> {
+    None
 }
 
 impl CollectionSeen {
-    /// Whether the manifest file is no longer the one read (a commit replaced it).
+    /// The version of a remote collection's manifest on its server now (one `HEAD`
+    /// request; `None` for a local collection). A version other than the one read is
+    /// forgotten by this process, so that the next open reads the new one.
+    pub fn remote_version_now(&self) -> Option<std::io::Result<RemoteVersion>> {
+        if !crate::io::is_remote(&self.directory) {
+            return None;
+        }
+        #[cfg(feature = "remote")]
+        {
+            let url = self.directory.join(MANIFEST_NAME);
+            let now = crate::remote::RemoteObject::stamp_now(&url.to_string_lossy());
+            Some(now.map(|stamp| RemoteVersion {
+                etag: stamp.etag,
+                size: stamp.size,
+            }))
+        }
+        #[cfg(not(feature = "remote"))]
+        Some(Err(std::io::Error::other(
+            "remote indexes are not built in",
+        )))
+    }
+
+    /// Whether the manifest file is no longer the one read (a commit replaced it); always
+    /// false for a remote collection, whose server is asked by [`Self::remote_version_now`].
     pub fn manifest_changed(&self) -> bool {
         let now = FileIdentity::of(&self.directory.join(MANIFEST_NAME)).ok();
         match (&self.manifest, now) {
@@ -231,10 +282,14 @@ impl SearchSet {
                 Some(sub.expected),
             );
         }
+        let remote = crate::io::is_remote(directory)
+            .then(|| remote_version_read(&directory.join(MANIFEST_NAME)))
+            .flatten();
         self.collections.push(CollectionSeen {
             directory: directory.to_path_buf(),
             generation: manifest.generation,
             manifest: identity,
+            remote,
         });
         Ok(())
     }

@@ -249,7 +249,11 @@ impl RemoteObject {
         };
         let result = match self.store.get_opts(&self.key, options).await {
             Ok(result) => result,
-            Err(object_store::Error::Precondition { .. }) => return Err(changed(self)),
+            // Gone since it was opened (a merge on the origin deletes the files it replaced):
+            // a change of the file like any other.
+            Err(
+                object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+            ) => return Err(changed(self)),
             Err(e) => return Err(describe(e.into())),
         };
         if result.meta.size != self.size
@@ -373,6 +377,52 @@ fn missing() -> &'static Mutex<HashMap<String, String>> {
 fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
     static OPENED: OnceLock<Mutex<HashMap<String, Arc<RemoteObject>>>> = OnceLock::new();
     OPENED.get_or_init(Default::default)
+}
+
+/// What identifies one version of a remote file: its ETag (when the server gives one) and
+/// size. A server that follows a remote collection compares its manifest's stamp now with the
+/// one it read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteStamp {
+    /// The ETag.
+    pub etag: Option<String>,
+    /// The size in bytes.
+    pub size: u64,
+}
+
+impl RemoteObject {
+    /// The stamp of the version opened.
+    pub fn stamp(&self) -> RemoteStamp {
+        RemoteStamp {
+            etag: self.etag.clone(),
+            size: self.size,
+        }
+    }
+
+    /// The stamp of `url` on its server now, from a `HEAD` request (never from this process's
+    /// opened files nor the local cache). When it differs from the version this process
+    /// opened, that version is forgotten, so that the next open reads the new one.
+    pub fn stamp_now(url: &str) -> io::Result<RemoteStamp> {
+        let parsed = RemoteUrl::parse(url)?;
+        let store = store_for(&parsed)?;
+        let meta = wait(async move {
+            let head = GetOptions {
+                head: true,
+                ..GetOptions::default()
+            };
+            let result = store.get_opts(&parsed.key, head).await;
+            result.map(|r| r.meta).map_err(|e| describe(e.into()))
+        })?;
+        let now = RemoteStamp {
+            etag: meta.e_tag,
+            size: meta.size,
+        };
+        let mut opened = lock(opened());
+        if opened.get(url).is_some_and(|o| o.stamp() != now) {
+            opened.remove(url);
+        }
+        Ok(now)
+    }
 }
 
 /// The error of a file whose ETag or size differs from those seen at open. The file is

@@ -27,7 +27,7 @@ mod multirange;
 mod options;
 mod reader;
 
-pub use client::{Fetched, RemoteObject};
+pub use client::{Fetched, RemoteObject, RemoteStamp};
 pub use engine::RemoteEngine;
 pub use location::RemoteUrl;
 pub use options::{

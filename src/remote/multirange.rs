@@ -214,7 +214,9 @@ fn backoff(retry: usize) -> Duration {
 fn judge(object: &RemoteObject, ranges: &[Range<u64>], answer: Answer) -> io::Result<Verdict> {
     match answer.status {
         206 => {}
-        412 => return Err(changed(object)),
+        // 404, 410: gone since it was opened (a merge on the origin deletes the files it
+        // replaced), a change like any other.
+        404 | 410 | 412 => return Err(changed(object)),
         // 200: the ranges were ignored (the body, the whole file, is never read); 416: refused
         // (the ranges lie inside the file at open; a file that shrank is caught by the single
         // ranges' checks).

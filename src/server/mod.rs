@@ -428,6 +428,7 @@ async fn follow(state: Arc<AppState>) {
     loop {
         tick.tick().await;
         let view = state.views.current();
+        view.ask_servers().await;
         if state.views.due(&view) {
             drop(view);
             let _ = state

@@ -16,6 +16,9 @@
 //! whatever changed (plain index files given to `serve` are reloaded that way). A view that
 //! cannot be opened leaves the current one serving, with the reason in `/healthz` and the
 //! log, and is not tried again until the manifest changes again or a reload is asked for.
+//! A collection on a server is followed by its manifest's version there (ETag and size), asked
+//! with a `HEAD` once a second by the follow timer ([`View::ask_servers`]), not per request: a
+//! request cannot wait for a round trip, so a remote commit is served within that interval.
 //! That includes a manifest deleted or replaced by something that is not a file: the
 //! collection's directory is then an error ([`crate::collection::is_collection`]), never a
 //! plain directory of its files served with its removals forgotten.
@@ -35,7 +38,7 @@ use super::metadata::Metadata;
 use super::metrics::Metrics;
 use super::watch::IndexWatch;
 use super::{IndexEntry, ServerConfig, ServerError, UnavailableIndex};
-use crate::collection::{CollectionSeen, SearchSet};
+use crate::collection::{CollectionSeen, RemoteVersion, SearchSet};
 use crate::format::HeaderOptions;
 use crate::io::{FileIdentity, MemoryImage, PageCache, RowMemory, Warmup};
 use crate::query::{Grouping, Index, IndexOptions, Session as Searcher, SessionSetup, Sources};
@@ -58,6 +61,17 @@ pub struct Followed {
     pub name: String,
     /// The manifest seen.
     pub seen: CollectionSeen,
+    /// For a collection on a server: its manifest's version there when last asked (once a
+    /// second, [`View::ask_servers`]); a request cannot wait for a round trip, so a remote
+    /// commit is seen within that interval.
+    pub remote_now: Arc<Mutex<Option<RemoteVersion>>>,
+}
+
+/// A followed manifest's state now: a local file's identity, a remote file's version.
+#[derive(Clone, Debug, PartialEq)]
+enum ManifestNow {
+    Local(Option<FileIdentity>),
+    Remote(Option<RemoteVersion>),
 }
 
 /// One generation of what the server serves; see the module documentation.
@@ -179,16 +193,43 @@ impl View {
         })
     }
 
-    /// Whether a followed manifest was replaced since this view was opened.
+    /// Whether a followed manifest was replaced since this view was opened (a remote one: as
+    /// its server said when last asked).
     pub fn stale(&self) -> bool {
-        self.collections.iter().any(|c| c.seen.manifest_changed())
+        self.collections.iter().any(|c| {
+            c.seen.manifest_changed()
+                || (c.seen.remote.is_some() && *lock(&c.remote_now) != c.seen.remote)
+        })
     }
 
-    /// The identities of the followed manifests now.
-    fn manifests_now(&self) -> Vec<Option<FileIdentity>> {
+    /// Asks the servers of the remote collections followed for their manifests' versions
+    /// now (a `HEAD` each, off the async threads). A server that cannot be asked leaves the
+    /// last answer: an outage is not a commit.
+    pub async fn ask_servers(&self) {
+        for followed in self.collections.iter().filter(|c| c.seen.remote.is_some()) {
+            let seen = followed.seen.clone();
+            let asked = tokio::task::spawn_blocking(move || seen.remote_version_now()).await;
+            match asked {
+                Ok(Some(Ok(now))) => *lock(&followed.remote_now) = Some(now),
+                Ok(Some(Err(error))) => tracing::warn!(
+                    "{}: cannot ask its server for the manifest's version: {error}",
+                    followed.seen.directory.display()
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// The states of the followed manifests now.
+    fn manifests_now(&self) -> Vec<ManifestNow> {
         self.collections
             .iter()
-            .map(|c| FileIdentity::of(&manifest_path(&c.seen.directory)).ok())
+            .map(|c| match c.seen.remote {
+                Some(_) => ManifestNow::Remote(lock(&c.remote_now).clone()),
+                None => {
+                    ManifestNow::Local(FileIdentity::of(&manifest_path(&c.seen.directory)).ok())
+                }
+            })
             .collect()
     }
 
@@ -304,6 +345,7 @@ fn followed(set: &SearchSet, names: &[String]) -> Vec<Followed> {
                 .and_then(|file| names.get(file).cloned())
                 .unwrap_or_else(|| collection_name(&seen.directory)),
             seen: seen.clone(),
+            remote_now: Arc::new(Mutex::new(seen.remote.clone())),
         })
         .collect()
 }
@@ -335,7 +377,7 @@ pub struct ReloadFailure {
     pub at: u64,
     /// The manifests' identities then: not tried again until one changes.
     #[serde(skip)]
-    manifests: Vec<Option<FileIdentity>>,
+    manifests: Vec<ManifestNow>,
 }
 
 /// Why a reload is asked for.
@@ -365,12 +407,21 @@ impl Views {
             .clone()
     }
 
-    /// The last reload that failed, unless a later one succeeded.
+    /// The last reload that failed, unless a later one succeeded or the followed manifests
+    /// went back, since it failed, to those the current view serves (a manifest restored as
+    /// it was: nothing is left to reload).
     pub fn failure(&self) -> Option<ReloadFailure> {
-        self.failure
+        let failure = self
+            .failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .clone()?;
+        let view = self.current();
+        let moot = failure.view == view.number
+            && !view.collections.is_empty()
+            && !view.stale()
+            && failure.manifests != view.manifests_now();
+        (!moot).then_some(failure)
     }
 
     /// Whether `view` must be replaced: a manifest changed, and not into the state a failed
@@ -659,6 +710,11 @@ fn index_entries(
                 .map(|c| c.seen.generation),
         })
         .collect()
+}
+
+/// `mutex`'s value, also after a panic of another holder (a version is replaced whole).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -439,3 +439,30 @@ pub fn demo_file(relative: &str) -> PathBuf {
         .join("data/demo")
         .join(relative)
 }
+
+/// The error text of a run that must fail with status 1 (no panic).
+pub fn failed(output: Output) -> String {
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}\n{}", stdout(&output));
+    assert!(!text.contains("panicked"), "{text}");
+    text
+}
+
+/// `queries.fa` in `dir`: a piece (bases 100..400) of every genome, named q00, q01, ..., and
+/// a random sequence.
+pub fn piece_queries(dir: &Path, genomes: &[PathBuf]) -> PathBuf {
+    let mut records = Vec::new();
+    for (i, genome) in genomes.iter().enumerate() {
+        let sequence: Vec<u8> = std::fs::read_to_string(genome)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .flat_map(|l| l.bytes())
+            .collect();
+        records.push((format!("q{i:02}"), sequence[100..400].to_vec()));
+    }
+    records.push(("random".into(), Rng(99).dna(300)));
+    let path = dir.join("queries.fa");
+    write_fasta(&path, &records);
+    path
+}
