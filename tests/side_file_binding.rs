@@ -18,14 +18,27 @@ const TARGET: usize = 12;
 /// Writes `GENOMES` random genomes `g00.fa`.. from `seed` into `dir/genomes-SEED`, builds
 /// `dir/SEED/x.cobs_compact` of them in input order, and returns the index and the genomes.
 fn build_set(dir: &Path, seed: u64) -> (PathBuf, Vec<Vec<u8>>) {
-    let inputs = dir.join(format!("genomes-{seed}"));
-    let out = dir.join(seed.to_string());
+    build_variant(dir, seed, None)
+}
+
+/// As [`build_set`], into `dir/SEED-snp` when `snp` is given: the base at that position of
+/// genome `TARGET` is changed, nothing else.
+fn build_variant(dir: &Path, seed: u64, snp: Option<usize>) -> (PathBuf, Vec<Vec<u8>>) {
+    let tag = match snp {
+        Some(_) => format!("{seed}-snp"),
+        None => seed.to_string(),
+    };
+    let inputs = dir.join(format!("genomes-{tag}"));
+    let out = dir.join(&tag);
     std::fs::create_dir_all(&inputs).unwrap();
     std::fs::create_dir_all(&out).unwrap();
     let mut rng = Rng(seed);
     let mut genomes = Vec::new();
     for d in 0..GENOMES {
-        let dna = rng.dna(GENOME_BASES);
+        let mut dna = rng.dna(GENOME_BASES);
+        if let (Some(at), TARGET) = (snp, d) {
+            dna[at] = if dna[at] == b'A' { b'C' } else { b'A' };
+        }
         write_fasta(
             &inputs.join(format!("g{d:02}.fa")),
             &[(format!("g{d}"), dna.clone())],
@@ -169,4 +182,33 @@ fn checksums_of_another_build_are_refused_by_query_and_verify() {
         text.contains("x.cobs_compact.bitsift-checksums") && text.contains("another build"),
         "verify must name the sidecar: {text}"
     );
+}
+
+#[test]
+fn summaries_of_a_build_one_base_apart_are_set_aside_by_the_checksums_digest() {
+    // One changed base changes a few dozen rows: the sampled pages may all be equal, but the
+    // checksum sidecar's digest covers every page.
+    let dir = temp_dir();
+    let (b, genomes) = build_set(dir.path(), 2);
+    let (b_snp, _) = build_variant(dir.path(), 2, Some(10_000));
+    let summaries = |index: &Path| PathBuf::from(format!("{}.bitsift-summaries", index.display()));
+    std::fs::copy(summaries(&b), summaries(&b_snp)).unwrap();
+    let queries = query_file(dir.path(), &genomes[TARGET]);
+
+    let (output, hits, ruled_out) = query(&b_snp, &queries);
+    let text = stderr(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(hits, vec![target_name()], "{text}");
+    assert_eq!(
+        ruled_out, 0,
+        "summaries of the other build rule nothing out"
+    );
+    assert!(
+        text.contains("x.cobs_compact.bitsift-summaries") && text.contains("checksum file differs"),
+        "the notice names the summaries and why: {text}"
+    );
+    let verified = run(&["verify", b_snp.to_str().unwrap()]);
+    let text = all_output(&verified);
+    assert!(!verified.status.success(), "verify must fail: {text}");
+    assert!(text.contains("x.cobs_compact.bitsift-summaries"), "{text}");
 }

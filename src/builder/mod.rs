@@ -421,6 +421,7 @@ fn build_in_pool(
     let mut summaries = summaries.map(|s| s.finish(identity(&layout, &blocks, &documents)));
     if let Some(file) = &mut summaries {
         file.identity.content = pending.content_digest(header_bytes)?;
+        file.identity.checksums = pending.sidecar_digest();
     }
     commit(options, pending, summaries.as_ref())?;
     let (summary_bytes, summary_bits_per_kmer) = summaries.as_ref().map_or((0, 0.0), |file| {
@@ -570,6 +571,7 @@ fn identity(layout: &CompactLayout, blocks: &[BlockPlan], documents: &[Document]
         num_hashes: layout.num_hashes,
         documents: documents.len() as u64,
         content: 0,
+        checksums: 0,
         fingerprint: fingerprint(
             layout.k,
             layout.canonical,

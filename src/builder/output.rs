@@ -107,6 +107,15 @@ impl PendingFile {
             .map_err(|e| write_error(&self.destination, e))
     }
 
+    /// The digest of the checksum sidecar this index will be committed with
+    /// ([`crate::format::checksums::sidecar_digest`]), for its block summaries to record; 0
+    /// when it gets none.
+    pub fn sidecar_digest(&self) -> u64 {
+        self.checksums
+            .clone()
+            .map_or(0, |builder| builder.finish(&self.destination).digest())
+    }
+
     /// Flushes, syncs and renames the file into place; only now does the destination exist.
     ///
     /// With checksums, the order makes every crash leave either the old pair, the new index

@@ -251,6 +251,7 @@ mod tests {
             documents: 3,
             fingerprint: 7,
             content: 0,
+            checksums: 0,
         }
     }
 

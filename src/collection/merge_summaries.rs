@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::builder::output::PendingFile;
+use crate::format::checksums::sidecar_digest;
 use crate::format::content::content_digest_of;
 use crate::format::IndexHeader;
 use crate::summary::file::{BlockSummary, IndexIdentity, SummaryFile};
@@ -82,6 +83,13 @@ pub(super) fn write(
                     source,
                 }
             })?,
+            checksums: sidecar_digest(&header.path)
+                .map_err(|source| CollectionError::Io {
+                    path: header.path.clone(),
+                    action: "cannot read the merged sub-index's checksums",
+                    source,
+                })?
+                .unwrap_or(0),
         },
         hashes,
         minimizer,

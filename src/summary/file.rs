@@ -54,6 +54,10 @@ pub struct IndexIdentity {
     /// Digest of the index's data ([`crate::format::content::content_digest`]), which binds
     /// the summaries to one build; 0 when not recorded (format 1 and format 2 version 2).
     pub content: u64,
+    /// The CRC-32C that ends the index's checksum sidecar, plus 2^32 (0: no sidecar, or not
+    /// recorded): it covers every page checksum, so it binds the summaries to every byte of
+    /// the build whose sidecar it is ([`crate::format::checksums::sidecar_digest`]).
+    pub checksums: u64,
 }
 
 /// One block's summary.
@@ -246,6 +250,7 @@ impl SummaryFile {
             documents: u64_at(bytes, 40),
             fingerprint: u64_at(bytes, 48),
             content: 0,
+            checksums: 0,
         };
         let block_count = u64_at(bytes, 32);
         let table_end = (block_count as u128) * BLOCK_BYTES as u128 + HEADER_BYTES as u128;
@@ -342,6 +347,7 @@ mod tests {
                 documents: first,
                 fingerprint: 0x1234,
                 content: 0,
+                checksums: 0,
             },
             hashes: 3,
             minimizer: 13,
@@ -353,6 +359,7 @@ mod tests {
     fn version_3_records_the_content_digest_and_version_2_is_still_read() {
         let mut file = sample(&[(4, 3), (2, 2)]);
         file.identity.content = 0x5678;
+        file.identity.checksums = (1 << 32) | 0x9abc;
         let decoded = SummaryFile::decode(&file.encode()).unwrap();
         assert_eq!(decoded.identity, file.identity);
         assert_eq!(u32_at(&file.encode(), 8), layout::VERSION);

@@ -36,6 +36,7 @@
 //! | 8 | data pages |
 //! | 8 | header pages |
 //! | 8 | version 3 only: digest of the index's data ([`crate::format::content::content_digest`]) |
+//! | 8 | version 3 only: the checksum sidecar's own CRC-32C plus 2^32, 0 when the index had none ([`crate::format::checksums::sidecar_digest`]) |
 //! | 32 per block | first document, documents, `log2` of its words (4 bytes), `log2` of the words of its fine buckets (4 bytes), estimated distinct k-mers |
 //! | 8 | xxh64 (seed 0) of every header byte before it; zeros to the end of the header pages |
 //! | 4,096 per data page | 4,088 bytes of buckets (each bucket whole within a page, or starting a page and spanning whole pages), then xxh64 of those bytes with seed `fingerprint ^ page` (`page` counted from the first data page) |
@@ -64,12 +65,12 @@ pub const PAGE_BYTES: u64 = 4096;
 pub const PAYLOAD_BYTES: u64 = PAGE_BYTES - 8;
 
 /// Bytes of the fixed fields of a version-3 header.
-const FIXED_BYTES: usize = 112;
+const FIXED_BYTES: usize = 120;
 
 /// Bytes of the fixed fields of a header of `version` (2 lacks the content digest).
 fn fixed_bytes(version: u32) -> usize {
     if version == VERSION_UNBOUND {
-        FIXED_BYTES - 8
+        FIXED_BYTES - 16
     } else {
         FIXED_BYTES
     }
@@ -327,6 +328,7 @@ impl Layout {
         }
         if self.version != VERSION_UNBOUND {
             out.extend_from_slice(&id.content.to_le_bytes());
+            out.extend_from_slice(&id.checksums.to_le_bytes());
         }
         debug_assert_eq!(out.len(), fixed_bytes(self.version));
         for block in &self.blocks {
@@ -438,6 +440,11 @@ impl Layout {
                 0
             } else {
                 u64_at(bytes, 104)
+            },
+            checksums: if version == VERSION_UNBOUND {
+                0
+            } else {
+                u64_at(bytes, 112)
             },
         };
         let layout = Layout::assemble(version, identity, hashes, minimizer, bucket_bits, blocks);

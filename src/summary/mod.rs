@@ -158,7 +158,7 @@ impl BlockSummaries {
             index: index_path.to_path_buf(),
             detail,
         })?;
-        check_content(index_path, header, file.identity.content)?;
+        check_content(index_path, header, &file.identity)?;
         Ok(BlockSummaries { path, file })
     }
 
@@ -361,7 +361,7 @@ pub fn open(
         index: index_path.to_path_buf(),
         detail,
     })?;
-    check_content(index_path, header, layout.identity.content)?;
+    check_content(index_path, header, &layout.identity)?;
     Ok(Some(SummarySource::Paged(layout)))
 }
 
@@ -464,30 +464,46 @@ pub fn header_fingerprint(header: &IndexHeader) -> u64 {
     )
 }
 
-/// Checks that summaries recording the content digest `content` (0: none recorded, as in
-/// files of earlier versions) were made for the data of the index at `index_path`: reads its
-/// sampled pages ([`crate::format::content`]), a few pages whatever its size. Local indexes
-/// only: a remote one is bound by its header fingerprint alone, as before.
+/// Checks that summaries were made for the bytes of this very build of the index at
+/// `index_path`, not of another build with the same header (`identity`: what they recorded;
+/// files of earlier versions recorded nothing and are bound by the header alone).
+///
+/// With a checksum sidecar beside the index, its digest (4 bytes read, one request for a
+/// remote index) must be the one recorded: it covers every page of the index, and the
+/// sidecar is itself checked against the index at open (sampled pages) and at every read.
+/// Without one, a digest of a few sampled data pages is compared instead (local indexes
+/// only: each page would cost a request at every open of a remote one).
 fn check_content(
     index_path: &Path,
     header: &IndexHeader,
-    content: u64,
+    identity: &IndexIdentity,
 ) -> Result<(), SummaryError> {
-    if content == 0 || crate::io::is_remote(index_path) {
-        // A remote index is not sampled yet: each page would cost a request at every open.
+    let io_error = |source| SummaryError::IndexIo {
+        index: index_path.to_path_buf(),
+        source,
+    };
+    let mismatch = |detail: &str| SummaryError::Mismatch {
+        path: summary_path(index_path),
+        index: index_path.to_path_buf(),
+        detail: detail.into(),
+    };
+    let sidecar = crate::format::checksums::sidecar_digest(index_path).map_err(io_error)?;
+    match sidecar {
+        Some(digest) if identity.checksums != 0 => {
+            if digest != identity.checksums {
+                return Err(mismatch("they were made with another build of the index (its checksum file differs from the one they record)"));
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    if identity.content == 0 || crate::io::is_remote(index_path) {
         return Ok(());
     }
     let digest = crate::format::content::content_digest_of(index_path, header.data_offset)
-        .map_err(|source| SummaryError::IndexIo {
-            index: index_path.to_path_buf(),
-            source,
-        })?;
-    if digest != content {
-        return Err(SummaryError::Mismatch {
-            path: summary_path(index_path),
-            index: index_path.to_path_buf(),
-            detail: "the index's data differ from those they were made for (a digest of sampled data pages)".into(),
-        });
+        .map_err(io_error)?;
+    if digest != identity.content {
+        return Err(mismatch("the index's data differ from those they were made for (a digest of sampled data pages)"));
     }
     Ok(())
 }
