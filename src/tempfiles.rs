@@ -46,7 +46,6 @@ pub(crate) struct TempPath {
 
 impl TempPath {
     /// The temporary name.
-    #[cfg(test)]
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -169,6 +168,12 @@ impl AtomicFile {
     /// Where the file goes.
     pub fn destination(&self) -> &Path {
         &self.destination
+    }
+
+    /// The temporary file being written (`None` once committed); read it only after a
+    /// [`sync`](Self::sync).
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.temporary.as_ref().map(TempPath::path)
     }
 
     /// Flushes and fsyncs what was written, so that a full disk shows now rather than at the

@@ -11,6 +11,7 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use bitsift::format::{sidecar_path, Checksums, FormatError, IndexHeader};
+use bitsift::summary::summary_path;
 use common::*;
 
 fn plasmid(name: &str) -> PathBuf {
@@ -265,6 +266,16 @@ fn checksum_creates_sidecars_and_refuses_to_replace_a_mismatching_one() {
     let output = run(&["checksum", "--force", index.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).contains("replaced"));
+    // Issue 30: the block summaries were made for the data before the change, and say so.
+    let output = verify(&index);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        format!("{}{}", stdout(&output), stderr(&output))
+            .contains("small.cobs_compact.bitsift-summaries: block summaries do not match"),
+        "{}",
+        stdout(&output)
+    );
+    std::fs::remove_file(summary_path(&index)).unwrap();
     assert_eq!(verify(&index).status.code(), Some(0));
 
     let garbage = dir.path().join("garbage.cobs_compact");

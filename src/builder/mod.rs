@@ -384,8 +384,8 @@ fn build_in_pool(
         output: &options.output,
     };
     progress.check()?;
-    let mut pending =
-        PendingFile::create_index(&options.output, options.force, header.len() as u64)?;
+    let header_bytes = header.len() as u64;
+    let mut pending = PendingFile::create_index(&options.output, options.force, header_bytes)?;
     pending.write_all(&header)?;
     observer.started(progress.documents_total, kmers);
     let minimizer = crate::kmer::minimizer_length(options.k);
@@ -418,7 +418,11 @@ fn build_in_pool(
             ),
         });
     }
-    let summaries = summaries.map(|s| s.finish(identity(&layout, &blocks, &documents)));
+    let mut summaries = summaries.map(|s| s.finish(identity(&layout, &blocks, &documents)));
+    if let Some(file) = &mut summaries {
+        file.identity.content = pending.content_digest(header_bytes)?;
+        file.identity.checksums = pending.sidecar_digest();
+    }
     commit(options, pending, summaries.as_ref())?;
     let (summary_bytes, summary_bits_per_kmer) = summaries.as_ref().map_or((0, 0.0), |file| {
         let words: u64 = file
@@ -566,6 +570,8 @@ fn identity(layout: &CompactLayout, blocks: &[BlockPlan], documents: &[Document]
         canonical: layout.canonical,
         num_hashes: layout.num_hashes,
         documents: documents.len() as u64,
+        content: 0,
+        checksums: 0,
         fingerprint: fingerprint(
             layout.k,
             layout.canonical,

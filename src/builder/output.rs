@@ -96,6 +96,26 @@ impl PendingFile {
         self.written
     }
 
+    /// Syncs what was written and returns the digest of the index's data that its block
+    /// summaries record ([`crate::format::content::content_digest`]), read from the
+    /// temporary file: a few pages, whatever its size. `data_offset` is its header's length.
+    pub fn content_digest(&mut self, data_offset: u64) -> Result<u64, BuildError> {
+        self.sync()?;
+        let file = self.file.as_ref().expect("read before commit");
+        let path = file.temporary_path().expect("not committed yet");
+        crate::format::content::content_digest_of(path, data_offset)
+            .map_err(|e| write_error(&self.destination, e))
+    }
+
+    /// The digest of the checksum sidecar this index will be committed with
+    /// ([`crate::format::checksums::sidecar_digest`]), for its block summaries to record; 0
+    /// when it gets none.
+    pub fn sidecar_digest(&self) -> u64 {
+        self.checksums
+            .clone()
+            .map_or(0, |builder| builder.finish(&self.destination).digest())
+    }
+
     /// Flushes, syncs and renames the file into place; only now does the destination exist.
     ///
     /// With checksums, the order makes every crash leave either the old pair, the new index

@@ -250,6 +250,8 @@ mod tests {
             num_hashes: 1,
             documents: 3,
             fingerprint: 7,
+            content: 0,
+            checksums: 0,
         }
     }
 

@@ -200,6 +200,16 @@ fn verify_summaries(index: &Path) -> SummaryVerdict {
     }
 }
 
+/// The verdict on an index whose sidecar is of another build (`error`): that error first,
+/// then the pages the whole comparison (`whole`) lists.
+fn another_build(error: FormatError, whole: Result<Verdict>) -> Result<Verdict> {
+    let mut problems = vec![error.to_string()];
+    if let Ok(Verdict::Damaged(pages)) = whole {
+        problems.extend(pages);
+    }
+    Ok(Verdict::Damaged(problems))
+}
+
 fn verify_one(index: &Path) -> Result<Verdict> {
     let header = open_for_geometry(index);
     // An index whose header opens and matches its sidecar is read through the read path,
@@ -212,6 +222,9 @@ fn verify_one(index: &Path) -> Result<Verdict> {
         Ok(Some(table)) => table,
         Ok(None) => return Ok(Verdict::Unverified),
         Err(FormatError::ChecksumMismatch { .. }) => return verify_whole(index, header),
+        Err(error @ FormatError::SidecarOfAnotherBuild { .. }) => {
+            return another_build(error, verify_whole(index, header))
+        }
         Err(error @ FormatError::SidecarDamaged { .. }) => {
             return Ok(Verdict::Damaged(vec![error.to_string()]))
         }

@@ -10,6 +10,8 @@
 use std::path::Path;
 
 use crate::builder::output::PendingFile;
+use crate::format::checksums::sidecar_digest;
+use crate::format::content::content_digest_of;
 use crate::format::IndexHeader;
 use crate::summary::file::{BlockSummary, IndexIdentity, SummaryFile};
 use crate::summary::filter::Filter;
@@ -74,6 +76,20 @@ pub(super) fn write(
             num_hashes: header.num_hashes,
             documents: header.document_count(),
             fingerprint: header_fingerprint(header),
+            content: content_digest_of(&header.path, header.data_offset).map_err(|source| {
+                CollectionError::Io {
+                    path: header.path.clone(),
+                    action: "cannot read the merged sub-index",
+                    source,
+                }
+            })?,
+            checksums: sidecar_digest(&header.path)
+                .map_err(|source| CollectionError::Io {
+                    path: header.path.clone(),
+                    action: "cannot read the merged sub-index's checksums",
+                    source,
+                })?
+                .unwrap_or(0),
         },
         hashes,
         minimizer,

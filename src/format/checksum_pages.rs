@@ -84,6 +84,11 @@ impl ChecksumTable {
             table.header_bytes,
             fields.header_checksum,
         )?;
+        check_sampled_pages(index_path, header, |page| {
+            let mut entry = [0u8; 4];
+            file.read_exact_at(&mut entry, entry_offset(page))
+                .map(|()| u32::from_le_bytes(entry))
+        })?;
         Ok(Some(table))
     }
 
@@ -228,6 +233,52 @@ impl ChecksumTable {
 }
 
 /// Offset in the sidecar of the checksum of index page `page`.
+/// Checks a few data pages of the index ([`super::content::sampled_pages`]) against the
+/// checksums `recorded(page)` gives: a sidecar of another build of the index (same header,
+/// other data) is refused when the index is opened, before any query runs. Different data
+/// change every page, damage a few: only when most of the pages sampled (two at least)
+/// differ is the sidecar of another build; fewer are left to the read path, which names each
+/// damaged page when it reads it. Local indexes only: a remote index is not sampled.
+pub(super) fn check_sampled_pages(
+    index_path: &Path,
+    header: &IndexHeader,
+    mut recorded: impl FnMut(u64) -> std::io::Result<u32>,
+) -> Result<(), FormatError> {
+    if crate::io::is_remote(index_path) {
+        // Not yet for a URL: each sampled page would cost a request at every open.
+        return Ok(());
+    }
+    let sidecar = sidecar_path(index_path);
+    let index_error = |source| FormatError::Io {
+        path: index_path.to_path_buf(),
+        action: "cannot read",
+        source,
+    };
+    let index = SourceFile::open(index_path).map_err(index_error)?;
+    let pages = super::content::sampled_pages(header.file_size, header.data_offset);
+    let mut differing = 0u64;
+    for &page in &pages {
+        let bytes =
+            super::content::read_page(&index, header.file_size, page).map_err(index_error)?;
+        let want = recorded(page).map_err(|source| FormatError::Io {
+            path: sidecar.clone(),
+            action: "cannot read checksums",
+            source,
+        })?;
+        differing += u64::from(crc32c::crc32c(&bytes) != want);
+    }
+    let sampled = pages.len() as u64;
+    if sampled >= 2 && 2 * differing > sampled {
+        return Err(FormatError::SidecarOfAnotherBuild {
+            sidecar,
+            index: index_path.to_path_buf(),
+            differing,
+            sampled,
+        });
+    }
+    Ok(())
+}
+
 #[inline]
 fn entry_offset(page: u64) -> u64 {
     PREAMBLE_BYTES as u64 + 4 * page

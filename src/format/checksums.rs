@@ -49,6 +49,31 @@ pub fn sidecar_path(index: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The digest of an index's data that block summaries record: the CRC-32C that ends the
+/// index's checksum sidecar (it covers every page checksum, so every byte of the index), plus
+/// 2^32 so that 0 means "none". `Ok(None)` when the index has no sidecar. Reads the sidecar's
+/// last 4 bytes (one request, for a remote index).
+pub fn sidecar_digest(index: &Path) -> std::io::Result<Option<u64>> {
+    let file = match SourceFile::open(&sidecar_path(index)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let len = file.len()?;
+    if len < (PREAMBLE_BYTES + TRAILER_BYTES) as u64 {
+        // Damaged: its own checks say so when the index is opened; no digest matches it.
+        return Ok(Some(0));
+    }
+    let mut trailer = [0u8; TRAILER_BYTES];
+    file.read_exact_at(&mut trailer, len - TRAILER_BYTES as u64)?;
+    Ok(Some(digest_value(u32::from_le_bytes(trailer))))
+}
+
+/// The value [`sidecar_digest`] gives for a sidecar ending in the CRC-32C `own`.
+fn digest_value(own: u32) -> u64 {
+    (1u64 << 32) | u64::from(own)
+}
+
 /// Why a read or a whole-file check failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ChecksumError {
@@ -280,6 +305,14 @@ impl Checksums {
         let own = crc32c::crc32c(&out);
         out.extend_from_slice(&own.to_le_bytes());
         out
+    }
+
+    /// The digest block summaries record of this sidecar ([`sidecar_digest`]), without
+    /// writing it.
+    pub fn digest(&self) -> u64 {
+        let bytes = self.encode();
+        let own = le_u32(&bytes, bytes.len() - TRAILER_BYTES);
+        digest_value(own)
     }
 
     /// Reads the whole index of `header` and computes its checksums (sequential reads of
@@ -550,6 +583,7 @@ impl Preamble {
 
 /// Computes checksums of bytes as they stream past (the builder's output), with no second
 /// pass over the file.
+#[derive(Clone)]
 pub(crate) struct ChecksumBuilder {
     header_bytes: u64,
     header_checksum: u32,

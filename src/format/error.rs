@@ -94,6 +94,19 @@ pub enum FormatError {
         /// What differs.
         what: String,
     },
+    /// The checksum sidecar describes another build of the index: same header, other data
+    /// in most of the pages sampled when it was opened.
+    #[error("{sidecar}: checksums of another build of {index}: {differing} of the {sampled} data pages sampled differ from the ones checksummed; the sidecar is not used and the index is not searched: put the index's own sidecar beside it, or, if the index is known to be good, recreate its checksums with `bitsift checksum`", sidecar = sidecar.display(), index = index.display())]
+    SidecarOfAnotherBuild {
+        /// The sidecar.
+        sidecar: PathBuf,
+        /// The index.
+        index: PathBuf,
+        /// Pages sampled whose checksum differs.
+        differing: u64,
+        /// Pages sampled.
+        sampled: u64,
+    },
     /// A header field holds a value no valid index has.
     #[error("{path}: invalid header: {detail}", path = path.display())]
     Invalid {

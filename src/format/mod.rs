@@ -17,6 +17,7 @@
 
 mod checksum_pages;
 pub mod checksums;
+pub mod content;
 mod discover;
 mod error;
 mod header;

@@ -51,6 +51,13 @@ pub struct IndexIdentity {
     pub documents: u64,
     /// Header fingerprint.
     pub fingerprint: u64,
+    /// Digest of the index's data ([`crate::format::content::content_digest`]), which binds
+    /// the summaries to one build; 0 when not recorded (format 1 and format 2 version 2).
+    pub content: u64,
+    /// The CRC-32C that ends the index's checksum sidecar, plus 2^32 (0: no sidecar, or not
+    /// recorded): it covers every page checksum, so it binds the summaries to every byte of
+    /// the build whose sidecar it is ([`crate::format::checksums::sidecar_digest`]).
+    pub checksums: u64,
 }
 
 /// One block's summary.
@@ -242,6 +249,8 @@ impl SummaryFile {
             num_hashes: u32_at(bytes, 24),
             documents: u64_at(bytes, 40),
             fingerprint: u64_at(bytes, 48),
+            content: 0,
+            checksums: 0,
         };
         let block_count = u64_at(bytes, 32);
         let table_end = (block_count as u128) * BLOCK_BYTES as u128 + HEADER_BYTES as u128;
@@ -337,11 +346,40 @@ mod tests {
                 num_hashes: 1,
                 documents: first,
                 fingerprint: 0x1234,
+                content: 0,
+                checksums: 0,
             },
             hashes: 3,
             minimizer: 13,
             blocks,
         }
+    }
+
+    #[test]
+    fn version_3_records_the_content_digest_and_version_2_is_still_read() {
+        let mut file = sample(&[(4, 3), (2, 2)]);
+        file.identity.content = 0x5678;
+        file.identity.checksums = (1 << 32) | 0x9abc;
+        let decoded = SummaryFile::decode(&file.encode()).unwrap();
+        assert_eq!(decoded.identity, file.identity);
+        assert_eq!(u32_at(&file.encode(), 8), layout::VERSION);
+
+        let old = file.layout().in_version(layout::VERSION_UNBOUND);
+        let mut bytes = old.encode_header();
+        let filters: Vec<&Filter> = file.blocks.iter().map(|b| &b.filter).collect();
+        old.write_data(&filters, &mut bytes).unwrap();
+        assert_eq!(bytes.len() as u64, old.file_bytes());
+        let decoded = SummaryFile::decode(&bytes).unwrap();
+        assert_eq!(
+            decoded.identity.content, 0,
+            "version 2 records no content digest"
+        );
+        assert_eq!(decoded.identity.fingerprint, file.identity.fingerprint);
+        assert_eq!(decoded.blocks, file.blocks);
+        bytes[8] = 4;
+        assert!(SummaryFile::decode(&bytes)
+            .unwrap_err()
+            .contains("version 4"));
     }
 
     #[test]

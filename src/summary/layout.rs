@@ -35,6 +35,8 @@
 //! | 8 | pages per bucket |
 //! | 8 | data pages |
 //! | 8 | header pages |
+//! | 8 | version 3 only: digest of the index's data ([`crate::format::content::content_digest`]) |
+//! | 8 | version 3 only: the checksum sidecar's own CRC-32C plus 2^32, 0 when the index had none ([`crate::format::checksums::sidecar_digest`]) |
 //! | 32 per block | first document, documents, `log2` of its words (4 bytes), `log2` of the words of its fine buckets (4 bytes), estimated distinct k-mers |
 //! | 8 | xxh64 (seed 0) of every header byte before it; zeros to the end of the header pages |
 //! | 4,096 per data page | 4,088 bytes of buckets (each bucket whole within a page, or starting a page and spanning whole pages), then xxh64 of those bytes with seed `fingerprint ^ page` (`page` counted from the first data page) |
@@ -50,8 +52,11 @@ use super::filter::{Filter, Probe, HASHES_MAX, WORDS_LOG2_MAX};
 
 /// First eight bytes of a format-2 summaries file.
 pub const MAGIC: &[u8; 8] = b"BSSUMRY2";
-/// The format version of this layout.
-pub const VERSION: u32 = 2;
+/// The format version this code writes: 3, which records a digest of the index's data;
+/// version 2 (without it) is still read.
+pub const VERSION: u32 = 3;
+/// The earlier version of this layout, read as before: bound to the index by its header only.
+pub const VERSION_UNBOUND: u32 = 2;
 /// Its key scheme.
 pub const SCHEME: u32 = 2;
 /// Bytes of a page: the unit the file is read, checked and cached in.
@@ -59,7 +64,17 @@ pub const PAGE_BYTES: u64 = 4096;
 /// Bucket bytes of a data page; the rest is its checksum.
 pub const PAYLOAD_BYTES: u64 = PAGE_BYTES - 8;
 
-const FIXED_BYTES: usize = 104;
+/// Bytes of the fixed fields of a version-3 header.
+const FIXED_BYTES: usize = 120;
+
+/// Bytes of the fixed fields of a header of `version` (2 lacks the content digest).
+fn fixed_bytes(version: u32) -> usize {
+    if version == VERSION_UNBOUND {
+        FIXED_BYTES - 16
+    } else {
+        FIXED_BYTES
+    }
+}
 const BLOCK_BYTES: usize = 32;
 /// The file may grow to this multiple of its filters' size (plus a page per block) so that
 /// buckets fit pages.
@@ -88,6 +103,8 @@ pub struct BlockGeometry {
 /// documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The format version (2 or 3).
+    pub version: u32,
     /// The index the summaries belong to.
     pub identity: IndexIdentity,
     /// Bits each k-mer sets.
@@ -161,11 +178,12 @@ impl Layout {
                 segment_offset: 0,
             })
             .collect();
-        Layout::assemble(identity, hashes, minimizer, bucket_bits, geometry)
+        Layout::assemble(VERSION, identity, hashes, minimizer, bucket_bits, geometry)
     }
 
     /// The layout of these fields and blocks, its geometry derived ([`Layout::place`]).
     fn assemble(
+        version: u32,
         identity: IndexIdentity,
         hashes: u32,
         minimizer: u32,
@@ -173,6 +191,7 @@ impl Layout {
         blocks: Vec<BlockGeometry>,
     ) -> Layout {
         let mut layout = Layout {
+            version,
             identity,
             hashes,
             minimizer,
@@ -186,6 +205,15 @@ impl Layout {
         };
         layout.place();
         layout
+    }
+
+    /// This layout in format version `version` (2: without the content digest), for tests
+    /// of files written by earlier versions.
+    #[cfg(test)]
+    pub(crate) fn in_version(mut self, version: u32) -> Layout {
+        self.version = version;
+        self.place();
+        self
     }
 
     /// Derives the segments, the bucket size and the page counts from the blocks and the
@@ -212,7 +240,7 @@ impl Layout {
             self.pages_per_bucket = bucket_bytes.div_ceil(PAYLOAD_BYTES);
             self.data_pages = buckets * self.pages_per_bucket;
         }
-        let header_bytes = FIXED_BYTES + BLOCK_BYTES * self.blocks.len() + 8;
+        let header_bytes = fixed_bytes(self.version) + BLOCK_BYTES * self.blocks.len() + 8;
         self.header_pages = (header_bytes as u64).div_ceil(PAGE_BYTES);
     }
 
@@ -278,7 +306,7 @@ impl Layout {
         let mut out = Vec::with_capacity((self.header_pages * PAGE_BYTES) as usize);
         let id = &self.identity;
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&SCHEME.to_le_bytes());
         out.extend_from_slice(&id.k.to_le_bytes());
         out.extend_from_slice(&[id.canonical as u8, 0, 0, 0]);
@@ -298,7 +326,11 @@ impl Layout {
         ] {
             out.extend_from_slice(&value.to_le_bytes());
         }
-        debug_assert_eq!(out.len(), FIXED_BYTES);
+        if self.version != VERSION_UNBOUND {
+            out.extend_from_slice(&id.content.to_le_bytes());
+            out.extend_from_slice(&id.checksums.to_le_bytes());
+        }
+        debug_assert_eq!(out.len(), fixed_bytes(self.version));
         for block in &self.blocks {
             out.extend_from_slice(&block.first_document.to_le_bytes());
             out.extend_from_slice(&block.document_count.to_le_bytes());
@@ -315,13 +347,23 @@ impl Layout {
     /// The number of header pages a file starting with `first_page` has (at least one), so
     /// that a reader knows how much to read before [`decode_header`](Self::decode_header).
     pub fn header_pages_of(first_page: &[u8]) -> Result<u64, String> {
-        if first_page.len() < FIXED_BYTES || &first_page[..8] != MAGIC {
+        if first_page.len() < fixed_bytes(VERSION_UNBOUND) || &first_page[..8] != MAGIC {
             return Err("not a format-2 bitsift summaries file (bad magic or too short)".into());
+        }
+        let version = u32_at(first_page, 8);
+        if version != VERSION && version != VERSION_UNBOUND {
+            return Err(format!(
+                "format version {version} is not supported (this bitsift reads versions 1, {VERSION_UNBOUND} and {VERSION})"
+            ));
+        }
+        let fixed = fixed_bytes(version);
+        if first_page.len() < fixed {
+            return Err("the header is truncated".into());
         }
         let pages = u64_at(first_page, 96);
         let blocks = u64_at(first_page, 40);
-        let needed = (FIXED_BYTES as u128 + BLOCK_BYTES as u128 * blocks as u128 + 8)
-            .div_ceil(PAGE_BYTES as u128);
+        let needed =
+            (fixed as u128 + BLOCK_BYTES as u128 * blocks as u128 + 8).div_ceil(PAGE_BYTES as u128);
         if pages == 0 || pages as u128 != needed {
             return Err(format!("{pages} header pages recorded for {blocks} blocks"));
         }
@@ -335,13 +377,8 @@ impl Layout {
             return Err("the header is truncated".into());
         }
         let version = u32_at(bytes, 8);
-        if version != VERSION {
-            return Err(format!(
-                "format version {version} is not supported (this bitsift reads versions 1 and {VERSION})"
-            ));
-        }
         let blocks = u64_at(bytes, 40) as usize;
-        let table_end = FIXED_BYTES + BLOCK_BYTES * blocks;
+        let table_end = fixed_bytes(version) + BLOCK_BYTES * blocks;
         if u64_at(bytes, table_end) != xxh64(&bytes[..table_end], 0) {
             return Err("header checksum mismatch".into());
         }
@@ -349,7 +386,7 @@ impl Layout {
         if padding.iter().any(|&b| b != 0) {
             return Err("the header's padding is not zero".into());
         }
-        let layout = Layout::decode_fields(bytes, blocks)?;
+        let layout = Layout::decode_fields(version, bytes, blocks)?;
         if layout.file_bytes() != file_bytes {
             return Err(format!(
                 "truncated or extended (the file has {file_bytes} bytes, its header describes {})",
@@ -361,7 +398,7 @@ impl Layout {
 
     /// Decodes the fields of a header whose checksum matched, and checks that they describe
     /// the layout this code would write for them.
-    fn decode_fields(bytes: &[u8], count: usize) -> Result<Layout, String> {
+    fn decode_fields(version: u32, bytes: &[u8], count: usize) -> Result<Layout, String> {
         let (scheme, hashes, canonical) = (u32_at(bytes, 12), u32_at(bytes, 28), bytes[20]);
         let (minimizer, bucket_bits) = (u32_at(bytes, 32), u32_at(bytes, 36));
         if scheme != SCHEME || !(1..=HASHES_MAX).contains(&hashes) || canonical > 1 {
@@ -376,7 +413,7 @@ impl Layout {
         }
         let mut blocks = Vec::with_capacity(count);
         for b in 0..count {
-            let at = FIXED_BYTES + BLOCK_BYTES * b;
+            let at = fixed_bytes(version) + BLOCK_BYTES * b;
             let (words_log2, key_bits) = (u32_at(bytes, at + 16), u32_at(bytes, at + 20));
             if words_log2 > WORDS_LOG2_MAX || key_bits > words_log2 {
                 return Err(format!(
@@ -399,8 +436,18 @@ impl Layout {
             num_hashes: u32_at(bytes, 24),
             documents: u64_at(bytes, 48),
             fingerprint: u64_at(bytes, 56),
+            content: if version == VERSION_UNBOUND {
+                0
+            } else {
+                u64_at(bytes, 104)
+            },
+            checksums: if version == VERSION_UNBOUND {
+                0
+            } else {
+                u64_at(bytes, 112)
+            },
         };
-        let layout = Layout::assemble(identity, hashes, minimizer, bucket_bits, blocks);
+        let layout = Layout::assemble(version, identity, hashes, minimizer, bucket_bits, blocks);
         let recorded = [64, 72, 80, 88, 96].map(|at| u64_at(bytes, at));
         let derived = [
             8 * layout.bucket_words,

@@ -82,6 +82,15 @@ pub enum SummaryError {
         /// What is wrong.
         detail: String,
     },
+    /// The index could not be read to check that the summaries describe its data.
+    #[error("{index}: cannot read the index to check its block summaries: {source}", index = index.display())]
+    IndexIo {
+        /// The index.
+        index: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// Format-1 summaries (read whole) larger than the memory a search may give them.
     #[error("{path}: block summaries in format 1 ({size}) do not fit the side memory budget ({budget}); searches read every block of the index. Raise --side-memory, or rebuild the index: summaries in format 2 are read page by page", path = path.display())]
     TooLarge {
@@ -149,6 +158,7 @@ impl BlockSummaries {
             index: index_path.to_path_buf(),
             detail,
         })?;
+        check_content(index_path, header, &file.identity)?;
         Ok(BlockSummaries { path, file })
     }
 
@@ -351,6 +361,7 @@ pub fn open(
         index: index_path.to_path_buf(),
         detail,
     })?;
+    check_content(index_path, header, &layout.identity)?;
     Ok(Some(SummarySource::Paged(layout)))
 }
 
@@ -451,6 +462,50 @@ pub fn header_fingerprint(header: &IndexHeader) -> u64 {
             .map(|b| (b.document_count, b.row_count)),
         header.names.iter(),
     )
+}
+
+/// Checks that summaries were made for the bytes of this very build of the index at
+/// `index_path`, not of another build with the same header (`identity`: what they recorded;
+/// files of earlier versions recorded nothing and are bound by the header alone).
+///
+/// With a checksum sidecar beside the index, its digest (4 bytes read, one request for a
+/// remote index) must be the one recorded: it covers every page of the index, and the
+/// sidecar is itself checked against the index at open (sampled pages) and at every read.
+/// Without one, a digest of a few sampled data pages is compared instead (local indexes
+/// only: each page would cost a request at every open of a remote one).
+fn check_content(
+    index_path: &Path,
+    header: &IndexHeader,
+    identity: &IndexIdentity,
+) -> Result<(), SummaryError> {
+    let io_error = |source| SummaryError::IndexIo {
+        index: index_path.to_path_buf(),
+        source,
+    };
+    let mismatch = |detail: &str| SummaryError::Mismatch {
+        path: summary_path(index_path),
+        index: index_path.to_path_buf(),
+        detail: detail.into(),
+    };
+    let sidecar = crate::format::checksums::sidecar_digest(index_path).map_err(io_error)?;
+    match sidecar {
+        Some(digest) if identity.checksums != 0 => {
+            if digest != identity.checksums {
+                return Err(mismatch("they were made with another build of the index (its checksum file differs from the one they record)"));
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    if identity.content == 0 || crate::io::is_remote(index_path) {
+        return Ok(());
+    }
+    let digest = crate::format::content::content_digest_of(index_path, header.data_offset)
+        .map_err(io_error)?;
+    if digest != identity.content {
+        return Err(mismatch("the index's data differ from those they were made for (a digest of sampled data pages)"));
+    }
+    Ok(())
 }
 
 fn check_matches(
