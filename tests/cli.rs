@@ -120,7 +120,29 @@ fn build_rejects_missing_empty_and_malformed_inputs() {
         "1.5",
         plasmid("Phage_lambda_NC_001416.fa.gz").to_str().unwrap(),
     ]);
-    assert_fails_with(&output, &["--fpr 1.5 is out of range"]);
+    // A value out of range is a usage error: exit 2, nothing run.
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("--fpr") && text.contains("between 0 and 1"),
+        "{text}"
+    );
+    for (option, value) in [("-k", "0"), ("--hashes", "0"), ("--page-size", "0")] {
+        let output = run(&[
+            "build",
+            "-o",
+            out.to_str().unwrap(),
+            option,
+            value,
+            plasmid("Phage_lambda_NC_001416.fa.gz").to_str().unwrap(),
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{option} {value}: {}",
+            stderr(&output)
+        );
+    }
 
     // None of the failures left an index or a temporary file.
     let leftovers: Vec<_> = std::fs::read_dir(d)

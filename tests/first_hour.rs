@@ -644,8 +644,9 @@ fn build_and_info_speak_in_words() {
 
     let bad_k = run(&["build", "-k", "0", "-o", "x.cobs_compact", "in.fa"]);
     let text = stderr(&bad_k);
+    assert_eq!(bad_k.status.code(), Some(2), "a usage error: {text}");
     assert!(
-        text.contains("-k 0 is out of range: k is from 1 to"),
+        text.contains("invalid value '0'") && text.contains("k is from 1 to 64"),
         "{text}"
     );
     assert!(!text.contains("..="), "{text}");

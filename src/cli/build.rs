@@ -40,21 +40,22 @@ pub struct BuildArgs {
     cobs_file_type: Option<String>,
 
     /// k-mer length
-    #[arg(short, long, default_value_t = 31, help_heading = "Index")]
+    #[arg(short, long, default_value_t = 31, value_parser = super::values::k, help_heading = "Index")]
     k: u32,
     /// Target false-positive rate of one k-mer lookup
     #[arg(
         long,
         default_value_t = 0.3,
         allow_negative_numbers = true,
+        value_parser = super::values::fpr,
         help_heading = "Index"
     )]
     fpr: f64,
     /// Hash functions per k-mer
-    #[arg(long = "hashes", default_value_t = 1, help_heading = "Index")]
+    #[arg(long = "hashes", default_value_t = 1, value_parser = super::values::hashes, help_heading = "Index")]
     num_hashes: u32,
     /// Bytes per row [default: smallest power of two >= documents/8, in 8..=4096]
-    #[arg(short, long, value_name = "BYTES", help_heading = "Index")]
+    #[arg(short, long, value_name = "BYTES", value_parser = super::values::page_size, help_heading = "Index")]
     page_size: Option<u64>,
     /// Hash k-mers as written instead of as canonical DNA k-mers
     #[arg(long, help_heading = "Index")]

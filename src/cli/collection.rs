@@ -43,17 +43,17 @@ pub struct AddArgs {
     duplicates: Duplicates,
 
     /// k-mer length [default: the collection's; 31 for a new one]
-    #[arg(short, long, help_heading = "Index")]
+    #[arg(short, long, value_parser = super::values::k, help_heading = "Index")]
     k: Option<u32>,
     /// Target false-positive rate [default: the collection's; 0.3 for a new one]
-    #[arg(long, help_heading = "Index")]
+    #[arg(long, value_parser = super::values::fpr, help_heading = "Index")]
     fpr: Option<f64>,
     /// Hash functions per k-mer [default: the collection's; 1 for a new one]
-    #[arg(long = "hashes", help_heading = "Index")]
+    #[arg(long = "hashes", value_parser = super::values::hashes, help_heading = "Index")]
     num_hashes: Option<u32>,
     /// Bytes per row [default: the collection's if it fixes one; else chosen for the new
     /// documents alone]
-    #[arg(short, long, value_name = "BYTES", help_heading = "Index")]
+    #[arg(short, long, value_name = "BYTES", value_parser = super::values::page_size, help_heading = "Index")]
     page_size: Option<u64>,
     /// Hash k-mers as written (only for a new collection, or one that does so)
     #[arg(long, help_heading = "Index")]

@@ -17,6 +17,7 @@ mod query;
 mod remote;
 mod serve;
 mod synth;
+mod values;
 mod verify;
 
 use bitsift::query::present::Cutoff;

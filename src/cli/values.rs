@@ -1,0 +1,67 @@
+//! Value parsers of the index options every building command shares (`-k`, `--fpr`,
+//! `--hashes`, `--page-size`): a value out of range is a usage error (exit 2, nothing run),
+//! said the same way by `build`, `add` and `synth`.
+
+use bitsift::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
+
+/// `-k`: from 1 to [`K_MAX`].
+pub fn k(text: &str) -> Result<u32, String> {
+    let k: u32 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number"))?;
+    if k == 0 || k > K_MAX {
+        return Err(format!("k is from 1 to {K_MAX}"));
+    }
+    Ok(k)
+}
+
+/// `--fpr`: strictly between 0 and 1.
+pub fn fpr(text: &str) -> Result<f64, String> {
+    let fpr: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if !(fpr > 0.0 && fpr < 1.0) {
+        return Err("the false-positive rate is between 0 and 1, exclusive (e.g. 0.3)".into());
+    }
+    Ok(fpr)
+}
+
+/// `--hashes`: from 1 to [`HASHES_MAX`].
+pub fn hashes(text: &str) -> Result<u32, String> {
+    let hashes: u32 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number"))?;
+    if hashes == 0 || u64::from(hashes) > HASHES_MAX {
+        return Err(format!("from 1 to {HASHES_MAX} hash functions"));
+    }
+    Ok(hashes)
+}
+
+/// `--page-size`: from 1 to [`PAGE_SIZE_MAX`] bytes per row.
+pub fn page_size(text: &str) -> Result<u64, String> {
+    let bytes: u64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of bytes"))?;
+    if bytes == 0 || bytes > PAGE_SIZE_MAX {
+        return Err(format!("from 1 to {PAGE_SIZE_MAX} bytes per row"));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_checked_at_both_ends() {
+        assert_eq!(k("31"), Ok(31));
+        assert!(k("0").is_err() && k(&(K_MAX + 1).to_string()).is_err() && k("x").is_err());
+        assert_eq!(fpr("0.3"), Ok(0.3));
+        for bad in ["0", "1", "1.5", "-0.1", "nan", "x"] {
+            assert!(fpr(bad).is_err(), "{bad}");
+        }
+        assert!(hashes("0").is_err() && hashes("1").is_ok());
+        assert!(page_size("0").is_err() && page_size("4096").is_ok());
+        assert!(page_size(&(PAGE_SIZE_MAX + 1).to_string()).is_err());
+    }
+}
