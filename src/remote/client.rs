@@ -124,6 +124,14 @@ impl RemoteObject {
         Ok(object)
     }
 
+    /// Forgets every file this process opened, so that the next open of each asks its
+    /// server again. A server's new view must not reuse a version its origin has replaced
+    /// since (a reload would fail on it, and the view it keeps would stay old); the views
+    /// still serving keep the versions they hold.
+    pub fn forget_all() {
+        lock(opened()).clear();
+    }
+
     /// Opens every URL of `urls` not yet open, all opens in flight at once: an index and
     /// its side files cost one round trip instead of one each. A file not found is noted for
     /// the next [`RemoteObject::open`] of it (once: a later open asks again); other failures

@@ -211,6 +211,11 @@ impl View {
             let asked = tokio::task::spawn_blocking(move || seen.remote_version_now()).await;
             match asked {
                 Ok(Some(Ok(now))) => *lock(&followed.remote_now) = Some(now),
+                // The manifest is gone from its server (an answer, not an outage): the
+                // reload this makes due fails, and `/healthz` says so, as for a local one.
+                Ok(Some(Err(error))) if error.kind() == std::io::ErrorKind::NotFound => {
+                    *lock(&followed.remote_now) = None
+                }
                 Ok(Some(Err(error))) => tracing::warn!(
                     "{}: cannot ask its server for the manifest's version: {error}",
                     followed.seen.directory.display()
@@ -460,6 +465,8 @@ impl Views {
             return Ok(view); // another request reloaded while this one waited
         }
         let manifests = view.manifests_now();
+        #[cfg(feature = "remote")]
+        crate::remote::RemoteObject::forget_all();
         let (config, shared) = (config.clone(), metrics.clone());
         let number = view.number + 1;
         let opened = tokio::task::spawn_blocking(move || View::open(&config, number, &shared))
