@@ -222,9 +222,24 @@ impl RemoteObject {
     }
 
     /// The file's first bytes as fetched by the open, once: the first sequential reader from
-    /// the start takes them instead of asking again. `None` once taken.
+    /// the start takes them instead of asking again. `None` once taken. A file the open
+    /// fetched whole (a small side file) keeps them: a later read of any part of it (the
+    /// last bytes of a checksum file, say) then costs no request.
     pub fn take_first(&self) -> Option<Bytes> {
-        lock(&self.first).take()
+        let mut first = lock(&self.first);
+        match &*first {
+            Some(bytes) if bytes.len() as u64 == self.size => Some(bytes.clone()),
+            _ => first.take(),
+        }
+    }
+
+    /// The bytes of `range` from those the open fetched, if they are still held and cover it
+    /// (a small side file read at an offset: its last bytes).
+    pub fn held_first(&self, range: &Range<u64>) -> Option<Bytes> {
+        let first = lock(&self.first);
+        let bytes = first.as_ref()?;
+        (range.end <= bytes.len() as u64)
+            .then(|| bytes.slice(range.start as usize..range.end as usize))
     }
 
     /// The bytes of `range` (inside the file), checked: exactly the length asked for, from

@@ -74,7 +74,10 @@ impl RemoteReader {
                 format!("read past the end of a file of {} bytes", self.object.size),
             ));
         }
-        let (bytes, _) = self.object.fetch_blocking(offset..end)?;
+        let bytes = match self.object.held_first(&(offset..end)) {
+            Some(bytes) => bytes,
+            None => self.object.fetch_blocking(offset..end)?.0,
+        };
         buf.copy_from_slice(&bytes);
         Ok(())
     }
