@@ -22,7 +22,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -133,23 +133,7 @@ enum Ran {
 
 /// Runs the binary with a time limit.
 fn run_limited(args: &[&str]) -> Ran {
-    let mut child = bitsift()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > TIME_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ran::Hang;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    Ran::Done(child.wait_with_output().unwrap())
+    run_bounded(args, TIME_LIMIT).map_or(Ran::Hang, Ran::Done)
 }
 
 /// Whether a failed run is a clear error: status 1 (failed), 2 (usage) or 3 (some queries
@@ -327,7 +311,12 @@ impl Fixture {
         all.extend(spare.iter().cloned());
         let queries = piece_queries(root, &all);
         let fx = root.join("fx");
-        for (name, source) in [("single", "main"), ("alt", "alt"), ("snp", "snp")] {
+        for (name, source) in [
+            ("single", "main"),
+            ("alt", "alt"),
+            ("snp", "snp"),
+            ("spare", "spare"),
+        ] {
             build_single(&fx.join(name), &root.join("genomes").join(source));
         }
         build_collection(&fx.join("coll"), &genomes);
@@ -584,6 +573,8 @@ enum Op {
     Add(usize),
     Remove(usize),
     Merge,
+    /// `add --adopt` of the spare genomes' index, whose original is then deleted.
+    Adopt,
 }
 
 impl Op {
@@ -604,11 +595,12 @@ impl Op {
             Op::Add(_) => "add",
             Op::Remove(_) => "remove",
             Op::Merge => "merge",
+            Op::Adopt => "adopt, original deleted",
         }
     }
 
     fn writes(self) -> bool {
-        matches!(self, Op::Add(_) | Op::Remove(_) | Op::Merge)
+        matches!(self, Op::Add(_) | Op::Remove(_) | Op::Merge | Op::Adopt)
     }
 
     fn run(self, fx: &Fixture, coll: &Path) -> Ran {
@@ -618,8 +610,19 @@ impl Op {
             Op::Add(i) => run_limited(&["add", "-q", text(coll), text(&fx.spare[i])]),
             Op::Remove(i) => remove_genome(coll, &format!("g{i:02}")),
             Op::Merge => run_limited(&["merge", "-q", text(coll)]),
+            Op::Adopt => adopt_and_delete(coll),
         }
     }
+}
+
+/// `add --adopt` of the trial's spare index into `coll`, then the original (and its side
+/// files) deleted, as a clean-up after adopting does: the collection holds its own links.
+fn adopt_and_delete(coll: &Path) -> Ran {
+    let spare = coll.parent().unwrap().join("spare");
+    let index = spare.join("x.cobs_compact");
+    let ran = run_limited(&["add", "-q", text(coll), "--adopt", text(&index)]);
+    remove_any(&spare);
+    ran
 }
 
 /// The answers of the collection after `op` on an undamaged copy (cached by the caller).
@@ -783,9 +786,10 @@ fn hard_link_trial(
     } else {
         (&snap, &coll)
     };
-    let op = match rng.below(3) {
+    let op = match rng.below(4) {
         0 => Op::Add(rng.below(SPARE as u64) as usize),
         1 => Op::Remove(rng.below(GENOMES as u64) as usize),
+        2 => Op::Adopt,
         _ => Op::Merge,
     };
     let key = format!("{:?}", (op.name(), op_arg(op)));

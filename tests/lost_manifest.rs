@@ -10,8 +10,8 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+use std::time::Duration;
 
 use common::*;
 
@@ -31,21 +31,7 @@ fn write_genomes(dir: &Path, count: usize, seed: u64) -> Vec<PathBuf> {
 /// Runs the binary, failing the test if it has not finished within a minute (a reader
 /// blocked on a named pipe would never finish).
 fn run_within(args: &[&str]) -> Output {
-    let mut child = bitsift()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("bitsift {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    run_bounded(args, Duration::from_secs(60)).unwrap_or_else(|| panic!("bitsift {args:?} hung"))
 }
 
 fn add(collection: &Path, inputs: &[PathBuf], extra: &[&str]) -> Output {

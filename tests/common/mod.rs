@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use bitsift::format::IndexHeader;
 
@@ -465,4 +466,26 @@ pub fn piece_queries(dir: &Path, genomes: &[PathBuf]) -> PathBuf {
     let path = dir.join("queries.fa");
     write_fasta(&path, &records);
     path
+}
+
+/// Runs the binary (no standard input), or `None` if it has not finished within `limit`, when
+/// it is killed: a reader blocked on a named pipe would never finish.
+pub fn run_bounded(args: &[&str], limit: Duration) -> Option<Output> {
+    let mut child = bitsift()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    Some(child.wait_with_output().unwrap())
 }
