@@ -21,6 +21,9 @@ pub struct PendingFile {
     destination: PathBuf,
     written: u64,
     checksums: Option<ChecksumBuilder>,
+    /// The sidecar, once finished by [`PendingFile::sidecar_digest`]: nothing more may be
+    /// written then.
+    finished: Option<Checksums>,
 }
 
 impl PendingFile {
@@ -57,6 +60,7 @@ impl PendingFile {
             destination: destination.to_path_buf(),
             written: 0,
             checksums: None,
+            finished: None,
         })
     }
 
@@ -74,6 +78,10 @@ impl PendingFile {
 
     /// Appends `bytes`.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
+        assert!(
+            self.finished.is_none(),
+            "written after its checksums were finished"
+        );
         let file = self.file.as_mut().expect("written after commit");
         file.write_all(bytes)
             .map_err(|e| write_error(&self.destination, e))?;
@@ -109,11 +117,12 @@ impl PendingFile {
 
     /// The digest of the checksum sidecar this index will be committed with
     /// ([`crate::format::checksums::sidecar_digest`]), for its block summaries to record; 0
-    /// when it gets none.
-    pub fn sidecar_digest(&self) -> u64 {
-        self.checksums
-            .clone()
-            .map_or(0, |builder| builder.finish(&self.destination).digest())
+    /// when it gets none. Finishes the sidecar: call it once everything is written.
+    pub fn sidecar_digest(&mut self) -> u64 {
+        if let Some(builder) = self.checksums.take() {
+            self.finished = Some(builder.finish(&self.destination));
+        }
+        self.finished.as_ref().map_or(0, Checksums::digest)
     }
 
     /// Flushes, syncs and renames the file into place; only now does the destination exist.
@@ -124,8 +133,13 @@ impl PendingFile {
     /// its index is an error in any case: it records the size and the header's checksum.)
     pub fn commit(mut self) -> Result<(), BuildError> {
         self.sync()?;
-        let sidecar = match self.checksums.take() {
-            Some(builder) => Some(self.write_sidecar(builder)?),
+        let finished = self.finished.take();
+        let checksums = finished.or_else(|| {
+            let builder = self.checksums.take()?;
+            Some(builder.finish(&self.destination))
+        });
+        let sidecar = match checksums {
+            Some(checksums) => Some(self.write_sidecar(&checksums)?),
             None => None,
         };
         let destination = self.destination.clone();
@@ -149,9 +163,8 @@ impl PendingFile {
     }
 
     /// Writes the sidecar of the finished file under its temporary name, synced.
-    fn write_sidecar(&self, builder: ChecksumBuilder) -> Result<AtomicFile, BuildError> {
+    fn write_sidecar(&self, checksums: &Checksums) -> Result<AtomicFile, BuildError> {
         let destination = sidecar_path(&self.destination);
-        let checksums: Checksums = builder.finish(&self.destination);
         let mut file = create_atomic(&destination, 0)?;
         file.write_all(&checksums.encode())
             .and_then(|()| file.sync())

@@ -82,11 +82,12 @@ pub enum SummaryError {
         /// What is wrong.
         detail: String,
     },
-    /// The index could not be read to check that the summaries describe its data.
-    #[error("{index}: cannot read the index to check its block summaries: {source}", index = index.display())]
+    /// The index or its checksum file could not be read to check that the summaries
+    /// describe its data.
+    #[error("{path}: cannot read it to check the block summaries of its index: {source}", path = path.display())]
     IndexIo {
-        /// The index.
-        index: PathBuf,
+        /// The index, or its checksum file.
+        path: PathBuf,
         /// The cause.
         #[source]
         source: std::io::Error,
@@ -478,16 +479,14 @@ fn check_content(
     header: &IndexHeader,
     identity: &IndexIdentity,
 ) -> Result<(), SummaryError> {
-    let io_error = |source| SummaryError::IndexIo {
-        index: index_path.to_path_buf(),
-        source,
-    };
+    let io_error = |path: PathBuf| move |source| SummaryError::IndexIo { path, source };
     let mismatch = |detail: &str| SummaryError::Mismatch {
         path: summary_path(index_path),
         index: index_path.to_path_buf(),
         detail: detail.into(),
     };
-    let sidecar = crate::format::checksums::sidecar_digest(index_path).map_err(io_error)?;
+    let sidecar = crate::format::checksums::sidecar_digest(index_path)
+        .map_err(io_error(crate::format::checksums::sidecar_path(index_path)))?;
     match sidecar {
         Some(digest) if identity.checksums != 0 => {
             if digest != identity.checksums {
@@ -501,7 +500,7 @@ fn check_content(
         return Ok(());
     }
     let digest = crate::format::content::content_digest_of(index_path, header.data_offset)
-        .map_err(io_error)?;
+        .map_err(io_error(index_path.to_path_buf()))?;
     if digest != identity.content {
         return Err(mismatch("the index's data differ from those they were made for (a digest of sampled data pages)"));
     }
