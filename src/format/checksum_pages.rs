@@ -232,7 +232,6 @@ impl ChecksumTable {
     }
 }
 
-/// Offset in the sidecar of the checksum of index page `page`.
 /// Checks a few data pages of the index ([`super::content::sampled_pages`]) against the
 /// checksums `recorded(page)` gives: a sidecar of another build of the index (same header,
 /// other data) is refused when the index is opened, before any query runs. Different data
@@ -255,17 +254,16 @@ pub(super) fn check_sampled_pages(
         source,
     };
     let index = SourceFile::open(index_path).map_err(index_error)?;
-    let pages = super::content::sampled_pages(header.file_size, header.data_offset);
+    let pages = super::content::sampled_crcs(&index, header.file_size, header.data_offset)
+        .map_err(index_error)?;
     let mut differing = 0u64;
-    for &page in &pages {
-        let bytes =
-            super::content::read_page(&index, header.file_size, page).map_err(index_error)?;
+    for &(page, crc) in &pages {
         let want = recorded(page).map_err(|source| FormatError::Io {
             path: sidecar.clone(),
             action: "cannot read checksums",
             source,
         })?;
-        differing += u64::from(crc32c::crc32c(&bytes) != want);
+        differing += u64::from(crc != want);
     }
     let sampled = pages.len() as u64;
     if sampled >= 2 && 2 * differing > sampled {
@@ -279,6 +277,7 @@ pub(super) fn check_sampled_pages(
     Ok(())
 }
 
+/// Offset in the sidecar of the checksum of index page `page`.
 #[inline]
 fn entry_offset(page: u64) -> u64 {
     PREAMBLE_BYTES as u64 + 4 * page

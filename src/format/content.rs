@@ -40,13 +40,24 @@ pub fn sampled_pages(file_size: u64, data_offset: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Reads page `page` of `file` (`file_size` bytes; the last page may be shorter).
-pub fn read_page(file: &SourceFile, file_size: u64, page: u64) -> io::Result<Vec<u8>> {
-    let start = page * CHECKSUM_PAGE_BYTES;
-    let end = (start + CHECKSUM_PAGE_BYTES).min(file_size);
-    let mut bytes = vec![0u8; end.saturating_sub(start) as usize];
-    file.read_exact_at(&mut bytes, start)?;
-    Ok(bytes)
+/// The CRC-32C of each of the [`sampled_pages`] of `file` (`file_size` bytes, data from
+/// `data_offset`; the last page may be shorter), with its page number: the pages read one
+/// after the other into one buffer.
+pub fn sampled_crcs(
+    file: &SourceFile,
+    file_size: u64,
+    data_offset: u64,
+) -> io::Result<Vec<(u64, u32)>> {
+    let mut buffer = vec![0u8; CHECKSUM_PAGE_BYTES as usize];
+    sampled_pages(file_size, data_offset)
+        .into_iter()
+        .map(|page| {
+            let start = page * CHECKSUM_PAGE_BYTES;
+            let len = (file_size - start).min(CHECKSUM_PAGE_BYTES) as usize;
+            file.read_exact_at(&mut buffer[..len], start)?;
+            Ok((page, crc32c::crc32c(&buffer[..len])))
+        })
+        .collect()
 }
 
 /// The digest of an index's content that block summaries record: xxh64 (seed 0) over the
@@ -56,10 +67,9 @@ pub fn content_digest(file: &SourceFile, file_size: u64, data_offset: u64) -> io
     let mut hasher = Xxh64::new(0);
     hasher.update(&file_size.to_le_bytes());
     hasher.update(&data_offset.to_le_bytes());
-    for page in sampled_pages(file_size, data_offset) {
-        let bytes = read_page(file, file_size, page)?;
+    for (page, crc) in sampled_crcs(file, file_size, data_offset)? {
         hasher.update(&page.to_le_bytes());
-        hasher.update(&crc32c::crc32c(&bytes).to_le_bytes());
+        hasher.update(&crc.to_le_bytes());
     }
     Ok(hasher.digest())
 }
