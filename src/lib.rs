@@ -16,6 +16,9 @@
 //! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
 //!   names and terms, for builds that reproduce COBS's;
 //! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
+//! - [`answer`]: answers as the front ends show them (TSV, JSON, matrix writers; the
+//!   per-query JSON answer; the index description; identity and cutoff), above `query` and
+//!   `collection`;
 //! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
 //! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
 //!   features of the same names);
@@ -35,6 +38,7 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod alphabet;
+pub mod answer;
 pub mod builder;
 pub mod collection;
 pub mod doclist;

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use bitsift::alphabet::BaseReading;
+use bitsift::answer::{Cutoff, IndexFile};
 use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
-use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, SearchError, SearchOptions, Session, SessionSetup};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -530,33 +530,13 @@ impl PyIndex {
             .collect())
     }
 
-    /// One dict per index file (path, format, version, k, canonical, hashes, documents,
-    /// blocks, page_size, rows_total, data_offset, file_size, as `bitsift info --json`
-    /// names them) under `indexes`, with the totals and the engine in use.
+    /// One dict per index file under `indexes`, as `bitsift info --json` describes the file
+    /// ([`IndexFile`]: path, format, version, k, canonical, hashes, documents, blocks,
+    /// page_size, rows_total, data_offset, file_size, ...), with the totals and the engine in
+    /// use.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let files: Vec<serde_json::Value> = self
-            .index
-            .headers()
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "path": h.path.display().to_string(),
-                    "format": h.kind.as_str(),
-                    "version": h.version(),
-                    "layout": h.rows,
-                    "k": h.k,
-                    "canonical": h.canonical,
-                    "hashes": h.num_hashes,
-                    "documents": documents_of(h),
-                    "blocks": h.blocks.len(),
-                    "page_size": h.page_size,
-                    "rows_total": h.blocks.iter().map(|b| b.row_count).sum::<u64>(),
-                    "data_offset": h.data_offset,
-                    "file_size": h.file_size,
-                })
-            })
-            .collect();
-        let documents: u64 = self.index.headers().iter().map(documents_of).sum();
+        let files: Vec<IndexFile> = self.index.headers().iter().map(IndexFile::of).collect();
+        let documents: u64 = files.iter().map(|file| file.documents).sum();
         let info = serde_json::json!({
             "indexes": files,
             "documents": documents,

@@ -1,7 +1,7 @@
 //! Options given from Python, checked with the command line's words.
 
+use bitsift::answer::Cutoff;
 use bitsift::io::{DirectIo, EngineChoice};
-use bitsift::query::present::Cutoff;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -72,5 +72,7 @@ pub fn threshold(value: f64) -> PyResult<f64> {
 
 /// A threshold or a minimum identity, checked as every front end checks it.
 pub fn cutoff(cutoff: Cutoff) -> PyResult<Cutoff> {
-    cutoff.checked().map_err(PyValueError::new_err)
+    cutoff
+        .checked()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }

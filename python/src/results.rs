@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use bitsift::query::present::identity;
+use bitsift::answer::identity;
 use bitsift::query::{BatchStats, Coverage, GroupTally, Hit, Index, QueryStats};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 /// `found / total`; 0 for an empty query (as the command line's `fraction` column).
 fn fraction(found: u32, total: u64) -> f64 {
-    bitsift::query::output::fraction(found, total)
+    bitsift::query::fraction(found, total)
 }
 
 /// The answer to one query: its hits, best first, and what it cost.

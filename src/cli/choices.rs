@@ -3,8 +3,8 @@
 //! out of the library (which the Python package compiles without it). Each variant's doc
 //! comment is its line in `--help`; the names are the library's `as_str` (tested below).
 
+use bitsift::answer::OutputFormat;
 use bitsift::io::{DirectIo, EngineChoice};
-use bitsift::query::output::OutputFormat;
 use clap::ValueEnum;
 
 /// `--engine`: which I/O engine to open ([`EngineChoice`]).

@@ -15,7 +15,7 @@ use bitsift::alphabet::BaseReading;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions};
 use bitsift::format::DocumentNames;
 use bitsift::io::EngineOptions;
-use bitsift::query::output::fraction;
+use bitsift::query::fraction;
 use bitsift::query::{QueryResult, RowSource, SearchOptions, Searcher};
 use bitsift::seqfile::{document_name, SeqReader, SeqRecord};
 use bitsift::units::{format_bytes, plural};

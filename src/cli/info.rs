@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use bitsift::answer::IndexFile;
 use bitsift::collection::{Manifest, SubIndexKind};
 use bitsift::format::{is_placeholder, sidecar_path, ChecksumTable, IndexHeader, IndexKind};
 use bitsift::summary::{BlockSummaries, SummarySource};
@@ -26,35 +27,12 @@ pub struct InfoArgs {
     remote: super::remote::RemoteArgs,
 }
 
+/// `info FILE --json`: the file as every front end describes it, then what only `info`
+/// looks at (its side files, its document names).
 #[derive(serde::Serialize)]
 struct Info<'a> {
-    path: String,
-    format: IndexKind,
-    version: u32,
-    k: u32,
-    canonical: bool,
-    hashes: u32,
-    /// Where a k-mer's rows lie: `{"name": "cobs"}` or `{"name": "minimizer", "range_rows",
-    /// "minimizer"}`.
-    layout: bitsift::format::RowLayout,
-    /// Documents a search may report: placeholders of merged files are not counted.
-    documents: u64,
-    /// Placeholder documents of a merged file ([`bitsift::format::is_placeholder`]).
-    #[serde(skip_serializing_if = "is_zero")]
-    placeholders: u64,
-    blocks: usize,
-    page_size: u64,
-    documents_per_block: u64,
-    rows_min: u64,
-    rows_max: u64,
-    rows_total: u64,
-    /// Rows of every block, in file order.
-    block_rows: Vec<u64>,
-    data_offset: u64,
-    data_offset_4k_aligned: bool,
-    rows_page_aligned: bool,
-    file_size: u64,
-    reads_per_kmer: u64,
+    #[serde(flatten)]
+    file: IndexFile,
     /// "ok" (sidecar present, matches the header and size), "missing" or "mismatch".
     checksums: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,33 +129,8 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
             Ok(None) => ("missing", None, None),
             Err(error) => ("mismatch", Some(error.to_string()), None),
         };
-    let rows = header.blocks.iter().map(|b| b.row_count);
-    let placeholders = header.names.placeholders().len() as u64;
     let info = Info {
-        path: args.index.display().to_string(),
-        format: header.kind,
-        version: header.version(),
-        k: header.k,
-        canonical: header.canonical,
-        hashes: header.num_hashes,
-        layout: header.rows,
-        documents: header.document_count() - placeholders,
-        placeholders,
-        blocks: header.blocks.len(),
-        page_size: header.page_size,
-        documents_per_block: match header.kind {
-            IndexKind::Compact => 8 * header.page_size,
-            IndexKind::Classic => header.document_count(),
-        },
-        rows_min: rows.clone().min().unwrap_or(0),
-        rows_max: rows.clone().max().unwrap_or(0),
-        rows_total: rows.clone().sum(),
-        block_rows: rows.collect(),
-        data_offset: header.data_offset,
-        data_offset_4k_aligned: header.data_offset % 4096 == 0,
-        rows_page_aligned: header.rows_page_aligned(),
-        file_size: header.file_size,
-        reads_per_kmer: header.blocks.len() as u64 * header.num_hashes as u64,
+        file: IndexFile::of(&header),
         checksums,
         checksums_error,
         summaries: summary_info(&header, &args.index),
@@ -194,77 +147,77 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    println!("index            {}", info.path);
+    println!("index            {}", info.file.path);
     match header.rows {
         bitsift::format::RowLayout::Cobs => println!(
             "format           COBS {}, version {}",
             header.kind.as_str(),
-            info.version
+            info.file.version
         ),
         _ => println!(
             "format           bitsift compact, version {} (COBS cannot read it)",
-            info.version
+            info.file.version
         ),
     }
-    println!("row layout       {}", info.layout);
-    println!("k                {}", info.k);
-    println!("canonical        {}", yes_no(info.canonical));
-    println!("hash functions   {}", info.hashes);
-    match info.placeholders {
-        0 => println!("documents        {}", info.documents),
+    println!("row layout       {}", info.file.layout);
+    println!("k                {}", info.file.k);
+    println!("canonical        {}", yes_no(info.file.canonical));
+    println!("hash functions   {}", info.file.hashes);
+    match info.file.placeholders {
+        0 => println!("documents        {}", info.file.documents),
         n => println!(
             "documents        {} (and {} filling merged blocks, never reported)",
-            info.documents,
+            info.file.documents,
             plural(n, "placeholder")
         ),
     }
     let last = header.blocks.last().map_or(0, |b| b.document_count);
-    if info.blocks == 1 {
+    if info.file.blocks == 1 {
         println!(
             "blocks           1 (room for {}, {} used)",
-            plural(info.documents_per_block, "document"),
+            plural(info.file.documents_per_block, "document"),
             last
         );
     } else {
         println!(
             "blocks           {} ({} documents each, the last {})",
-            info.blocks, info.documents_per_block, last
+            info.file.blocks, info.file.documents_per_block, last
         );
     }
     let row_unit = match header.kind {
         IndexKind::Compact => "page size",
         IndexKind::Classic => "row size",
     };
-    println!("{row_unit:<17}{} bytes per row", info.page_size);
-    if info.blocks == 1 {
-        println!("rows             {}", info.rows_total);
+    println!("{row_unit:<17}{} bytes per row", info.file.page_size);
+    if info.file.blocks == 1 {
+        println!("rows             {}", info.file.rows_total);
     } else {
         println!(
             "rows per block   {} ({} in all)",
-            span(info.rows_min, info.rows_max),
-            info.rows_total
+            span(info.file.rows_min, info.file.rows_max),
+            info.file.rows_total
         );
     }
     println!(
         "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
-        info.data_offset,
-        yes_no(info.data_offset_4k_aligned),
+        info.file.data_offset,
+        yes_no(info.file.data_offset_4k_aligned),
         yes_no(rows_within_pages(&header))
     );
     println!(
         "file size        {} ({} bytes)",
-        format_bytes(info.file_size),
-        info.file_size
+        format_bytes(info.file.file_size),
+        info.file.file_size
     );
     match header.rows {
         bitsift::format::RowLayout::Cobs => println!(
             "cost per k-mer   {} of {} bytes",
-            plural(info.reads_per_kmer, "row read"),
-            info.page_size
+            plural(info.file.reads_per_kmer, "row read"),
+            info.file.page_size
         ),
         layout => println!(
             "cost per gene    ~1 read of up to {} bytes per distinct minimizer (~10 k-mers) and block",
-            layout.range_rows() * info.page_size
+            layout.range_rows() * info.file.page_size
         ),
     }
     let sidecar = sidecar_path(&args.index);
@@ -319,7 +272,7 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
             for d in block.first_document..block.first_document + block.document_count {
                 let name = header.names.get(d as usize);
                 if !is_placeholder(name) {
-                    let block_number = d / info.documents_per_block.max(1);
+                    let block_number = d / info.file.documents_per_block.max(1);
                     println!("{block_number}\t{d}\t{}", bitsift::tsv::field(name));
                 }
             }
@@ -495,8 +448,4 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

@@ -9,8 +9,8 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bitsift::query::output::fraction;
-use bitsift::query::present::identity;
+use bitsift::answer::identity;
+use bitsift::query::fraction;
 use bitsift::tsv;
 use clap::Args;
 use serde::Deserialize;

@@ -20,7 +20,7 @@ mod synth;
 mod values;
 mod verify;
 
-use bitsift::query::present::Cutoff;
+use bitsift::answer::Cutoff;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -279,7 +279,10 @@ pub(crate) fn parse_identity(text: &str) -> Result<f64, String> {
 
 fn parse_cutoff(text: &str, cutoff: fn(f64) -> Cutoff) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(value) => cutoff(value).checked().map(|_| value),
+        Ok(value) => cutoff(value)
+            .checked()
+            .map(|_| value)
+            .map_err(|e| e.to_string()),
         Err(_) => Err(format!(
             "{text:?} is not a number; {}",
             cutoff(0.0).meaning()

@@ -21,9 +21,9 @@
 //! when all its `H` rows do.
 
 use super::hashing::KmerArena;
+use super::hit::Hit;
 use super::index::Index;
 use super::plan::{Plan, PlanBlock, ReadShape};
-use super::session::Answer;
 use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine};
 use crate::read::ReadError;
 
@@ -179,17 +179,18 @@ pub struct CoverInput<'a> {
     pub shape: &'a ReadShape,
 }
 
-/// Fills in the coverage of every hit of every answered query of the chunk (one planned
-/// batch through `engine`; `plan` is reused). Returns the engine's counters.
+/// The coverage of every hit of every query of the chunk (`hits[q]`: query `q`'s hits, none
+/// for a query not answered), in the same order (one planned batch through `engine`; `plan`
+/// is reused).
 pub fn cover(
     input: &CoverInput<'_>,
     engine: &mut dyn ReadEngine,
     plan: &mut Plan,
-    results: &mut [Answer],
-) -> Result<IoCounters, ReadError> {
-    let (mut targets, starts, total) = targets_of(input, results);
+    hits: &[&[Hit]],
+) -> Result<Vec<Vec<Coverage>>, ReadError> {
+    let (mut targets, starts, total) = targets_of(input, hits);
     targets.sort_unstable_by_key(|t| (t.block, t.query));
-    let queries = results.len();
+    let queries = hits.len();
     let blocks = input.index.blocks();
     let mut by_unit = vec![(0u32, 0u32); blocks.len() * queries];
     let mut at = 0;
@@ -213,23 +214,20 @@ pub fn cover(
         counts: &mut counts,
         failure: None,
     };
-    let mut io = IoCounters::default();
-    engine.read_batch(&plan.reads, &mut consumer, &mut io)?;
+    engine.read_batch(&plan.reads, &mut consumer, &mut IoCounters::default())?;
     if let Some(error) = consumer.failure {
         return Err(error);
     }
-    fill_in(input, results, &starts, &counts);
-    Ok(io)
+    Ok(coverages(input, hits, &starts, &counts))
 }
 
-/// One target per hit of every answered query, in answer order, with where each one's
-/// counters start; and the number of counters.
-fn targets_of(input: &CoverInput<'_>, results: &[Answer]) -> (Vec<Target>, Vec<usize>, usize) {
+/// One target per hit of every query, in query order, with where each one's counters
+/// start; and the number of counters.
+fn targets_of(input: &CoverInput<'_>, hits: &[&[Hit]]) -> (Vec<Target>, Vec<usize>, usize) {
     let blocks = input.index.blocks();
     let (mut targets, mut starts, mut total) = (Vec::new(), Vec::new(), 0usize);
-    for (q, answer) in results.iter().enumerate() {
-        let Ok(result) = answer else { continue };
-        for hit in &result.hits {
+    for (q, &query_hits) in hits.iter().enumerate() {
+        for hit in query_hits {
             let number = blocks
                 .iter()
                 .position(|b| {
@@ -270,14 +268,18 @@ fn plan_unit(input: &CoverInput<'_>, plan: &mut Plan, block: u32, query: u32) {
     );
 }
 
-/// Turns the counters into each hit's [`Coverage`], in answer order.
-fn fill_in(input: &CoverInput<'_>, results: &mut [Answer], starts: &[usize], counts: &[u8]) {
+/// Turns the counters into each hit's [`Coverage`], in query and hit order.
+fn coverages(
+    input: &CoverInput<'_>,
+    hits: &[&[Hit]],
+    starts: &[usize],
+    counts: &[u8],
+) -> Vec<Vec<Coverage>> {
     let headers = input.index.headers();
     let mut next = starts.iter();
-    for (q, answer) in results.iter_mut().enumerate() {
-        let Ok(result) = answer else { continue };
-        result.coverage = result
-            .hits
+    let mut all = Vec::with_capacity(hits.len());
+    for (q, &query_hits) in hits.iter().enumerate() {
+        let coverage = query_hits
             .iter()
             .map(|hit| {
                 let start = *next.next().expect("a start per hit");
@@ -292,7 +294,9 @@ fn fill_in(input: &CoverInput<'_>, results: &mut [Answer], starts: &[usize], cou
                 Coverage::from_matches(matched, k, kmers.positions + k - 1)
             })
             .collect();
+        all.push(coverage);
     }
+    all
 }
 
 #[cfg(test)]

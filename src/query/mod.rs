@@ -7,7 +7,8 @@
 //! and group repeated ones ([`hashing`]); plan every row read of every block at once
 //! ([`plan`]); read the batch and add rows into bit-sliced counters as they arrive
 //! ([`execute`], [`sliced`]), or score them in place when the index is in memory
-//! ([`resident`]); apply COBS's threshold and order ([`rank`]). [`QueryStats`] and
+//! ([`resident`]); apply COBS's threshold and order ([`rank`]). How answers are written
+//! (TSV, JSON, matrix) and what identity a score estimates belong to the answer room above. [`QueryStats`] and
 //! [`BatchStats`] say what it cost.
 //!
 //! ```no_run
@@ -24,12 +25,11 @@ pub mod accumulate;
 pub mod counters;
 pub mod coverage;
 pub mod execute;
+mod grouping;
 pub mod hashing;
+mod hit;
 mod index;
-mod matrix;
-pub mod output;
 pub mod plan;
-pub mod present;
 pub mod rank;
 pub mod resident;
 mod screen;
@@ -40,9 +40,9 @@ mod stats;
 
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
+pub use grouping::{GroupTally, Grouping, NoColumn};
+pub use hit::{count_threshold, fraction, rounded, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
-pub use present::{GroupTally, Grouping};
-pub use rank::{count_threshold, Hit};
 pub use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,

@@ -1,21 +1,10 @@
 //! From counters to the reported documents: COBS's threshold, order and limit.
 
 use super::counters::Counters;
+use super::grouping::{GroupTally, Grouping};
+use super::hit::{count_threshold, Hit};
 use super::index::HiddenDocuments;
 use super::plan::PlanBlock;
-use super::present::{GroupTally, Grouping};
-
-/// A reported document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Hit {
-    /// Which index (position in the searcher's list).
-    pub index: u32,
-    /// Document number in that index's name list.
-    pub document: u64,
-    /// k-mer positions of the query found in the document (Bloom filter: may include false
-    /// positives, never misses a present k-mer).
-    pub kmers_found: u32,
-}
 
 /// How to select and order documents.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,11 +29,6 @@ pub struct Ranked {
     pub total: u64,
     /// Hits by group, over all of them (with a grouping).
     pub groups: Vec<GroupTally>,
-}
-
-/// The count a document needs: `ceil(threshold · kmers)` computed in f64, as COBS does.
-pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
-    (threshold * kmers as f64).ceil() as u64
 }
 
 /// Selects the documents of query `query` whose count reaches the threshold of their index,

@@ -37,8 +37,8 @@ use crate::summary::{
 use crate::units::format_bytes;
 
 use super::hashing::KmerArena;
+use super::hit::count_threshold;
 use super::plan::PlanBlock;
-use super::rank::count_threshold;
 
 /// One file's summaries as a search uses them.
 #[derive(Debug)]

@@ -25,11 +25,12 @@ use super::accumulate::AndAccumulators;
 use super::counters::{Counters, Unit};
 use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
+use super::grouping::{GroupTally, Grouping};
 use super::hashing::KmerArena;
+use super::hit::{count_threshold, Hit};
 use super::index::{Index, OpenError};
 use super::plan::{Plan, ReadShape};
-use super::present::{GroupTally, Grouping};
-use super::rank::{count_threshold, rank, Hit, RankOptions};
+use super::rank::{rank, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
@@ -600,18 +601,29 @@ impl Session {
         self.work.plan.clear();
         let layers = self.index.layers(self.cache.as_deref());
         let plan = &mut self.work.plan;
+        let hits: Vec<&[Hit]> = answers
+            .iter()
+            .map(|answer| answer.as_ref().map_or(&[][..], |result| &result.hits[..]))
+            .collect();
         let covered = with_layers(
             self.engine.as_mut(),
             &layers,
             &mut self.work.layers,
-            |engine| cover(&input, engine, plan, answers),
+            |engine| cover(&input, engine, plan, &hits),
         );
-        if let Err(error) = covered {
+        match covered {
+            Ok(coverages) => {
+                for (answer, coverage) in answers.iter_mut().zip(coverages) {
+                    if let Ok(result) = answer {
+                        result.coverage = coverage;
+                    }
+                }
+            }
             // Where the hits match could not be read: no query of the chunk is answered
             // without what it asked for.
-            let error = Arc::new(error);
-            for answer in answers.iter_mut() {
-                if answer.is_ok() {
+            Err(error) => {
+                let error = Arc::new(error);
+                for answer in answers.iter_mut().filter(|answer| answer.is_ok()) {
                     *answer = Err(SearchError::ReadFailed(error.clone()));
                 }
             }

@@ -4,8 +4,8 @@
 //! never built whole: a blocking thread writes it into 64 KiB chunks that a bounded channel
 //! hands to the connection, so the memory of an answer is its ranked hits (16 bytes each)
 //! plus a few chunks, whatever its size, and a client that goes away stops the writing.
-//! Hits are described by the command line's presentation model ([`JsonHit`],
-//! [`ResultWriter`]), so the API and `bitsift query` say the same things the same way.
+//! A query's answer is the command line's serde type ([`QueryJson`]), and tables are written
+//! by its [`ResultWriter`], so the API and `bitsift query` say the same things the same way.
 
 use std::convert::Infallible;
 use std::io::{self, Write};
@@ -23,9 +23,9 @@ use tokio::sync::mpsc;
 use super::request::AnswerFormat;
 use super::view::View;
 use super::AppState;
-use crate::query::output::{
-    metadata_json, JsonHit, OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings,
-    SkipReason,
+use crate::answer::{JsonHits, QueryJson};
+use crate::answer::{
+    OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings, SkipReason,
 };
 use crate::query::QueryResult;
 
@@ -154,17 +154,7 @@ fn write_json(
         if number > 0 {
             out.write_all(b",")?;
         }
-        write!(out, "{{\"query\":")?;
-        serde_json::to_writer(&mut *out, &query.name)?;
-        write!(out, ",\"bases\":{}", query.bases)?;
-        match &query.outcome {
-            Ok(result) => json_result(state, view, answer, result, out)?,
-            Err((_, error)) => {
-                write!(out, ",\"hits\":[],\"error\":")?;
-                serde_json::to_writer(&mut *out, error)?;
-            }
-        }
-        out.write_all(b"}")?;
+        serde_json::to_writer(&mut *out, &query_json(state, view, answer, query))?;
     }
     out.write_all(b"],\"stats\":")?;
     serde_json::to_writer(&mut *out, &answer.stats)?;
@@ -175,36 +165,37 @@ fn write_json(
     out.write_all(b"}")
 }
 
-fn json_result(
-    state: &AppState,
-    view: &View,
-    answer: &Answer,
-    result: &QueryResult,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    write!(
-        out,
-        ",\"kmers_total\":{},\"total_hits\":{},\"documents_searched\":{},\"offset\":{}",
-        result.kmers_total.iter().copied().max().unwrap_or(0),
-        result.total_hits,
-        result.documents_searched,
-        answer.offset
-    )?;
-    if answer.grouped.is_some() {
-        out.write_all(b",\"groups\":")?;
-        serde_json::to_writer(&mut *out, &result.groups)?;
-    }
-    out.write_all(b",\"hits\":[")?;
-    for i in 0..result.hits.len() {
-        if i > 0 {
-            out.write_all(b",")?;
+/// One query's element of `results`: the command line's per-query JSON, with the query's
+/// bases and the request's offset, its hits named by their index (as served: a collection's
+/// name, or the file's) and without stats.
+fn query_json<'a>(
+    state: &'a AppState,
+    view: &'a View,
+    answer: &'a Answer,
+    query: &'a Answered,
+) -> QueryJson<'a> {
+    let hits = |result| JsonHits {
+        index: &view.index,
+        result,
+        named: true,
+        numbered_files: false,
+        metadata: Some(&state.metadata),
+    };
+    let mut json = match &query.outcome {
+        Ok(result) => {
+            let mut json = QueryJson::answered(&query.name, result, hits(Some(result)));
+            json.offset = Some(answer.offset);
+            json.groups = answer.grouped.is_some().then_some(&result.groups[..]);
+            json
         }
-        let mut hit = JsonHit::of(&view.index, result, i);
-        hit.index = Some(&view.indexes[result.hits[i].index as usize].name);
-        hit.metadata = metadata_json(&state.metadata, hit.document);
-        serde_json::to_writer(&mut *out, &hit)?;
-    }
-    out.write_all(b"]")
+        Err((reason, error)) => {
+            let mut json = QueryJson::skipped(&query.name, *reason, error);
+            json.hits = Some(hits(None));
+            json
+        }
+    };
+    json.bases = Some(query.bases);
+    json
 }
 
 /// The command line's TSV or matrix, by its own writer.

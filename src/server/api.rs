@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use tokio::sync::oneshot;
 
 use super::answer::{self, Answer, Answered, ResponseStats};
@@ -18,7 +17,8 @@ use super::metrics::{Rejection, SideMemory};
 use super::request::{queries_of, SearchRequest, LIMIT_DEFAULT, QUERIES_PER_REQUEST_MAX};
 use super::view::View;
 use super::{AppState, SelectError};
-use crate::query::output::{SearchSettings, SkipReason};
+use crate::answer::IndexDescription;
+use crate::answer::{SearchSettings, SkipReason};
 use crate::query::{QueryResult, SearchError, SearchOptions};
 use crate::seqfile::SeqRecord;
 
@@ -415,59 +415,24 @@ fn ms(d: Duration) -> f64 {
 /// each collection with the manifest `generation` served, those that could not be opened
 /// under `unavailable`, and the `view` they belong to.
 pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
-    /// One index as requests name it: a collection (all its files) or a file.
-    #[derive(Serialize)]
-    struct IndexInfo<'a> {
-        name: &'a str,
-        file: String,
-        files: Vec<&'a str>,
-        status: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        generation: Option<u64>,
-        format: &'static str,
-        documents: u64,
-        k: u32,
-        canonical: bool,
-        hashes: u32,
-        blocks: usize,
-        page_size: u64,
-        /// The row layout of its first file.
-        layout: crate::format::RowLayout,
-        file_size: u64,
-    }
     let view = state.fresh_view().await;
-    let mut list: Vec<IndexInfo> = Vec::new();
+    let mut list: Vec<IndexDescription> = Vec::new();
     for (position, entry) in view.indexes.iter().enumerate() {
         let (status, error) = index_status(&view, position);
         match list.iter_mut().find(|info| info.name == entry.name) {
             Some(info) => {
-                info.files.push(&entry.file);
-                info.documents += entry.documents;
-                info.blocks += entry.blocks;
-                info.file_size += entry.file_size;
-                if info.status == "ok" && status != "ok" {
-                    (info.status, info.error) = (status, error);
+                info.add(entry);
+                if info.status == Some("ok") && status != "ok" {
+                    info.status = Some(status);
+                    info.error = error.map(str::to_string);
                 }
             }
-            None => list.push(IndexInfo {
-                name: &entry.name,
-                file: entry.file.clone(),
-                files: vec![&entry.file],
-                status,
-                error,
-                generation: entry.generation,
-                format: entry.format,
-                documents: entry.documents,
-                k: entry.k,
-                canonical: entry.canonical,
-                hashes: entry.hashes,
-                blocks: entry.blocks,
-                page_size: entry.page_size,
-                layout: entry.layout,
-                file_size: entry.file_size,
-            }),
+            None => {
+                let mut info = entry.clone();
+                info.status = Some(status);
+                info.error = error.map(str::to_string);
+                list.push(info);
+            }
         }
     }
     let cache = view.cache.as_ref().map(|c| c.stats());

@@ -182,35 +182,6 @@ pub enum ServerError {
     },
 }
 
-/// What the server knows about one index file.
-pub struct IndexEntry {
-    /// Name used in requests and results: its collection's, or the file name without
-    /// extension (made unique).
-    pub name: String,
-    /// File path as given.
-    pub file: String,
-    /// `compact` or `classic`.
-    pub format: &'static str,
-    /// Documents searches may report (placeholders and removed documents left out).
-    pub documents: u64,
-    /// Term size.
-    pub k: u32,
-    /// Canonical k-mers.
-    pub canonical: bool,
-    /// Hash functions.
-    pub hashes: u32,
-    /// Blocks.
-    pub blocks: usize,
-    /// Bytes per row.
-    pub page_size: u64,
-    /// Where a k-mer's rows lie (`{"name": "cobs"}` or the minimizer ranges).
-    pub layout: crate::format::RowLayout,
-    /// File size.
-    pub file_size: u64,
-    /// The manifest generation served, for a collection's file.
-    pub generation: Option<u64>,
-}
-
 /// An index that could not be opened (with `skip_broken`).
 #[derive(Clone, Debug)]
 pub struct UnavailableIndex {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::api::ApiError;
 use crate::alphabet::{normalize, BaseReading};
-use crate::query::present::Cutoff;
+use crate::answer::Cutoff;
 use crate::seqfile::{SeqReader, SeqRecord};
 
 /// Queries one request may carry.
@@ -111,7 +111,9 @@ impl SearchRequest {
             (_, Some(identity)) => Cutoff::Identity(identity),
             (threshold, None) => Cutoff::Fraction(threshold.unwrap_or(0.8)),
         };
-        cutoff.checked().map_err(ApiError::bad_request)
+        cutoff
+            .checked()
+            .map_err(|e| ApiError::bad_request(e.to_string()))
     }
 
     /// Checks the output fields against each other.

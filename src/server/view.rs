@@ -37,7 +37,8 @@ use super::dispatch::Dispatcher;
 use super::metadata::Metadata;
 use super::metrics::Metrics;
 use super::watch::IndexWatch;
-use super::{IndexEntry, ServerConfig, ServerError, UnavailableIndex};
+use super::{ServerConfig, ServerError, UnavailableIndex};
+use crate::answer::IndexDescription;
 use crate::collection::{CollectionSeen, RemoteVersion, SearchSet};
 use crate::format::HeaderOptions;
 use crate::io::{FileIdentity, MemoryImage, PageCache, RowMemory, Warmup};
@@ -82,8 +83,9 @@ pub struct View {
     pub opened: SystemTime,
     /// The collections served, each with the manifest generation seen.
     pub collections: Vec<Followed>,
-    /// The index files, in searcher order.
-    pub indexes: Vec<IndexEntry>,
+    /// The index files, in searcher order, each described with its name, file, layout and
+    /// generation.
+    pub indexes: Vec<IndexDescription>,
     /// Indexes that could not be opened, in the order given.
     pub unavailable: Vec<UnavailableIndex>,
     /// File identities of `indexes`, to see them change on disk.
@@ -261,7 +263,8 @@ impl View {
         if let Some(grouping) = groupings.get(column) {
             return Ok(grouping.clone());
         }
-        let grouping = Arc::new(Grouping::new(&self.index, metadata, column)?);
+        let grouping = Grouping::new(&self.index, metadata, column).map_err(|e| e.to_string())?;
+        let grouping = Arc::new(grouping);
         groupings.insert(column.to_string(), grouping.clone());
         Ok(grouping)
     }
@@ -695,26 +698,19 @@ fn index_entries(
     searcher: &Searcher,
     sorted: &Sorted,
     collections: &[Followed],
-) -> Vec<IndexEntry> {
+) -> Vec<IndexDescription> {
     searcher
         .headers()
         .zip(&sorted.names)
         .zip(&sorted.collection)
-        .map(|((header, name), &collection)| IndexEntry {
-            name: name.clone(),
-            file: header.path.display().to_string(),
-            format: header.kind.as_str(),
-            documents: 0,
-            k: header.k,
-            canonical: header.canonical,
-            hashes: header.num_hashes,
-            blocks: header.blocks.len(),
-            page_size: header.page_size,
-            layout: header.rows,
-            file_size: header.file_size,
-            generation: collection
+        .map(|((header, name), &collection)| {
+            let mut entry = IndexDescription::new(name, header, 0);
+            entry.file = Some(header.path.display().to_string());
+            entry.layout = Some(header.rows);
+            entry.generation = collection
                 .and_then(|c| collections.get(c))
-                .map(|c| c.seen.generation),
+                .map(|c| c.seen.generation);
+            entry
         })
         .collect()
 }

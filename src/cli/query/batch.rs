@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use bitsift::alphabet::{normalize, BaseReading};
-use bitsift::query::output::{ResultWriter, SkipReason};
+use bitsift::answer::{ResultWriter, SkipReason};
 use bitsift::query::{SearchError, SearchOptions, Searcher};
 use bitsift::seqfile::SeqRecord;
 

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
+use bitsift::answer::Cutoff;
+use bitsift::answer::{OutputSetup, Provenance, ResultWriter, SearchSettings};
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::{Metadata, MetadataError};
-use bitsift::query::output::{OutputSetup, Provenance, ResultWriter, SearchSettings};
-use bitsift::query::present::Cutoff;
 use bitsift::query::{Grouping, Index, SearchOptions, Searcher, SessionSetup};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;

@@ -1,4 +1,4 @@
-//! The cells of a presence matrix, gathered in bounded memory and read back in document
+//! The cells of a presence matrix ([`super::matrix`]), gathered in bounded memory and read back in document
 //! order.
 //!
 //! A matrix of 1,000 genes over 661,405 genomes may have hundreds of millions of cells, and

@@ -14,10 +14,13 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::matrix::{self, Cell, MatrixCells};
-use super::present::{identity, rounded, NO_NUMBER};
-use super::{BatchStats, Coverage, Index, QueryResult};
+use super::describe::IndexDescription;
+use super::identity::identity;
+use super::json::{JsonHits, QueryJson};
+use super::matrix::Matrix;
+use super::status::SkipReason;
 use crate::metadata::Metadata;
+use crate::query::{fraction, BatchStats, Index, QueryResult};
 use crate::tsv;
 
 /// Output formats of `bitsift query` (its `--format`, src/cli/choices.rs).
@@ -50,27 +53,9 @@ impl OutputFormat {
     }
 }
 
-/// Why a query was not searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipReason {
-    /// Fewer bases than k: no k-mer to look up.
-    TooShort,
-    /// Not a nucleotide sequence (see [`crate::alphabet`]).
-    NotNucleotides,
-    /// A read the query needed failed (after retries); the other queries were answered.
-    ReadFailed,
-}
-
-impl SkipReason {
-    /// The value of the `status` column.
-    pub fn status(self) -> &'static str {
-        match self {
-            SkipReason::TooShort => "skipped_too_short",
-            SkipReason::NotNucleotides => "skipped_not_dna",
-            SkipReason::ReadFailed => "failed_read",
-        }
-    }
-}
+/// What the TSV outputs write where a number is missing (scores of a group without carriers,
+/// counts of a query not searched).
+const NO_NUMBER: &str = "NA";
 
 /// What produced the results, recorded at the top of JSON output.
 #[derive(Clone, Debug, Serialize)]
@@ -101,65 +86,6 @@ pub struct SearchSettings {
     pub metadata: Option<String>,
     /// The metadata column hits are counted by, if any.
     pub group_by: Option<String>,
-}
-
-/// One index as answers describe it: a collection (named after its directory, whatever its
-/// number of sub-indexes) or an index file, with the parameters it was built with.
-#[derive(Clone, Debug, Serialize)]
-pub struct IndexSummary {
-    /// The name hits carry in their `index` field.
-    pub name: String,
-    /// Its files, as given.
-    pub files: Vec<String>,
-    /// `compact` or `classic`.
-    pub format: &'static str,
-    /// Term size.
-    pub k: u32,
-    /// Canonical k-mers.
-    pub canonical: bool,
-    /// Hash functions.
-    pub hashes: u32,
-    /// Bytes per row (of its first file).
-    pub page_size: u64,
-    /// Blocks.
-    pub blocks: usize,
-    /// Documents searches may report (removed documents and placeholders left out).
-    pub documents: u64,
-    /// Bytes of its files.
-    pub file_size: u64,
-}
-
-impl IndexSummary {
-    /// The summaries of the sources of an open index, in source order.
-    pub fn of(index: &Index) -> Vec<IndexSummary> {
-        let sources = index.sources();
-        let mut summaries: Vec<Option<IndexSummary>> = vec![None; sources.names.len()];
-        assert!(
-            sources.of_file.windows(2).all(|w| w[0] <= w[1]),
-            "the files of a source are consecutive, so `files` listed in order number them"
-        );
-        for (file, header) in index.headers().iter().enumerate() {
-            let source = sources.of_file[file] as usize;
-            let shown = index.shown_documents(file as u32);
-            let entry = summaries[source].get_or_insert_with(|| IndexSummary {
-                name: sources.names[source].clone(),
-                files: Vec::new(),
-                format: header.kind.as_str(),
-                k: header.k,
-                canonical: header.canonical,
-                hashes: header.num_hashes,
-                page_size: header.page_size,
-                blocks: 0,
-                documents: 0,
-                file_size: 0,
-            });
-            entry.files.push(header.path.display().to_string());
-            entry.blocks += header.blocks.len();
-            entry.documents += shown;
-            entry.file_size += header.file_size;
-        }
-        summaries.into_iter().flatten().collect()
-    }
 }
 
 /// How to write results.
@@ -195,135 +121,8 @@ pub struct ResultWriter<'a, W: Write> {
     batches: Vec<std::sync::Arc<BatchStats>>,
     /// Matrix: the queries, and their hits as (document, query, fraction) in one list.
     matrix: Matrix,
-    /// Reused for each line.
+    /// Reused for each TSV line.
     line: String,
-}
-
-/// One hit as every JSON answer carries it (the command line's and the server's).
-#[derive(Serialize)]
-pub struct JsonHit<'a> {
-    /// The document's name.
-    pub document: &'a str,
-    /// The name of its index (a collection, or a file), when answers need it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<&'a str>,
-    /// The hit's file, numbered through `indexes[].files` in order, when there are several
-    /// (`merge-results` ranks by it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<u32>,
-    /// Query k-mers found in the document.
-    pub kmers_found: u32,
-    /// Query k-mers.
-    pub kmers_total: u64,
-    /// `kmers_found / kmers_total`, to 4 decimals.
-    pub fraction: f64,
-    /// The identity estimate of the fraction (see [`super::present`]), to 4 decimals.
-    pub identity: f64,
-    /// Where the hit matches, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub coverage: Option<&'a Coverage>,
-    /// The document's row of the metadata table, when one is given and lists it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-impl<'a> JsonHit<'a> {
-    /// Hit `i` of `result`, a search of `index`, without label or metadata.
-    pub fn of(index: &'a Index, result: &'a QueryResult, i: usize) -> JsonHit<'a> {
-        let hit = &result.hits[i];
-        let header = &index.headers()[hit.index as usize];
-        let total = result.kmers_total[hit.index as usize];
-        let fraction = fraction(hit.kmers_found, total);
-        JsonHit {
-            document: header.names.get(hit.document as usize),
-            index: None,
-            file: None,
-            kmers_found: hit.kmers_found,
-            kmers_total: total,
-            fraction: rounded(fraction),
-            identity: rounded(identity(fraction, header.k)),
-            coverage: result.coverage.get(i),
-            metadata: None,
-        }
-    }
-}
-
-/// The row of `document` in `metadata` as a JSON object, if the table lists it.
-pub fn metadata_json(
-    metadata: &Metadata,
-    document: &str,
-) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let row = metadata.get(document)?;
-    Some(
-        metadata
-            .columns()
-            .iter()
-            .zip(row.cells())
-            .map(|(c, v)| (c.clone(), serde_json::Value::String(v.to_string())))
-            .collect(),
-    )
-}
-
-#[derive(Serialize)]
-struct JsonSkipped<'a> {
-    query: &'a str,
-    status: &'static str,
-    error: &'a str,
-}
-
-/// `found / total`; 0 for an empty query.
-pub fn fraction(found: u32, total: u64) -> f64 {
-    if total == 0 {
-        0.0
-    } else {
-        found as f64 / total as f64
-    }
-}
-
-/// The hits of a matrix, gathered until the run ends.
-struct Matrix {
-    queries: Vec<String>,
-    /// The first document number of each file (documents are numbered across files).
-    first: Vec<u64>,
-    cells: Option<MatrixCells>,
-}
-
-impl Matrix {
-    fn new(index: &Index) -> Matrix {
-        let mut first = Vec::with_capacity(index.headers().len());
-        let mut next = 0;
-        for header in index.headers() {
-            first.push(next);
-            next += header.document_count();
-        }
-        Matrix {
-            queries: Vec::new(),
-            first,
-            cells: Some(MatrixCells::new(matrix::BUDGET_DEFAULT)),
-        }
-    }
-
-    /// A new column for `query`.
-    fn column(&mut self, query: &str) -> io::Result<u32> {
-        let column = self.queries.len() as u32;
-        if column > matrix::COLUMNS_MAX {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "a matrix holds at most {} queries; split the query file",
-                    matrix::COLUMNS_MAX + 1
-                ),
-            ));
-        }
-        self.queries.push(query.to_string());
-        Ok(column)
-    }
-
-    /// The (file, document) of document number `number`.
-    fn locate(&self, number: u32) -> (u32, u64) {
-        let file = self.first.partition_point(|&f| f <= u64::from(number)) - 1;
-        (file as u32, u64::from(number) - self.first[file])
-    }
 }
 
 impl<'a, W: Write> ResultWriter<'a, W> {
@@ -375,7 +174,10 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 write!(self.out, "{{\"bitsift\":")?;
                 serde_json::to_writer(&mut self.out, &self.setup.provenance)?;
                 write!(self.out, ",\"indexes\":")?;
-                serde_json::to_writer(&mut self.out, &IndexSummary::of(self.setup.index))?;
+                serde_json::to_writer(
+                    &mut self.out,
+                    &IndexDescription::of_sources(self.setup.index),
+                )?;
                 write!(self.out, ",\"queries\":[")
             }
             OutputFormat::Cobs | OutputFormat::Matrix => Ok(()),
@@ -430,7 +232,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             OutputFormat::Tsv if self.setup.group_by.is_some() => self.tsv_groups(query, result)?,
             OutputFormat::Tsv => self.tsv_result(query, result)?,
             OutputFormat::Json => self.json_result(query, result)?,
-            OutputFormat::Matrix => self.matrix_result(query, result)?,
+            OutputFormat::Matrix => self.matrix.add(query, result)?,
             OutputFormat::Cobs => {
                 if !self.setup.verbatim {
                     let query = tsv::field(query);
@@ -547,120 +349,21 @@ impl<'a, W: Write> ResultWriter<'a, W> {
     /// exists as one string).
     fn json_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
         self.json_separator()?;
-        let status = if result.hits.is_empty() {
-            "no_hit"
-        } else {
-            "hit"
+        let hits = JsonHits {
+            index: self.setup.index,
+            result: Some(result),
+            named: self.several_sources(),
+            numbered_files: self.setup.index.headers().len() > 1,
+            metadata: self.setup.metadata,
         };
-        write!(self.out, "{{\"query\":")?;
-        serde_json::to_writer(&mut self.out, query)?;
-        write!(
-            self.out,
-            ",\"status\":\"{status}\",\"kmers_total\":{},\"total_hits\":{},\"documents_searched\":{}",
-            result.kmers_total.iter().copied().max().unwrap_or(0),
-            result.total_hits,
-            result.documents_searched
-        )?;
-        if self.setup.group_by.is_some() {
-            write!(self.out, ",\"groups\":")?;
-            serde_json::to_writer(&mut self.out, &result.groups)?;
-        }
-        write!(self.out, ",\"hits\":[")?;
-        for (i, hit) in result.hits.iter().enumerate() {
-            if i > 0 {
-                write!(self.out, ",")?;
-            }
-            let mut entry = JsonHit::of(self.setup.index, result, i);
-            entry.index = self.label(hit.index);
-            entry.file = (self.setup.index.headers().len() > 1).then_some(hit.index);
-            entry.metadata = self
-                .setup
-                .metadata
-                .and_then(|m| metadata_json(m, entry.document));
-            serde_json::to_writer(&mut self.out, &entry)?;
-        }
-        write!(self.out, "],\"stats\":")?;
-        serde_json::to_writer(&mut self.out, &result.stats)?;
-        write!(self.out, "}}")?;
+        let mut answer = QueryJson::answered(query, result, hits);
+        answer.groups = self.setup.group_by.is_some().then_some(&result.groups[..]);
+        answer.stats = Some(&result.stats);
+        serde_json::to_writer(&mut self.out, &answer)?;
         if self.batches.last().map(|b| b.batch) != Some(result.batch.batch) {
             self.batches.push(result.batch.clone());
         }
         Ok(())
-    }
-
-    /// Gathers the hits of one query for the matrix written at the end.
-    fn matrix_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
-        let column = self.matrix.column(query)?;
-        let Some(cells) = self.matrix.cells.as_mut() else {
-            return Ok(());
-        };
-        for hit in &result.hits {
-            let total = result.kmers_total[hit.index as usize];
-            let number = self.matrix.first[hit.index as usize] + hit.document;
-            cells.push(Cell {
-                document: u32::try_from(number).expect("fewer than 2^32 documents"),
-                column,
-                value: (fraction(hit.kmers_found, total) * 1e4).round() as u16,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Writes the matrix: documents in index order, one column per query; a cell is the
-    /// fraction of a hit (empty: not a hit), or with `presence` 1 and 0.
-    fn write_matrix(&mut self) -> io::Result<()> {
-        let mut header = String::from("document");
-        if self.several_sources() {
-            header.push_str("\tindex");
-        }
-        for query in &self.matrix.queries {
-            header.push('\t');
-            tsv::push_field(&mut header, query);
-        }
-        writeln!(self.out, "{header}")?;
-        let Some(cells) = self.matrix.cells.take() else {
-            return Ok(());
-        };
-        let mut sorted = cells.finish()?;
-        let mut row: Vec<Option<u16>> = vec![None; self.matrix.queries.len()];
-        let mut next = sorted.next_cell()?;
-        while let Some(first) = next {
-            row.iter_mut().for_each(|c| *c = None);
-            let document = first.document;
-            next = Some(first);
-            while let Some(cell) = next.filter(|c| c.document == document) {
-                row[cell.column as usize] = Some(cell.value);
-                next = sorted.next_cell()?;
-            }
-            self.matrix_line(document, &row)?;
-        }
-        Ok(())
-    }
-
-    fn matrix_line(&mut self, number: u32, row: &[Option<u16>]) -> io::Result<()> {
-        let (file, document) = self.matrix.locate(number);
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        tsv::push_field(&mut line, self.document(file, document));
-        if let Some(label) = self.label(file) {
-            line.push('\t');
-            tsv::push_field(&mut line, label);
-        }
-        for cell in row {
-            line.push('\t');
-            match (cell, self.setup.presence) {
-                (Some(_), true) => line.push('1'),
-                (None, true) => line.push('0'),
-                (Some(value), false) => {
-                    let _ = write!(line, "{:.4}", f64::from(*value) / 1e4);
-                }
-                (None, false) => {}
-            }
-        }
-        line.push('\n');
-        let written = self.out.write_all(line.as_bytes());
-        self.line = line;
-        written
     }
 
     /// Records a query that was not searched. JSON lists it with its status and error; TSV
@@ -677,11 +380,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         match self.setup.format {
             OutputFormat::Json => {
                 self.json_separator()?;
-                let entry = JsonSkipped {
-                    query,
-                    status: reason.status(),
-                    error,
-                };
+                let entry = QueryJson::skipped(query, reason, error);
                 serde_json::to_writer(&mut self.out, &entry)?;
             }
             OutputFormat::Tsv if self.setup.report_misses => {
@@ -691,9 +390,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 };
                 self.tsv_miss(query, total, reason.status())?;
             }
-            OutputFormat::Matrix => {
-                self.matrix.column(query)?;
-            }
+            OutputFormat::Matrix => self.matrix.skip(query)?,
             OutputFormat::Tsv | OutputFormat::Cobs => return Ok(()),
         }
         self.queries_written += 1;
@@ -710,7 +407,12 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 serde_json::to_writer(&mut self.out, &batches)?;
                 writeln!(self.out, "}}")?;
             }
-            OutputFormat::Matrix => self.write_matrix()?,
+            OutputFormat::Matrix => {
+                let labelled = self.several_sources();
+                let (index, presence) = (self.setup.index, self.setup.presence);
+                self.matrix
+                    .write(&mut self.out, index, labelled, presence)?;
+            }
             OutputFormat::Tsv | OutputFormat::Cobs => {}
         }
         self.out.flush()?;
