@@ -19,19 +19,19 @@ const VALUE_BITS: u32 = 14;
 /// Bits of a cell's query column.
 const COLUMN_BITS: u32 = 18;
 /// The most queries a matrix has.
-pub const COLUMNS_MAX: u32 = (1 << COLUMN_BITS) - 1;
+pub(super) const COLUMNS_MAX: u32 = (1 << COLUMN_BITS) - 1;
 /// Bytes of cells held in memory before a run is written, by default.
-pub const BUDGET_DEFAULT: usize = 128 << 20;
+pub(super) const BUDGET_DEFAULT: usize = 128 << 20;
 /// Bytes read ahead per run while merging.
 const RUN_BUFFER: usize = 256 << 10;
 
 /// One cell: a document (numbered across the index files), a query column, a fraction in
 /// 1/10,000.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cell {
-    pub document: u32,
-    pub column: u32,
-    pub value: u16,
+pub(super) struct Cell {
+    pub(super) document: u32,
+    pub(super) column: u32,
+    pub(super) value: u16,
 }
 
 impl Cell {
@@ -53,7 +53,7 @@ impl Cell {
 }
 
 /// Cells gathered in any order, spilled to sorted runs past the budget.
-pub struct MatrixCells {
+pub(super) struct MatrixCells {
     cells: Vec<u64>,
     budget_cells: usize,
     runs: Vec<File>,
@@ -61,7 +61,7 @@ pub struct MatrixCells {
 
 impl MatrixCells {
     /// Gathers cells holding at most `budget_bytes` of them in memory.
-    pub fn new(budget_bytes: usize) -> MatrixCells {
+    pub(super) fn new(budget_bytes: usize) -> MatrixCells {
         MatrixCells {
             cells: Vec::new(),
             budget_cells: (budget_bytes / 8).max(1024),
@@ -70,7 +70,7 @@ impl MatrixCells {
     }
 
     /// Adds a cell; writes a run when memory holds the budget.
-    pub fn push(&mut self, cell: Cell) -> io::Result<()> {
+    pub(super) fn push(&mut self, cell: Cell) -> io::Result<()> {
         self.cells.push(cell.pack());
         if self.cells.len() >= self.budget_cells {
             self.spill()?;
@@ -80,7 +80,7 @@ impl MatrixCells {
 
     /// Runs written to disk so far.
     #[cfg(test)]
-    pub fn runs(&self) -> usize {
+    pub(super) fn runs(&self) -> usize {
         self.runs.len()
     }
 
@@ -101,7 +101,7 @@ impl MatrixCells {
     }
 
     /// The cells in (document, column) order.
-    pub fn finish(mut self) -> io::Result<SortedCells> {
+    pub(super) fn finish(mut self) -> io::Result<SortedCells> {
         self.cells.sort_unstable();
         let mut heap = BinaryHeap::with_capacity(self.runs.len() + 1);
         let mut readers = Vec::with_capacity(self.runs.len());
@@ -131,7 +131,7 @@ fn next_packed(reader: &mut BufReader<File>) -> io::Result<Option<u64>> {
 }
 
 /// The gathered cells, merged from memory and the runs in (document, column) order.
-pub struct SortedCells {
+pub(super) struct SortedCells {
     heap: BinaryHeap<Reverse<(u64, usize)>>,
     readers: Vec<BufReader<File>>,
     memory: std::iter::Peekable<std::vec::IntoIter<u64>>,
@@ -139,7 +139,7 @@ pub struct SortedCells {
 
 impl SortedCells {
     /// The next cell, or `None` when all are read.
-    pub fn next_cell(&mut self) -> io::Result<Option<Cell>> {
+    pub(super) fn next_cell(&mut self) -> io::Result<Option<Cell>> {
         let from_runs = self.heap.peek().map(|Reverse((packed, _))| *packed);
         let from_memory = self.memory.peek().copied();
         let take_memory = match (from_memory, from_runs) {

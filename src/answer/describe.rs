@@ -173,7 +173,7 @@ impl IndexDescription {
 
     /// The descriptions of the sources of an open index, in source order (each source's
     /// files are consecutive).
-    pub fn of_sources(index: &Index) -> Vec<IndexDescription> {
+    pub(crate) fn of_sources(index: &Index) -> Vec<IndexDescription> {
         let sources = index.sources();
         let mut described: Vec<Option<IndexDescription>> = vec![None; sources.names.len()];
         assert!(

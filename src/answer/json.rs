@@ -17,7 +17,7 @@ use crate::query::{fraction, rounded, Coverage, GroupTally, Index, QueryResult, 
 
 /// One query's answer, answered or not; see the module documentation.
 #[derive(Serialize)]
-pub struct QueryJson<'a> {
+pub(crate) struct QueryJson<'a> {
     /// The query's name.
     pub query: &'a str,
     /// Bases of the query (the server's answers).
@@ -53,7 +53,7 @@ pub struct QueryJson<'a> {
 
 impl<'a> QueryJson<'a> {
     /// The answer of `query`, searched with result `result` whose hits are `hits`.
-    pub fn answered(query: &'a str, result: &'a QueryResult, hits: JsonHits<'a>) -> Self {
+    pub(crate) fn answered(query: &'a str, result: &'a QueryResult, hits: JsonHits<'a>) -> Self {
         QueryJson {
             query,
             bases: None,
@@ -74,7 +74,7 @@ impl<'a> QueryJson<'a> {
     }
 
     /// The answer of `query`, not searched for `reason`, told by `error`.
-    pub fn skipped(query: &'a str, reason: SkipReason, error: &'a str) -> Self {
+    pub(crate) fn skipped(query: &'a str, reason: SkipReason, error: &'a str) -> Self {
         QueryJson {
             query,
             bases: None,
@@ -92,7 +92,7 @@ impl<'a> QueryJson<'a> {
 }
 
 /// The hits of one result, serialized one at a time as a JSON list of [`JsonHit`].
-pub struct JsonHits<'a> {
+pub(crate) struct JsonHits<'a> {
     /// The index searched.
     pub index: &'a Index,
     /// The result whose hits these are (no hits: an empty list).
@@ -124,7 +124,7 @@ impl Serialize for JsonHits<'_> {
 
 /// One hit as every JSON answer carries it (the command line's and the server's).
 #[derive(Serialize)]
-pub struct JsonHit<'a> {
+struct JsonHit<'a> {
     /// The document's name.
     pub document: &'a str,
     /// The name of its index (a collection, or a file), when answers need it.

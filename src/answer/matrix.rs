@@ -12,7 +12,7 @@ use crate::query::{fraction, Index, QueryResult};
 use crate::tsv;
 
 /// The hits of a matrix, gathered until the run ends.
-pub struct Matrix {
+pub(super) struct Matrix {
     queries: Vec<String>,
     /// The first document number of each file (documents are numbered across files).
     first: Vec<u64>,
@@ -21,7 +21,7 @@ pub struct Matrix {
 
 impl Matrix {
     /// An empty matrix of the documents of `index`.
-    pub fn new(index: &Index) -> Matrix {
+    pub(super) fn new(index: &Index) -> Matrix {
         let mut first = Vec::with_capacity(index.headers().len());
         let mut next = 0;
         for header in index.headers() {
@@ -52,12 +52,12 @@ impl Matrix {
     }
 
     /// An empty column for `query`, which was not searched.
-    pub fn skip(&mut self, query: &str) -> io::Result<()> {
+    pub(super) fn skip(&mut self, query: &str) -> io::Result<()> {
         self.column(query).map(|_| ())
     }
 
     /// Gathers the hits of `query`, answered by `result`, in a column of its own.
-    pub fn add(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
+    pub(super) fn add(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
         let column = self.column(query)?;
         let Some(cells) = self.cells.as_mut() else {
             return Ok(());
@@ -83,7 +83,7 @@ impl Matrix {
     /// Writes the matrix to `out`: documents of `index` in index order (each with its
     /// index's name when `labelled`), one column per query; a cell is the fraction of a hit
     /// (empty: not a hit), or with `presence` 1 and 0.
-    pub fn write(
+    pub(super) fn write(
         &mut self,
         out: &mut impl Write,
         index: &Index,

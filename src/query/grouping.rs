@@ -15,7 +15,7 @@ use crate::metadata::Metadata;
 /// The group value of the documents without a value in the column: those the metadata table
 /// does not list, and those it lists with an empty cell. No value of a table can be empty, so
 /// it cannot collide with one (`NA` is a value like any other).
-pub const NO_VALUE: &str = "";
+const NO_VALUE: &str = "";
 
 /// The metadata table has no column of the name a grouping asks for.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -41,7 +41,8 @@ mod stats;
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
 pub use grouping::{GroupTally, Grouping, NoColumn};
-pub use hit::{count_threshold, fraction, rounded, Hit};
+pub(crate) use hit::rounded;
+pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use screen::Summaries;
 pub use session::{
