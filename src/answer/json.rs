@@ -140,7 +140,7 @@ struct JsonHit<'a> {
     pub kmers_total: u64,
     /// `kmers_found / kmers_total`, to 4 decimals.
     pub fraction: f64,
-    /// The identity estimate of the fraction (see [`super::identity`]), to 4 decimals.
+    /// The identity estimate of the fraction (see `answer::identity`), to 4 decimals.
     pub identity: f64,
     /// Where the hit matches, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
