@@ -11,7 +11,7 @@ use clap::Args;
 
 /// The indexes to search: files, directories, collections, lists of them.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct IndexArgs {
+pub(crate) struct IndexArgs {
     /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift), a directory of
     /// them, or a collection; repeat for several. All are searched together and ranked
     /// together
@@ -34,7 +34,7 @@ pub struct IndexArgs {
 
 impl IndexArgs {
     /// What to search, as the library says it.
-    pub fn sources(&self) -> IndexSources {
+    pub(crate) fn sources(&self) -> IndexSources {
         IndexSources {
             paths: self.indexes.clone(),
             lists: self.index_list.clone(),
@@ -45,7 +45,7 @@ impl IndexArgs {
 
 /// Which I/O engine reads, and how.
 #[derive(Args, Debug, Clone, Copy, PartialEq)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     /// I/O engine
     #[arg(long, value_parser = engine_names(), default_value_t = EngineChoice::Auto, help_heading = "I/O")]
     pub engine: EngineChoice,
@@ -70,7 +70,7 @@ impl Default for EngineArgs {
 
 impl EngineArgs {
     /// The engine options, as the library says them.
-    pub fn options(&self) -> EngineOptions {
+    pub(crate) fn options(&self) -> EngineOptions {
         EngineOptions {
             choice: self.engine,
             queue_depth: self.queue_depth,
@@ -80,7 +80,7 @@ impl EngineArgs {
 }
 
 /// `--engine`'s values: the library's names and descriptions, read by its `FromStr`.
-pub fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
+pub(crate) fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
     let values = EngineChoice::ALL.map(|c| PossibleValue::new(c.as_str()).help(c.describe()));
     PossibleValuesParser::new(values).try_map(|name| name.parse::<EngineChoice>())
 }

@@ -2,7 +2,7 @@
 //! DNA), the rest searched together with one session, and every query's outcome given back
 //! in input order. The command line and Python batch their queries with it alike.
 
-use crate::alphabet::{normalize, BaseReading};
+use crate::alphabet::{normalize, BaseReading, NotNucleotides};
 use crate::query::{Answer, QueryResult, SearchError, SearchOptions, Session};
 use crate::seqfile::SeqRecord;
 
@@ -26,7 +26,7 @@ pub enum Outcome {
 pub struct QueryBatch {
     reading: BaseReading,
     /// Per query in input order: its name and its normalised bases, or why it is refused.
-    pending: Vec<(String, Result<Vec<u8>, String>)>,
+    pending: Vec<(String, Result<Vec<u8>, NotNucleotides>)>,
     bytes: usize,
 }
 
@@ -57,14 +57,14 @@ impl QueryBatch {
 
     /// Reads `record`'s bases by the batch's rule and adds it: its normalised bases, or why
     /// it is not DNA (it is then answered [`Outcome::NotDna`] in its turn).
-    pub fn push(&mut self, record: SeqRecord) -> Result<&[u8], &str> {
+    pub fn push(&mut self, record: SeqRecord) -> Result<&[u8], &NotNucleotides> {
         let SeqRecord { name, mut sequence } = record;
         let bases = match normalize(&mut sequence, self.reading) {
             Ok(()) => {
                 self.bytes += sequence.len();
                 Ok(sequence)
             }
-            Err(error) => Err(error.to_string()),
+            Err(error) => Err(error),
         };
         self.pending.push((name, bases));
         match &self.pending[self.pending.len() - 1].1 {
@@ -77,7 +77,7 @@ impl QueryBatch {
     /// the reason, before anything is read.
     pub fn first_unsearchable(&self, k: u32) -> Option<(&str, String)> {
         self.pending.iter().find_map(|(name, bases)| match bases {
-            Err(reason) => Some((name.as_str(), reason.clone())),
+            Err(reason) => Some((name.as_str(), reason.to_string())),
             Ok(bases) if bases.len() < k as usize => {
                 let error = SearchError::TooShort {
                     length: bases.len(),
@@ -124,7 +124,7 @@ impl QueryBatch {
         let mut outcomes = Vec::with_capacity(pending.len());
         for (name, bases) in pending {
             let outcome = match bases {
-                Err(reason) => Outcome::NotDna(reason),
+                Err(reason) => Outcome::NotDna(reason.to_string()),
                 Ok(_) => match answers.next() {
                     Some(Ok(result)) => Outcome::Answered(result),
                     Some(Err(error)) => Outcome::Unanswered(error),

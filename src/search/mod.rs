@@ -1,13 +1,13 @@
 //! The front ends' way in: what the command line, the server and Python share about
 //! searching, said once above [`crate::collection`] and [`crate::query`].
 //!
-//! - [`SearchSetup`] ([`setup`]): which indexes, how they are read, how many sessions; one
+//! - [`SearchSetup`]: which indexes, how they are read, how many sessions; one
 //!   default and one check. [`SearchSetup::open`] expands the sources (again while a
 //!   collection changes, [`open_fresh`]) and returns [`Opened`]: the index, its sessions,
 //!   the [`Notices`] for the user and the cache's warm-up.
-//! - [`SearchRequest`] ([`request`]): what one search asks; the search's options and the
+//! - [`SearchRequest`]: what one search asks; the search's options and the
 //!   settings its output records are derived from it.
-//! - [`QueryBatch`] ([`batch`]): named queries read by the base rule, searched together,
+//! - [`QueryBatch`]: named queries read by the base rule, searched together,
 //!   answered in input order.
 //!
 //! A front end only translates its inputs (arguments, a configuration, keyword arguments)
@@ -24,10 +24,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod batch;
-pub mod open;
-pub mod request;
-pub mod setup;
+mod batch;
+mod open;
+mod request;
+mod setup;
 
 pub use batch::{Outcome, QueryBatch, BATCH_BYTES_MAX};
 pub use open::{open_fresh, Notices, Opened};
