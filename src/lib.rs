@@ -12,6 +12,8 @@
 //! - `remote` (cargo feature `remote`, on by default): the engine and readers of files on
 //!   HTTP(S) servers and S3-compatible object stores;
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
+//! - [`search`]: the front ends' way in, above `collection` and `query`: one setup, one
+//!   open, one request and one query batch for the command line, the server and Python;
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
 //!   names and terms, for builds that reproduce COBS's;
@@ -22,9 +24,9 @@
 //! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
 //! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
 //!   features of the same names);
-//! - [`alphabet`], [`seqfile`], [`metadata`], [`tsv`], [`units`]: what counts as a base,
-//!   sequence files, document metadata tables, how text fields are escaped in tab-separated
-//!   outputs, byte sizes; `tempfiles`: temporary outputs removed on
+//! - [`alphabet`], [`seqfile`], [`metadata`], [`tsv`], [`units`], [`cores`]: what counts as a
+//!   base, sequence files, document metadata tables, how text fields are escaped in
+//!   tab-separated outputs, byte sizes, how many threads "one per core" is; `tempfiles`: temporary outputs removed on
 //!   error, on SIGINT/SIGTERM and after a crash, and the one way files are replaced atomically;
 //!   `walk`: the one recursive directory walk and list-file reader.
 //!
@@ -41,6 +43,7 @@ pub mod alphabet;
 pub mod answer;
 pub mod builder;
 pub mod collection;
+pub mod cores;
 pub mod doclist;
 pub mod format;
 pub mod io;
@@ -52,6 +55,7 @@ pub mod query;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod search;
 pub mod seqfile;
 #[cfg(feature = "server")]
 pub mod server;

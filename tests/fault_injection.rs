@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::EngineOptions;
-use bitsift::query::{SearchOptions, Session, SIDE_MEMORY_DEFAULT};
+use bitsift::query::{SearchOptions, SessionConfig, SIDE_MEMORY_DEFAULT};
+use bitsift::search::{SearchSetup, SessionSetup};
 use common::*;
 
 /// Trials; each costs an open, a batch of queries and a `verify` process.
@@ -132,10 +132,21 @@ fn side_files(collection: &Path) -> Vec<(PathBuf, Kind)> {
 fn answers(collection: &Path, queries: &[Vec<u8>]) -> Result<Vec<Result<Hits, String>>, String> {
     let paths = [collection.to_path_buf()];
     let header = HeaderOptions::default();
-    let (_, index) = SearchSet::open_fresh(&paths, &[], &[], &header, SIDE_MEMORY_DEFAULT)
-        .map_err(|e| e.to_string())?;
-    let mut session = Session::with_options(index.clone(), &EngineOptions::default())
-        .map_err(|e| e.to_string())?;
+    let setup = SearchSetup {
+        header,
+        side_memory: SIDE_MEMORY_DEFAULT,
+        session: SessionSetup {
+            engine: EngineOptions::default(),
+            config: SessionConfig {
+                threads: 1,
+                ..SessionConfig::default()
+            },
+        },
+        ..SearchSetup::of_paths(paths.to_vec())
+    };
+    let opened = setup.open().map_err(|e| e.to_string())?;
+    let index = opened.index;
+    let mut session = opened.sessions.into_iter().next().ok_or("no session")?;
     let options = SearchOptions {
         threshold: 0.6,
         ..SearchOptions::default()

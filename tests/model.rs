@@ -15,8 +15,10 @@ use bitsift::builder::{build, BuildOptions};
 use bitsift::format::{IndexHeader, LayoutChoice};
 use bitsift::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
+    OpenedEngine,
 };
-use bitsift::query::{Index, SearchOptions, Searcher};
+use bitsift::query::{Index, OpenError, SearchOptions, Searcher, SessionConfig};
+use bitsift::search::SessionSetup;
 use common::*;
 use proptest::prelude::*;
 
@@ -192,6 +194,32 @@ fn engines() -> Vec<EngineOptions> {
     engines
 }
 
+/// A session over the index file `path` through the engine `options` opens, set up as
+/// `config` says.
+fn open_session(
+    path: &std::path::Path,
+    options: &EngineOptions,
+    config: SessionConfig,
+) -> Result<Searcher, OpenError> {
+    let index = Index::open(
+        &[path.to_path_buf()],
+        &bitsift::format::HeaderOptions::default(),
+    )?;
+    let setup = SessionSetup {
+        engine: *options,
+        config,
+    };
+    setup.open(&index)
+}
+
+/// Scoring on `threads` threads, reading from storage.
+fn threads(threads: usize) -> SessionConfig {
+    SessionConfig {
+        threads,
+        ..SessionConfig::default()
+    }
+}
+
 /// A searcher over `built` through the engine `options` opens, wrapped in a fault engine
 /// with `plan`; `None` where io_uring is unavailable.
 fn faulty_searcher(
@@ -217,7 +245,12 @@ fn faulty_searcher(
     let engine = FaultEngine::new(engine, plan);
     assert!(engine.hooked());
     let tally = engine.tally();
-    let searcher = Searcher::new(index, Box::new(engine)).expect("searcher");
+    let engine = OpenedEngine {
+        engine: Box::new(engine),
+        notice: None,
+        resident_fraction: None,
+    };
+    let searcher = Searcher::new(index, engine, &threads(1)).expect("searcher");
     Some((searcher, tally))
 }
 
@@ -255,7 +288,7 @@ fn triples(searcher: &mut Searcher, built: &Built, queries: &[Vec<u8>]) -> Vec<(
 fn search_all(built: &Built, queries: &[Vec<u8>]) -> Vec<Vec<(usize, u64, u32)>> {
     let mut per_engine = Vec::new();
     for options in engines() {
-        let mut searcher = match Searcher::open(std::slice::from_ref(&built.index), &options) {
+        let mut searcher = match open_session(&built.index, &options, threads(1)) {
             Ok(s) => s,
             Err(e) if options.choice == EngineChoice::Uring => {
                 eprintln!("io_uring unavailable here, skipping that engine: {e}");
@@ -300,12 +333,11 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         queue_depth: 8,
         direct: DirectIo::Auto,
     };
-    let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+    let mut searcher = open_session(&built.index, &options, threads(1)).unwrap();
     let ram = EngineOptions {
         choice: EngineChoice::Ram,
         ..options
     };
-    let mut resident = Searcher::open(std::slice::from_ref(&built.index), &ram).unwrap();
     let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
     let key = |answers: Vec<bitsift::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
         answers
@@ -348,7 +380,7 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         // Scored in place (resident rows, bit-sliced counters, carry-save trees), on one
         // thread and with blocks spread over three, pruned and not: the same answers.
         for threads in [1, 3] {
-            resident.set_threads(threads);
+            let mut resident = open_session(&built.index, &ram, self::threads(threads)).unwrap();
             for options in [&exact, &pruned] {
                 let in_place = key(resident.search_batch(&refs, options).unwrap());
                 assert_eq!(
@@ -372,7 +404,11 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         "waves vs one wave"
     );
     let cache = std::sync::Arc::new(bitsift::io::PageCache::new(64 * 4160 * 16, 4096));
-    searcher.set_cache(Some(cache.clone()));
+    let cached = SessionConfig {
+        memory: Some(bitsift::io::RowMemory::Pages(cache.clone())),
+        ..threads(1)
+    };
+    let mut searcher = open_session(&built.index, &options, cached).unwrap();
     for _ in 0..2 {
         let cached: Vec<_> = refs
             .iter()
@@ -402,10 +438,13 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    searcher.set_row_memory(Some(memory.clone()));
-    assert_eq!(searcher.source(), bitsift::query::RowSource::Image);
     for threads in [1, 3] {
-        searcher.set_threads(threads);
+        let in_memory = SessionConfig {
+            memory: Some(memory.clone()),
+            ..self::threads(threads)
+        };
+        let mut searcher = open_session(&built.index, &options, in_memory).unwrap();
+        assert_eq!(searcher.source(), bitsift::query::RowSource::Image);
         let in_image = key(searcher
             .search_batch(&refs, &SearchOptions::default())
             .unwrap());
@@ -481,7 +520,7 @@ fn check_summaries(
             queue_depth: 8,
             direct: DirectIo::Auto,
         };
-        let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+        let mut searcher = open_session(&built.index, &options, threads(1)).unwrap();
         for threshold in [0.3, 0.5, 0.8] {
             let summarised = SearchOptions {
                 threshold,
@@ -666,7 +705,7 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
             .map(|r| r.hits.iter().map(|h| (h.document, h.kmers_found)).collect())
             .map_err(|e| e.to_string())
     };
-    let mut clean = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+    let mut clean = open_session(&built.index, &options, threads(1)).unwrap();
     let reference: Vec<_> = collection
         .queries
         .iter()
@@ -965,7 +1004,7 @@ fn an_absent_gene_is_ruled_out_by_a_sample_of_its_summary_pages() {
     };
     let side_pages = |threshold: f64| {
         // A fresh searcher each time: nothing in its side cache.
-        let mut searcher = Searcher::open(std::slice::from_ref(&built.index), &options).unwrap();
+        let mut searcher = open_session(&built.index, &options, threads(1)).unwrap();
         let search = SearchOptions {
             threshold,
             ..SearchOptions::default()

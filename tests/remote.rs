@@ -595,8 +595,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// the open session's next search fails, naming the change, instead of answering from a mix
 /// of two versions.
 fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queries: &Path) {
-    use bitsift::io::EngineOptions;
-    use bitsift::query::{SearchOptions, Session};
+    use bitsift::format::HeaderOptions;
+    use bitsift::query::{Index, SearchOptions, SessionConfig};
+    use bitsift::search::SessionSetup;
     let file = dir.join("serve/cobs.cobs_compact");
     let sequence = std::fs::read_to_string(queries).unwrap();
     let query: Vec<u8> = sequence
@@ -614,7 +615,15 @@ fn a_file_changed_on_the_server_is_an_error(servers: &Servers, dir: &Path, queri
                 std::env::set_var(key, value);
             }
         }
-        let mut session = Session::open(&[PathBuf::from(&location)], &EngineOptions::default())
+        let setup = SessionSetup {
+            config: SessionConfig {
+                threads: 1,
+                ..SessionConfig::default()
+            },
+            ..SessionSetup::default()
+        };
+        let mut session = Index::open(&[PathBuf::from(&location)], &HeaderOptions::default())
+            .and_then(|index| setup.open(&index))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let options = SearchOptions {
             threshold: 0.3,

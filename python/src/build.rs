@@ -243,10 +243,7 @@ pub fn build<'py>(
         fpr,
         num_hashes: hashes,
         canonical,
-        threads: match options::count("threads", threads.unwrap_or(0))? {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        },
+        threads: bitsift::cores::threads_or_cores(options::count("threads", threads.unwrap_or(0))?),
         page_size,
         memory_bytes: options::size("memory", memory)?.unwrap_or_else(default_memory_bytes),
         force,

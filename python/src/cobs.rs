@@ -185,10 +185,7 @@ fn construct(
         fpr: params.false_positive_rate,
         num_hashes: params.num_hashes,
         canonical: params.canonicalize,
-        threads: match params.num_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        },
+        threads: bitsift::cores::threads_or_cores(params.num_threads),
         page_size: compact.then_some(page_size),
         memory_bytes: params.mem_bytes,
         force: true,

@@ -11,11 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use bitsift::alphabet::BaseReading;
 use bitsift::answer::{Cutoff, IndexFile};
-use bitsift::collection::SearchSet;
 use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
-use bitsift::query::{Grouping, Index, SearchError, SearchOptions, Session, SessionSetup};
+use bitsift::query::{Grouping, Index, SearchError, SearchOptions, Session, SessionConfig};
+use bitsift::search::{
+    IndexSources, Opened, Outcome, QueryBatch, SearchRequest, SearchSetup, SessionSetup,
+    SetupError, BATCH_BYTES_MAX,
+};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -25,16 +28,14 @@ use crate::errors::{collection_error, open_error, search_error, seqfile_error};
 use crate::logs;
 use crate::options;
 use crate::pool::{Lent, Pool, Refused};
-use crate::queries::{extract, invalid, prepare, OnInvalid, Prepared, Record, Source};
+use crate::queries::{extract, invalid, OnInvalid, Record, Source};
 use crate::results::{json_to_py, results_list, QueryResult};
 
 // The default of `queue_depth` in the signature of `Index` (a literal, so that Python's
 // help shows it) is the command line's.
 const _: () = assert!(QUEUE_DEPTH_DEFAULT == 64);
-
-/// Query bases searched in one batch at most (the command line's bound): a huge query file
-/// is answered batch by batch.
-const BATCH_BYTES_MAX: usize = 64 << 20;
+// So is the default `threshold` of `Index.search`.
+const _: () = assert!(bitsift::query::THRESHOLD_DEFAULT == 0.8);
 
 /// How one search call reads and reports its queries.
 struct Request {
@@ -111,15 +112,14 @@ impl PyIndex {
     ) -> PyResult<()> {
         let mut records = records.into_iter().peekable();
         while records.peek().is_some() {
-            let mut chunk = Vec::new();
-            let mut bytes = 0;
+            let mut batch = QueryBatch::new(request.reading);
             while let Some(record) =
-                records.next_if(|_| chunk.len() < request.batch_max && bytes < BATCH_BYTES_MAX)
+                records.next_if(|_| batch.len() < request.batch_max && !batch.is_full())
             {
-                bytes += record.sequence.len();
-                chunk.push(record);
+                let Record { name, sequence } = record;
+                let _ = batch.push(SeqRecord { name, sequence });
             }
-            self.answer(py, chunk, request, results)?;
+            self.answer(py, batch, request, results)?;
             py.check_signals()?;
         }
         Ok(())
@@ -137,79 +137,54 @@ impl PyIndex {
             .detach(|| SeqReader::open(&path))
             .map_err(|e| seqfile_error(&e))?;
         loop {
-            let chunk = py.detach(|| read_batch(&mut reader, request.batch_max))?;
-            if chunk.is_empty() {
+            let batch = py.detach(|| read_batch(&mut reader, request))?;
+            if batch.is_empty() {
                 return Ok(());
             }
-            self.answer(py, chunk, request, results)?;
+            self.answer(py, batch, request, results)?;
             py.check_signals()?;
         }
     }
 
-    /// Applies the base rule to one batch, searches it with one session, and appends the
-    /// results in input order.
+    /// Searches one batch with one session and appends the results in input order; with
+    /// `on_invalid="raise"`, a query that cannot be searched raises before anything is read.
     fn answer(
         &self,
         py: Python<'_>,
-        records: Vec<Record>,
+        mut batch: QueryBatch,
         request: &Request,
         results: &mut Vec<QueryResult>,
     ) -> PyResult<()> {
-        let k_max = self.index.k_max();
-        let (prepared, answers) = py.detach(|| -> PyResult<_> {
-            let prepared: Vec<Prepared> = records
-                .into_iter()
-                .map(|r| prepare(r, request.reading, k_max))
-                .collect();
+        let outcomes = py.detach(|| -> PyResult<_> {
             if request.on_invalid == OnInvalid::Raise {
-                if let Some((name, Err(reason))) = prepared
-                    .iter()
-                    .map(|p| (&p.name, &p.sequence))
-                    .find(|p| p.1.is_err())
-                {
-                    return Err(invalid(name, reason));
+                if let Some((name, reason)) = batch.first_unsearchable(self.index.k_max()) {
+                    return Err(invalid(name, &reason));
                 }
             }
-            let queries: Vec<&[u8]> = prepared
-                .iter()
-                .filter_map(|p| p.sequence.as_deref().ok())
-                .collect();
-            let answers = if queries.is_empty() {
-                Vec::new()
-            } else {
-                self.lend()?
-                    .search_batch(&queries, &request.options)
-                    .map_err(|e| search_error(&e))?
-            };
-            Ok((prepared, answers))
+            if let Some(outcomes) = batch.refused() {
+                return Ok(outcomes);
+            }
+            batch
+                .run(&mut self.lend()?, &request.options)
+                .map_err(|e| search_error(&e))
         })?;
-        let mut answers = answers.into_iter();
-        for query in prepared {
-            let result = match query.sequence {
-                Err(reason) => QueryResult::not_searched(query.name, self.index.clone(), reason),
-                Ok(_) => match answers.next() {
-                    Some(Ok(answer)) => {
-                        let coverage = request.options.coverage;
-                        let grouped = request.options.group_by.is_some();
-                        QueryResult::answered(
-                            query.name,
-                            self.index.clone(),
-                            answer,
-                            coverage,
-                            grouped,
-                        )
+        for (name, outcome) in outcomes {
+            let index = self.index.clone();
+            results.push(match outcome {
+                Outcome::Answered(answer) => {
+                    let coverage = request.options.coverage;
+                    let grouped = request.options.group_by.is_some();
+                    QueryResult::answered(name, index, answer, coverage, grouped)
+                }
+                Outcome::NotDna(reason) => QueryResult::not_searched(name, index, reason),
+                Outcome::Unanswered(error @ SearchError::TooShort { .. }) => {
+                    if request.on_invalid == OnInvalid::Raise {
+                        return Err(invalid(&name, &error.to_string()));
                     }
-                    Some(Err(error @ SearchError::TooShort { .. })) => {
-                        if request.on_invalid == OnInvalid::Raise {
-                            return Err(invalid(&query.name, &error.to_string()));
-                        }
-                        QueryResult::not_searched(query.name, self.index.clone(), error.to_string())
-                    }
-                    Some(Err(error)) => return Err(search_error(&error)),
-                    None => unreachable!("one answer per searched query"),
-                },
-            };
-            results.push(result);
+                    QueryResult::not_searched(name, index, error.to_string())
+                }
+                Outcome::Unanswered(error) => return Err(search_error(&error)),
+            });
         }
         Ok(())
     }
@@ -232,22 +207,6 @@ impl PyIndex {
         groupings.insert(column.to_string(), grouping.clone());
         Ok(grouping)
     }
-
-    fn search_options(
-        threshold: f64,
-        limit: i64,
-        prune: bool,
-        coverage: bool,
-    ) -> PyResult<SearchOptions> {
-        Ok(SearchOptions {
-            threshold: options::threshold(threshold)?,
-            limit: options::count("limit", limit)?,
-            cobs_order: false,
-            prune,
-            coverage,
-            ..SearchOptions::default()
-        })
-    }
 }
 
 /// `value`, or `default` when it is `None` or 0.
@@ -258,62 +217,47 @@ fn count_or(name: &str, value: Option<i64>, default: usize) -> PyResult<usize> {
     })
 }
 
-/// Opens the index files, the first session, and the warm-up (runs without the GIL).
-fn open_all(
-    paths: &[PathBuf],
-    header_options: &HeaderOptions,
-    side_memory: u64,
-    cache_bytes: Option<u64>,
-    setup: &mut SessionSetup,
-    warm: bool,
-) -> PyResult<(Arc<Index>, Session, Option<Warmup>)> {
-    if paths.is_empty() {
-        return Err(PyValueError::new_err(
-            "no index given: pass an index file, a directory of indexes, a collection, or a list of them",
-        ));
-    }
+/// Opens the index files, the first session, and the warm-up (runs without the GIL); says
+/// an engine fallback and block summaries that cannot be used.
+fn open_all(setup: &SearchSetup) -> PyResult<Opened> {
+    setup.check().map_err(|error| {
+        PyValueError::new_err(match error {
+            SetupError::WarmWithoutCache => {
+                "warm=True streams the index into the cache: give cache_size too"
+            }
+            SetupError::NoIndex => {
+                "no index given: pass an index file, a directory of indexes, a collection, or a list of them"
+            }
+        })
+    })?;
     // As `query -i`: directories expand to the indexes they hold (sorted by path), and a
     // collection opens with its removed documents hidden.
-    let (_, index) = SearchSet::open_fresh(paths, &[], &[], header_options, side_memory)
-        .map_err(|e| collection_error(&e))?;
-    setup.memory = cache_bytes.map(|bytes| RowMemory::for_budget(bytes, index.read_files()));
-    let session = setup.open(&index).map_err(|e| open_error(&e))?;
-    if let Some(notice) = session.notice() {
+    let opened = setup.open().map_err(|e| collection_error(&e))?;
+    if let Some(notice) = &opened.notices.engine {
         tracing::warn!("{notice}");
     }
     // Block summaries are loaded now, as `query` and `serve` do, not by the first search;
     // one that cannot be used leaves its index searched in full.
-    for problem in index.summaries().problems() {
+    for problem in &opened.notices.summary_problems {
         tracing::warn!("{problem}");
     }
-    let warmup = match (setup.memory.as_ref().and_then(RowMemory::pages), warm) {
-        (Some(cache), true) => Some(Warmup::start_checked(
-            index.warm_ranges(),
-            cache.clone(),
-            Some(index.warm_check()),
-        )),
-        _ => None,
-    };
-    Ok((index, session, warmup))
+    Ok(opened)
 }
 
-/// Up to `batch_max` records, or [`BATCH_BYTES_MAX`] bases, from `reader`.
-fn read_batch(reader: &mut SeqReader, batch_max: usize) -> PyResult<Vec<Record>> {
-    let mut records = Vec::new();
-    let mut bytes = 0;
+/// A batch of up to `request.batch_max` records, or [`BATCH_BYTES_MAX`] bases, from `reader`.
+fn read_batch(reader: &mut SeqReader, request: &Request) -> PyResult<QueryBatch> {
+    let mut batch = QueryBatch::new(request.reading);
     let mut record = SeqRecord::default();
-    while records.len() < batch_max && bytes < BATCH_BYTES_MAX {
+    while batch.len() < request.batch_max && !batch.is_full() {
         if !reader
             .next_into(&mut record)
             .map_err(|e| seqfile_error(&e))?
         {
             break;
         }
-        bytes += record.sequence.len();
-        let SeqRecord { name, sequence } = std::mem::take(&mut record);
-        records.push(Record { name, sequence });
+        let _ = batch.push(std::mem::take(&mut record));
     }
-    Ok(records)
+    Ok(batch)
 }
 
 #[pymethods]
@@ -344,53 +288,57 @@ impl PyIndex {
         metadata: Option<PathBuf>,
     ) -> PyResult<PyIndex> {
         let paths = paths_of(path)?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = bitsift::cores::threads_or_cores(0);
         let threads = count_or("threads", threads, cores)?;
         let max_sessions = count_or("max_sessions", max_sessions, cores.max(4))?;
         let queue_depth = u32::try_from(options::count("queue_depth", queue_depth)?)
             .map_err(|_| PyValueError::new_err("queue_depth is too large"))?;
-        let cache_bytes = options::size("cache_size", cache_size)?;
-        let side_memory = options::size("side_memory", side_memory)?
-            .unwrap_or(bitsift::query::SIDE_MEMORY_DEFAULT);
-        if warm && cache_bytes.is_none() {
-            return Err(PyValueError::new_err(
-                "warm=True streams the index into the cache: give cache_size too",
-            ));
-        }
-        let setup = SessionSetup {
-            engine: EngineOptions {
-                choice: options::engine(engine)?,
-                queue_depth,
-                direct: options::direct_io(direct_io)?,
+        let setup = SearchSetup {
+            sources: IndexSources {
+                paths,
+                ..IndexSources::default()
             },
-            memory: None,
-            threads,
-            merge_gap: options::size("merge_gap", merge_gap)?,
-            read_max: options::size("read_max", read_max)?,
+            header: HeaderOptions {
+                legacy_k,
+                legacy_canonical,
+            },
+            side_memory: options::size("side_memory", side_memory)?
+                .unwrap_or(bitsift::query::SIDE_MEMORY_DEFAULT),
+            cache_bytes: options::size("cache_size", cache_size)?,
+            warm,
+            sessions: 1,
+            session: SessionSetup {
+                engine: EngineOptions {
+                    choice: options::engine(engine)?,
+                    queue_depth,
+                    direct: options::direct_io(direct_io)?,
+                },
+                config: SessionConfig {
+                    memory: None,
+                    threads,
+                    merge_gap: options::size("merge_gap", merge_gap)?,
+                    read_max: options::size("read_max", read_max)?,
+                },
+            },
         };
-        let header_options = HeaderOptions {
-            legacy_k,
-            legacy_canonical,
-        };
-        let mut setup = setup;
-        let opened = py.detach(|| {
-            open_all(
-                &paths,
-                &header_options,
-                side_memory,
-                cache_bytes,
-                &mut setup,
-                warm,
-            )
-        });
+        let opened = py.detach(|| open_all(&setup));
         logs::flush(py)?;
-        let (index, session, warmup) = opened?;
+        let Opened {
+            index,
+            sessions,
+            setup,
+            warmup,
+            ..
+        } = opened?;
         let metadata = match metadata {
             Some(path) => Some(
                 py.detach(|| Metadata::load(&path))
                     .map_err(|e| PyValueError::new_err(e.to_string()))?,
             ),
             None => None,
+        };
+        let Some(session) = sessions.into_iter().next() else {
+            return Err(PyValueError::new_err("no session was opened"));
         };
         Ok(PyIndex {
             engine: session.engine_kind().as_str(),
@@ -452,18 +400,24 @@ impl PyIndex {
         min_identity: Option<f64>,
         group_by: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let threshold = match min_identity {
-            Some(identity) => options::cutoff(Cutoff::Identity(identity))?,
-            None => Cutoff::Fraction(threshold),
-        }
-        .threshold(self.index.k_max());
-        let request = Request {
-            options: SearchOptions {
-                summaries,
-                group_by: group_by.map(|c| self.grouping(py, c)).transpose()?,
-                ..PyIndex::search_options(threshold, limit, prune, coverage)?
+        let search = SearchRequest {
+            cutoff: match min_identity {
+                Some(identity) => options::cutoff(Cutoff::Identity(identity))?,
+                None => Cutoff::Fraction(threshold),
             },
-            reading: BaseReading::Standard,
+            limit: options::count("limit", limit)?,
+            prune,
+            summaries,
+            coverage,
+            group_by: group_by.map(str::to_string),
+            ..SearchRequest::default()
+        };
+        let k_max = self.index.k_max();
+        options::threshold(search.threshold(k_max))?;
+        let grouping = group_by.map(|c| self.grouping(py, c)).transpose()?;
+        let request = Request {
+            options: search.options(k_max, grouping),
+            reading: search.reading,
             on_invalid: OnInvalid::parse(on_invalid)?,
             batch_max: match options::count("batch", batch)? {
                 0 => usize::MAX,
@@ -491,18 +445,16 @@ impl PyIndex {
         threshold: f64,
         num_results: usize,
     ) -> PyResult<Vec<(String, u32)>> {
-        let options = SearchOptions {
-            threshold,
+        let k_max = self.index.k_max();
+        let options = SearchRequest {
+            cutoff: Cutoff::Fraction(threshold),
             limit: num_results,
             cobs_order: true,
-            prune: true,
-            coverage: false,
             // COBS's exact scores: every block is read.
             summaries: false,
-            waves: false,
-            ..SearchOptions::default()
-        };
-        let k_max = self.index.k_max();
+            ..SearchRequest::default()
+        }
+        .options(k_max, None);
         let answer = py.detach(|| -> PyResult<_> {
             if query.len() < k_max as usize {
                 let error = SearchError::TooShort {
@@ -542,7 +494,7 @@ impl PyIndex {
             "documents": documents,
             "file_size": self.index.bytes(),
             "engine": self.engine,
-            "cache_size": self.setup.memory.as_ref().map(RowMemory::bytes),
+            "cache_size": self.setup.config.memory.as_ref().map(RowMemory::bytes),
             "side_memory": self.index.side_memory(),
             "max_sessions": self.pool.max(),
             "sessions": self.pool.count(),

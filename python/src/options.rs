@@ -5,34 +5,16 @@ use bitsift::io::{DirectIo, EngineChoice};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-/// `engine=`: `auto`, `uring`, `pread`, `mmap` or `ram` (as `bitsift query --engine`).
+/// `engine=`: a name of [`EngineChoice`] (as `bitsift query --engine`).
 pub fn engine(name: &str) -> PyResult<EngineChoice> {
-    Ok(match name {
-        "auto" => EngineChoice::Auto,
-        "uring" => EngineChoice::Uring,
-        "pread" => EngineChoice::Pread,
-        "mmap" => EngineChoice::Mmap,
-        "ram" => EngineChoice::Ram,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "engine {other:?} is not one of auto, uring, pread, mmap, ram"
-            )))
-        }
-    })
+    name.parse()
+        .map_err(|e: bitsift::io::UnknownName| PyValueError::new_err(e.to_string()))
 }
 
 /// `direct_io=`: `auto`, `required` or `off` (as `bitsift query --direct-io`).
 pub fn direct_io(name: &str) -> PyResult<DirectIo> {
-    Ok(match name {
-        "auto" => DirectIo::Auto,
-        "required" => DirectIo::Required,
-        "off" => DirectIo::Off,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "direct_io {other:?} is not one of auto, required, off"
-            )))
-        }
-    })
+    name.parse()
+        .map_err(|e: bitsift::io::UnknownName| PyValueError::new_err(e.to_string()))
 }
 
 /// A size in bytes: an int, or a string such as `"4G"` or `"512K"` (as on the command line).

@@ -1,4 +1,5 @@
-//! What `Index.search` accepts as a query, and the base rule applied to it.
+//! What `Index.search` accepts as a query; the base rule is applied by the batch that
+//! searches it (`bitsift::search::QueryBatch`).
 //!
 //! - `str` or `bytes`: one sequence, named `query` (as a sequence on the command line). A
 //!   `str` that is not made of bases and names a file, or looks like a path (has `/` or `.`),
@@ -11,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bitsift::alphabet::{is_nucleotide, normalize, BaseReading};
+use bitsift::alphabet::is_nucleotide;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
@@ -52,39 +53,6 @@ impl OnInvalid {
                 "on_invalid {other:?} is not one of raise, skip"
             ))),
         }
-    }
-}
-
-/// A query after the base rule: its bases, or why it is not searched.
-pub struct Prepared {
-    /// Its name.
-    pub name: String,
-    /// Normalised bases, or the reason it is skipped.
-    pub sequence: Result<Vec<u8>, String>,
-}
-
-/// Applies the base rule and the length check to `record`.
-pub fn prepare(record: Record, reading: BaseReading, k_max: u32) -> Prepared {
-    let Record { name, mut sequence } = record;
-    if let Err(error) = normalize(&mut sequence, reading) {
-        return Prepared {
-            name,
-            sequence: Err(error.to_string()),
-        };
-    }
-    if sequence.len() < k_max as usize {
-        let error = bitsift::query::SearchError::TooShort {
-            length: sequence.len(),
-            k: k_max,
-        };
-        return Prepared {
-            name,
-            sequence: Err(error.to_string()),
-        };
-    }
-    Prepared {
-        name,
-        sequence: Ok(sequence),
     }
 }
 

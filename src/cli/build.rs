@@ -273,9 +273,7 @@ pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         fpr: args.fpr,
         num_hashes: args.num_hashes,
         canonical: !args.no_canonical,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: bitsift::cores::threads_or_cores(args.threads.unwrap_or(0)),
         page_size: args.page_size,
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         force: args.force,

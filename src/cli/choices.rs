@@ -1,61 +1,11 @@
-//! Choices among named values on the command line (`--engine`, `--direct-io`, `--format`):
-//! clap value enums that mirror the library's enums and convert into them, so that clap stays
-//! out of the library (which the Python package compiles without it). Each variant's doc
-//! comment is its line in `--help`; the names are the library's `as_str` (tested below).
+//! Choices among named values on the command line that only it has (`--format`): clap value
+//! enums that mirror the library's enums and convert into them, so that clap stays out of
+//! the library (which the Python package compiles without it). Each variant's doc comment is
+//! its line in `--help`; the names are the library's `as_str` (tested below). The engine's
+//! names are the library's own, parsed by its `FromStr` (see `search_args`).
 
 use bitsift::answer::OutputFormat;
-use bitsift::io::{DirectIo, EngineChoice};
 use clap::ValueEnum;
-
-/// `--engine`: which I/O engine to open ([`EngineChoice`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    /// io_uring when it works here, else pread.
-    #[default]
-    Auto,
-    /// io_uring with O_DIRECT.
-    Uring,
-    /// Thread pool of pread calls.
-    Pread,
-    /// Memory map (as COBS).
-    Mmap,
-    /// Whole index in memory.
-    Ram,
-}
-
-impl From<EngineArg> for EngineChoice {
-    fn from(arg: EngineArg) -> EngineChoice {
-        match arg {
-            EngineArg::Auto => EngineChoice::Auto,
-            EngineArg::Uring => EngineChoice::Uring,
-            EngineArg::Pread => EngineChoice::Pread,
-            EngineArg::Mmap => EngineChoice::Mmap,
-            EngineArg::Ram => EngineChoice::Ram,
-        }
-    }
-}
-
-/// `--direct-io`: whether to bypass the page cache ([`DirectIo`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum DirectIoArg {
-    /// O_DIRECT when the file system supports it.
-    #[default]
-    Auto,
-    /// O_DIRECT or fail.
-    Required,
-    /// Buffered reads through the page cache.
-    Off,
-}
-
-impl From<DirectIoArg> for DirectIo {
-    fn from(arg: DirectIoArg) -> DirectIo {
-        match arg {
-            DirectIoArg::Auto => DirectIo::Auto,
-            DirectIoArg::Required => DirectIo::Required,
-            DirectIoArg::Off => DirectIo::Off,
-        }
-    }
-}
 
 /// `--format` of `bitsift query` ([`OutputFormat`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -107,31 +57,11 @@ mod tests {
 
     #[test]
     fn names_and_defaults_match_the_library() {
-        check::<EngineArg, EngineChoice>(EngineChoice::as_str);
-        check::<DirectIoArg, DirectIo>(DirectIo::as_str);
         check::<FormatArg, OutputFormat>(OutputFormat::as_str);
     }
 
     /// The way back, by exhaustive matches: a value added to a library enum stops the tests
     /// compiling until the command line offers it too.
-    fn engine_arg(choice: EngineChoice) -> EngineArg {
-        match choice {
-            EngineChoice::Auto => EngineArg::Auto,
-            EngineChoice::Uring => EngineArg::Uring,
-            EngineChoice::Pread => EngineArg::Pread,
-            EngineChoice::Mmap => EngineArg::Mmap,
-            EngineChoice::Ram => EngineArg::Ram,
-        }
-    }
-
-    fn direct_io_arg(direct: DirectIo) -> DirectIoArg {
-        match direct {
-            DirectIo::Auto => DirectIoArg::Auto,
-            DirectIo::Required => DirectIoArg::Required,
-            DirectIo::Off => DirectIoArg::Off,
-        }
-    }
-
     fn format_arg(format: OutputFormat) -> FormatArg {
         match format {
             OutputFormat::Tsv => FormatArg::Tsv,
@@ -143,12 +73,6 @@ mod tests {
 
     #[test]
     fn conversions_are_one_to_one() {
-        for arg in EngineArg::value_variants() {
-            assert_eq!(engine_arg((*arg).into()), *arg);
-        }
-        for arg in DirectIoArg::value_variants() {
-            assert_eq!(direct_io_arg((*arg).into()), *arg);
-        }
         for arg in FormatArg::value_variants() {
             assert_eq!(format_arg((*arg).into()), *arg);
         }

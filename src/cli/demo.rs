@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use bitsift::alphabet::BaseReading;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions};
-use bitsift::format::DocumentNames;
-use bitsift::io::EngineOptions;
+use bitsift::format::{DocumentNames, HeaderOptions};
+use bitsift::io::{EngineChoice, EngineOptions};
 use bitsift::query::fraction;
-use bitsift::query::{QueryResult, RowSource, SearchOptions, Searcher};
+use bitsift::query::{Index, QueryResult, RowSource, SearchOptions, Searcher, SessionConfig};
+use bitsift::search::SessionSetup;
 use bitsift::seqfile::{document_name, SeqReader, SeqRecord};
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
-use super::choices::EngineArg;
+use super::search_args::engine_names;
 use super::{parse_threshold, Outcome, Ui};
 
 mod bundled {
@@ -34,10 +35,10 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// I/O engine for the searches
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    engine: EngineArg,
+    #[arg(long, value_parser = engine_names(), default_value_t = EngineChoice::Auto)]
+    engine: EngineChoice,
     /// Report documents containing at least this fraction of a query's k-mers
-    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold, allow_negative_numbers = true)]
+    #[arg(short, long, default_value_t = bitsift::query::THRESHOLD_DEFAULT, value_parser = parse_threshold, allow_negative_numbers = true)]
     threshold: f64,
 }
 
@@ -65,10 +66,18 @@ pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
     );
     let index = build_index(&dir, ui)?;
     let engine = EngineOptions {
-        choice: args.engine.into(),
+        choice: args.engine,
         ..EngineOptions::default()
     };
-    let mut searcher = Searcher::open(std::slice::from_ref(&index), &engine)?;
+    let index = Index::open(std::slice::from_ref(&index), &HeaderOptions::default())?;
+    let setup = SessionSetup {
+        engine,
+        config: SessionConfig {
+            threads: 1,
+            ..SessionConfig::default()
+        },
+    };
+    let mut searcher = setup.open(&index)?;
     if let Some(notice) = searcher.notice() {
         println!("          {notice}");
     }
@@ -118,7 +127,7 @@ fn build_index(dir: &Path, ui: Ui) -> Result<PathBuf> {
         fpr: 0.3,
         num_hashes: 1,
         canonical: true,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        threads: bitsift::cores::threads_or_cores(0),
         page_size: None,
         memory_bytes: default_memory_bytes(),
         force: true,

@@ -1,26 +1,7 @@
-//! The index files of `query` and `serve`: files, directories, collections and list files
-//! expanded in order ([`SearchSet`]), with an index named twice (by any path) searched once.
+//! What `query` and `serve` say when they are given no index (the indexes themselves are
+//! expanded and opened by `bitsift::search`).
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use anyhow::Result;
-use bitsift::collection::{CollectionError, SearchSet};
-use bitsift::format::HeaderOptions;
-use bitsift::query::Index;
-
-/// Expands and opens, as `query` does (again if a collection changed in between).
-pub fn open_index(
-    paths: &[PathBuf],
-    lists: &[PathBuf],
-    subindexes: &[String],
-    options: &HeaderOptions,
-    side_memory: u64,
-) -> Result<Arc<Index>> {
-    let (_, index) = SearchSet::open_fresh(paths, lists, subindexes, options, side_memory)
-        .map_err(no_index_hint)?;
-    Ok(index)
-}
+use bitsift::collection::CollectionError;
 
 /// What `query` and `serve` say when no index was given (or none was found).
 pub const NO_INDEX_GIVEN: &str =

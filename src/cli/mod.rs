@@ -15,12 +15,14 @@ mod merge_results;
 mod output_file;
 mod query;
 mod remote;
+mod search_args;
 mod serve;
 mod synth;
 mod values;
 mod verify;
 
 use bitsift::answer::Cutoff;
+use bitsift::cores::threads_or_cores;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -227,14 +229,6 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 /// Parses a byte size for clap.
 fn parse_size(text: &str) -> Result<u64, String> {
     bitsift::units::parse_bytes(text)
-}
-
-/// `threads`, or one per core when 0.
-fn threads_or_cores(threads: usize) -> usize {
-    if threads > 0 {
-        return threads;
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Parses an amount of memory to allocate (a cache, a build budget): more than the machine

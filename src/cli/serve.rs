@@ -5,30 +5,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use bitsift::io::{EngineOptions, QUEUE_DEPTH_DEFAULT};
-use bitsift::server::{IndexSources, ServerConfig, ServerError};
+use bitsift::server::{ServerConfig, ServerError};
 use clap::Args;
 
-use super::choices::{DirectIoArg, EngineArg};
+use super::search_args::{EngineArgs, IndexArgs};
 use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Index file, directory of indexes, or collection; repeat for several
-    #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
-    indexes: Vec<PathBuf>,
-    /// File listing index paths, one per line
-    #[arg(long, value_name = "FILE", help_heading = "Input")]
-    index_list: Vec<PathBuf>,
-    /// Serve only these sub-indexes of the collections given (file names, comma-separated):
-    /// one machine's part of a collection spread over several
-    #[arg(
-        long,
-        value_name = "NAMES",
-        value_delimiter = ',',
-        help_heading = "Input"
-    )]
-    subindexes: Vec<String>,
+    #[command(flatten)]
+    indexes: IndexArgs,
     /// TSV of document metadata: a header, then the document name and its columns
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
@@ -100,15 +86,8 @@ pub struct ServeArgs {
     /// Stream the indexes into the cache after start-up, at idle I/O priority
     #[arg(long, help_heading = "I/O")]
     warm: bool,
-    /// I/O engine
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "I/O")]
-    engine: EngineArg,
-    /// Reads in flight (uring) or reader threads (pread), per worker
-    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
-    queue_depth: u32,
-    /// Bypass the page cache with O_DIRECT (uring, pread)
-    #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
-    direct_io: DirectIoArg,
+    #[command(flatten)]
+    engine: EngineArgs,
     #[command(flatten)]
     remote: super::remote::RemoteArgs,
 }
@@ -143,11 +122,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 pub fn run(args: ServeArgs) -> Result<Outcome> {
     args.remote.apply()?;
     let config = ServerConfig {
-        sources: IndexSources {
-            paths: args.indexes,
-            lists: args.index_list,
-            subindexes: args.subindexes,
-        },
+        sources: args.indexes.sources(),
         listen: args.listen,
         cache_bytes: args.cache_size,
         side_memory: args.side_memory,
@@ -157,11 +132,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         max_query_bases: args.max_query_bases,
         request_timeout: args.timeout,
         workers: args.workers.max(1),
-        engine: EngineOptions {
-            choice: args.engine.into(),
-            queue_depth: args.queue_depth,
-            direct: args.direct_io.into(),
-        },
+        engine: args.engine.options(),
         metadata: args.metadata,
         skip_broken: args.skip_broken,
         summaries: !args.no_summaries,

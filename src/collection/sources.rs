@@ -206,6 +206,12 @@ impl SearchSet {
                 keep.push(true);
             }
         }
+        self.retain(&keep);
+    }
+
+    /// Keeps the files `keep` marks (a file past its end is kept), with what is known of
+    /// each; the collections read stay listed.
+    pub fn retain(&mut self, keep: &[bool]) {
         let mut flags = keep.iter();
         self.paths.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
@@ -301,22 +307,24 @@ impl SearchSet {
 
     /// Opens the files and checks them against their manifests: the number of documents and
     /// the digest of their names of every collection's sub-index, so that documents hidden by
-    /// number are the ones the manifest removed.
+    /// number are the ones the manifest removed. Answers name the files by [`Self::sources`].
     pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
-        self.open_with(options, crate::query::SIDE_MEMORY_DEFAULT)
+        self.open_named(options, crate::query::SIDE_MEMORY_DEFAULT, self.sources())
     }
 
     /// As [`SearchSet::open`], keeping at most `side_memory` bytes of side-file pages
-    /// (checksums, block summaries) between queries ([`Index::open_with`]).
-    pub fn open_with(
+    /// (checksums, block summaries) between queries ([`Index::open_with`]), the files named
+    /// in answers by `sources`.
+    pub fn open_named(
         &self,
         options: &HeaderOptions,
         side_memory: u64,
+        sources: Sources,
     ) -> Result<Arc<Index>, CollectionError> {
         let options = IndexOptions {
             header: *options,
             side_memory,
-            sources: Some(self.sources()),
+            sources: Some(sources),
         };
         let index = Index::open_with(&self.paths, &self.hidden, &options)?;
         for (position, header) in index.headers().iter().enumerate() {
@@ -339,32 +347,6 @@ impl SearchSet {
             path: header.path.clone(),
             detail,
         })
-    }
-
-    /// Expands and opens, trying again when a collection changed in between (a merge that
-    /// committed and deleted the files the first manifest listed).
-    pub fn open_fresh(
-        paths: &[PathBuf],
-        lists: &[PathBuf],
-        subindexes: &[String],
-        options: &HeaderOptions,
-        side_memory: u64,
-    ) -> Result<(SearchSet, Arc<Index>), CollectionError> {
-        const ATTEMPTS: usize = 3;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let set = SearchSet::expand(paths, lists, subindexes)?;
-            match set.open_with(options, side_memory) {
-                Ok(index) => return Ok((set, index)),
-                Err(error) if attempt < ATTEMPTS && set.changed_since() => {
-                    tracing::info!(
-                        "a collection changed while it was opened ({error}); opening it again"
-                    );
-                }
-                Err(error) => return Err(error),
-            }
-        }
     }
 
     /// Whether a collection's manifest was replaced since this set was expanded.

@@ -48,6 +48,7 @@ mod files;
 mod identity;
 mod image;
 mod mmap;
+mod names;
 mod pread;
 mod ram;
 mod resident;
@@ -76,6 +77,7 @@ pub use files::{
 pub use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};
 pub use mmap::MmapEngine;
+pub use names::UnknownName;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use resident::{residency, Residency, ResidentFiles};

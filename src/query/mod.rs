@@ -11,15 +11,7 @@
 //! (TSV, JSON, matrix) and what identity a score estimates belong to the answer room above. [`QueryStats`] and
 //! [`BatchStats`] say what it cost.
 //!
-//! ```no_run
-//! use bitsift::query::{SearchOptions, Session};
-//! let mut session = Session::open(&["genomes.cobs_compact".into()], &Default::default())?;
-//! let result = session.search(b"ACGTTGCAACGTTGCAACGTTGCAACGTTGCAAGT", &SearchOptions::default())?;
-//! for hit in &result.hits {
-//!     println!("{} {}", hit.document, hit.kmers_found);
-//! }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Front ends open sessions through the `search` module above, which shows an example.
 
 pub mod accumulate;
 pub mod counters;
@@ -34,7 +26,6 @@ pub mod rank;
 pub mod resident;
 mod screen;
 mod session;
-mod setup;
 pub mod sliced;
 mod stats;
 
@@ -46,11 +37,14 @@ pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use screen::Summaries;
 pub use session::{
-    Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
-    LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
+    Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
+    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
 };
-pub use setup::SessionSetup;
 pub use stats::{BatchStats, QueryStats, RowSource};
+
+/// The fraction of a query's k-mers a document must hold to be reported, unless a search
+/// says otherwise: the default of every front end (COBS's is the same).
+pub const THRESHOLD_DEFAULT: f64 = 0.8;
 
 /// The name this type had before sessions and the shared [`Index`] were split apart.
 pub type Searcher = Session;

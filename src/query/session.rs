@@ -17,7 +17,6 @@
 //! into chunks of queries, and a single huge query (a genome) into parts of its k-mers.
 
 use std::ops::Range;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,11 +33,11 @@ use super::rank::{rank, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
-use crate::format::{HeaderOptions, IndexHeader};
+use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
-    open_engine, storage_kind, EngineOptions, IoCounters, IoError, MemoryImage, PageCache,
-    ReadEngine, ResidentFiles, RowMemory, StorageKind, WarmRange,
+    storage_kind, IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadEngine,
+    ResidentFiles, RowMemory, StorageKind, WarmRange,
 };
 use crate::read::{with_layers, LayerScratch, ReadError};
 
@@ -178,7 +177,7 @@ impl PartialEq for SearchOptions {
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
-            threshold: 0.8,
+            threshold: super::THRESHOLD_DEFAULT,
             limit: 0,
             offset: 0,
             group_by: None,
@@ -263,34 +262,36 @@ struct ChunkOutcome {
     failed: Vec<Option<Arc<ReadError>>>,
 }
 
+/// How a session reads and scores, besides its index and its engine: what every front end
+/// fills the same way (the `search` module above), given to the one constructor,
+/// [`Session::new`].
+#[derive(Clone, Default)]
+pub struct SessionConfig {
+    /// Row memory shared with the process's other sessions: a page cache, or the whole
+    /// index (scored in place once loaded); `None` reads from storage each time.
+    pub memory: Option<RowMemory>,
+    /// Threads scoring blocks held in memory (0: one per core).
+    pub threads: usize,
+    /// Gap between reads that still merge them; `None`: the storage's default.
+    pub merge_gap: Option<u64>,
+    /// Largest merged read; `None`: the storage's default.
+    pub read_max: Option<u64>,
+}
+
 impl Session {
-    /// Opens and validates every index and an engine over them.
-    pub fn open(paths: &[PathBuf], options: &EngineOptions) -> Result<Session, OpenError> {
-        Session::open_with(paths, &HeaderOptions::default(), options)
-    }
-
-    /// As [`Session::open`], with parameters for pre-2019 headers.
-    pub fn open_with(
-        paths: &[PathBuf],
-        header_options: &HeaderOptions,
-        options: &EngineOptions,
-    ) -> Result<Session, OpenError> {
-        let index = Index::open(paths, header_options)?;
-        Session::with_options(index, options)
-    }
-
-    /// A session over `index` with an engine opened as `options` asks.
-    pub fn with_options(index: Arc<Index>, options: &EngineOptions) -> Result<Session, OpenError> {
-        let opened = open_engine(index.read_paths(), options)?;
-        let mut session = Session::new(index, opened.engine)?;
-        session.notice = opened.notice;
-        session.resident_fraction = opened.resident_fraction;
-        Ok(session)
-    }
-
     /// A session over `index` reading through `engine`, opened on the same files in the same
-    /// order ([`Index::read_paths`]: the index files and their side files).
-    pub fn new(index: Arc<Index>, engine: Box<dyn ReadEngine>) -> Result<Session, OpenError> {
+    /// order ([`Index::read_paths`]: the index files and their side files), set up as
+    /// `config` says.
+    pub fn new(
+        index: Arc<Index>,
+        engine: OpenedEngine,
+        config: &SessionConfig,
+    ) -> Result<Session, OpenError> {
+        let OpenedEngine {
+            engine,
+            notice,
+            resident_fraction,
+        } = engine;
         if engine.file_count() != index.read_paths().len() {
             return Err(OpenError::EngineFiles {
                 expected: index.read_paths().len(),
@@ -298,7 +299,12 @@ impl Session {
             });
         }
         index.check_sizes(|file| engine.file_size(file))?;
-        let shape = read_shape(&index, read_alignment(&index, engine.alignment()));
+        let (cache, image) = match &config.memory {
+            Some(RowMemory::Pages(cache)) => (Some(cache.clone()), None),
+            Some(RowMemory::Image(image)) => (None, Some(image.clone())),
+            None => (None, None),
+        };
+        let shape = configured_shape(&index, engine.alignment(), cache.as_deref(), config);
         let summaries = index.summaries();
         let arena = KmerArena::new(index.headers().iter().enumerate().map(|(file, h)| {
             // The rows' minimizers, else the summaries' (the two agree: Summaries::open
@@ -309,12 +315,12 @@ impl Session {
         Ok(Session {
             index,
             engine,
-            cache: None,
-            image: None,
-            notice: None,
+            cache,
+            image,
+            notice,
             shape,
-            threads: 1,
-            resident_fraction: None,
+            threads: crate::cores::threads_or_cores(config.threads),
+            resident_fraction,
             batches: 0,
             arena,
             work: Scratch::default(),
@@ -358,53 +364,9 @@ impl Session {
         self.index.k_max()
     }
 
-    /// Scores blocks on up to `threads` threads when rows are scored in memory.
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
-    }
-
-    /// Sets how neighbouring reads merge (see [`ReadShape`]); alignment stays the engine's
-    /// (or the cache page's, with a cache).
-    pub fn set_coalescing(&mut self, gap_bytes: u64, read_bytes_max: u64) {
-        self.shape.gap_bytes = gap_bytes;
-        self.shape.read_bytes_max = read_bytes_max.max(self.shape.alignment);
-    }
-
     /// How reads are currently shaped.
     pub fn read_shape(&self) -> ReadShape {
         self.shape
-    }
-
-    /// Shares `cache` with this session: reads are then whole cache pages, served from the
-    /// cache when all their pages are there, and stored in it when read.
-    pub fn set_cache(&mut self, cache: Option<Arc<PageCache>>) {
-        let alignment = read_alignment(&self.index, self.engine.alignment());
-        self.shape.alignment = match &cache {
-            Some(cache) => alignment.max(cache.page_size() as u64),
-            None => alignment,
-        };
-        self.shape.read_bytes_max = self.shape.read_bytes_max.max(self.shape.alignment);
-        self.cache = cache;
-    }
-
-    /// Gives this session a row-cache budget's memory: a paged cache shared with the
-    /// process's other sessions, or the process's whole image of the index (scored in
-    /// place once loaded; read through the engine, uncached, until then).
-    pub fn set_row_memory(&mut self, memory: Option<RowMemory>) {
-        match memory {
-            Some(RowMemory::Pages(cache)) => {
-                self.set_cache(Some(cache));
-                self.image = None;
-            }
-            Some(RowMemory::Image(image)) => {
-                self.set_cache(None);
-                self.image = Some(image);
-            }
-            None => {
-                self.set_cache(None);
-                self.image = None;
-            }
-        }
     }
 
     /// The shared cache, if any.
@@ -1035,6 +997,27 @@ fn wave_range(len: usize, from: f64, to: f64) -> Range<usize> {
         }
     };
     at(from)..at(to)
+}
+
+/// The read shape of a session: the storage's (see `read_shape`), reads of whole pages of
+/// `cache` when there is one, and the merge gap and largest read `config` asks for.
+fn configured_shape(
+    index: &Index,
+    engine_alignment: u64,
+    cache: Option<&PageCache>,
+    config: &SessionConfig,
+) -> ReadShape {
+    let alignment = read_alignment(index, engine_alignment);
+    let mut shape = read_shape(index, alignment);
+    if let Some(cache) = cache {
+        shape.alignment = alignment.max(cache.page_size() as u64);
+    }
+    shape.gap_bytes = config.merge_gap.unwrap_or(shape.gap_bytes);
+    shape.read_bytes_max = config
+        .read_max
+        .unwrap_or(shape.read_bytes_max)
+        .max(shape.alignment);
+    shape
 }
 
 /// Offsets and lengths of reads: the engine's alignment, and whole 4 KiB pages when a file

@@ -17,9 +17,11 @@ use super::metrics::{Rejection, SideMemory};
 use super::request::{queries_of, SearchRequest, LIMIT_DEFAULT, QUERIES_PER_REQUEST_MAX};
 use super::view::View;
 use super::{AppState, SelectError};
+use crate::alphabet::BaseReading;
 use crate::answer::IndexDescription;
-use crate::answer::{SearchSettings, SkipReason};
+use crate::answer::SkipReason;
 use crate::query::{QueryResult, SearchError, SearchOptions};
+use crate::search::SearchRequest as Search;
 use crate::seqfile::SeqRecord;
 
 /// An error answer: status and a message naming the problem.
@@ -154,7 +156,7 @@ async fn search_inner(
     drop(body); // the body budget charges for the body and one parsed copy, not more
                 // The view this request searches and answers from, whatever happens meanwhile.
     let view = state.fresh_view().await;
-    let threshold = request.cutoff()?.threshold(view.index.k_max());
+    let cutoff = request.cutoff()?;
     request.check_output()?;
     let group_by = match &request.group_by {
         Some(column) => Some(
@@ -181,30 +183,23 @@ async fn search_inner(
         .collect();
     let bases: Vec<usize> = queries.iter().map(Vec::len).collect();
     let _permit = admit(state, started).await?;
-    let options = SearchOptions {
-        threshold,
+    let search = Search {
+        cutoff,
         limit: request.limit.unwrap_or(LIMIT_DEFAULT),
         offset: request.offset,
-        group_by,
-        only_group: request.group.clone(),
+        reading: match request.fold_case {
+            true => BaseReading::Standard,
+            false => BaseReading::Cobs { fold_case: false },
+        },
         summaries: state.config.summaries,
         coverage: request.coverage,
-        ..SearchOptions::default()
-    };
-    let settings = SearchSettings {
-        threshold,
-        limit: options.limit,
-        bases: if request.fold_case {
-            "standard"
-        } else {
-            "cobs"
-        },
-        fold_case: false,
-        prune: options.prune,
-        summaries: options.summaries,
-        metadata: None,
         group_by: request.group_by.clone(),
+        only_group: request.group.clone(),
+        ..Search::default()
     };
+    let k_max = view.index.k_max();
+    let options = search.options(k_max, group_by);
+    let settings = search.settings(k_max, None);
     let deadline = started + state.config.request_timeout;
     let (answers, batch_requests, queued) =
         run_job(state, &view, queries, selection, options, deadline).await?;

@@ -109,7 +109,9 @@ impl SearchRequest {
                 ))
             }
             (_, Some(identity)) => Cutoff::Identity(identity),
-            (threshold, None) => Cutoff::Fraction(threshold.unwrap_or(0.8)),
+            (threshold, None) => {
+                Cutoff::Fraction(threshold.unwrap_or(crate::query::THRESHOLD_DEFAULT))
+            }
         };
         cutoff
             .checked()

@@ -42,18 +42,11 @@ use crate::answer::IndexDescription;
 use crate::collection::{CollectionSeen, RemoteVersion, SearchSet};
 use crate::format::HeaderOptions;
 use crate::io::{FileIdentity, MemoryImage, PageCache, RowMemory, Warmup};
-use crate::query::{Grouping, Index, IndexOptions, Session as Searcher, SessionSetup, Sources};
+use crate::query::{Grouping, Index, OpenError, Sources};
+use crate::search::{open_fresh, Opened, SearchSetup, SessionSetup};
 
 /// What the server was asked to serve: expanded again at every reload.
-#[derive(Clone, Debug, Default)]
-pub struct IndexSources {
-    /// Index files, directories of indexes, collections.
-    pub paths: Vec<PathBuf>,
-    /// Files listing such paths, one per line.
-    pub lists: Vec<PathBuf>,
-    /// Only these sub-indexes of the collections given (empty: all).
-    pub subindexes: Vec<String>,
-}
+pub use crate::search::IndexSources;
 
 /// A collection a view serves, as its manifest was when the view was opened.
 #[derive(Clone, Debug)]
@@ -121,20 +114,9 @@ impl View {
         number: u64,
         metrics: &Arc<Metrics>,
     ) -> Result<View, ServerError> {
-        const ATTEMPTS: usize = 3;
-        let sources = &config.sources;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let set = SearchSet::expand(&sources.paths, &sources.lists, &sources.subindexes)?;
-            match View::open_set(config, &set, number, metrics) {
-                Ok(view) => return Ok(view),
-                Err(error) if attempt < ATTEMPTS && set.changed_since() => {
-                    tracing::info!("a collection changed while it was opened ({error}); again");
-                }
-                Err(error) => return Err(error),
-            }
-        }
+        open_fresh(&config.sources, |set| {
+            View::open_set(config, set, number, metrics)
+        })
     }
 
     fn open_set(
@@ -147,34 +129,25 @@ impl View {
         let collections = followed(set, &names);
         let sorted = sort_out_broken(config, set, names)?;
         // Identities first: a change made while the files are being opened is seen.
-        let in_collection: Vec<bool> = sorted.collection.iter().map(Option::is_some).collect();
-        let watch = IndexWatch::capture(&sorted.paths, &in_collection)
+        let in_collection = sorted.set.collection_files();
+        let watch = IndexWatch::capture(&sorted.set.paths, &in_collection)
             .map_err(|(path, source)| ServerError::Identity { path, source })?;
         let watch = Arc::new(watch);
-        let (searchers, memory) = open_searchers(&sorted, config)?;
-        let index = searchers[0].index().clone();
-        for (header, &position) in index.headers().iter().zip(&sorted.positions) {
-            set.check_header(position, header)?;
-        }
-        let mut indexes = index_entries(&searchers[0], &sorted, &collections);
+        let opened = search_setup(config).open_set(&sorted.set, sources_of(&sorted.names))?;
+        tell(config, &opened);
+        let index = opened.index;
+        let mut indexes = index_entries(&index, &sorted, &collections);
         for (file, entry) in indexes.iter_mut().enumerate() {
             entry.documents = index.shown_documents(file as u32);
         }
+        let memory = opened.setup.config.memory;
         let cache = memory.as_ref().and_then(|m| m.pages().cloned());
         let image = match &memory {
             Some(RowMemory::Image(image)) => Some(image.clone()),
             _ => None,
         };
-        let warmup = match (&cache, config.warm) {
-            (Some(cache), true) => Some(Warmup::start_checked(
-                searchers[0].warm_ranges(),
-                cache.clone(),
-                Some(index.warm_check()),
-            )),
-            _ => None,
-        };
         let dispatcher = Dispatcher::start(
-            searchers,
+            opened.sessions,
             metrics.clone(),
             config.max_concurrent + config.max_queued,
             watch.clone(),
@@ -191,7 +164,7 @@ impl View {
             groupings: Mutex::new(HashMap::new()),
             cache,
             image,
-            warmup: Mutex::new(warmup),
+            warmup: Mutex::new(opened.warmup),
         })
     }
 
@@ -582,18 +555,11 @@ fn unique_names(paths: &[PathBuf], collections: &[Option<String>]) -> Vec<String
 }
 
 /// The files a view serves, and those it leaves out.
-#[derive(Default)]
 struct Sorted {
-    /// Files to serve.
-    paths: Vec<PathBuf>,
-    /// Their positions in the search set.
-    positions: Vec<usize>,
-    /// Their hidden documents.
-    hidden: Vec<Vec<u64>>,
+    /// Files to serve, with what their manifests record.
+    set: SearchSet,
     /// Their names.
     names: Vec<String>,
-    /// The collection (position in the set's) each belongs to, if any.
-    collection: Vec<Option<usize>>,
     /// Indexes left out.
     unavailable: Vec<UnavailableIndex>,
 }
@@ -605,36 +571,33 @@ fn sort_out_broken(
     set: &SearchSet,
     names: Vec<String>,
 ) -> Result<Sorted, ServerError> {
-    let mut sorted = Sorted::default();
-    for (position, (path, name)) in set.paths.iter().zip(names).enumerate() {
-        if config.skip_broken {
-            // Opening each index alone runs every check a searcher makes, and finds them all.
-            let opened = Searcher::open_with(
-                std::slice::from_ref(path),
-                &HeaderOptions::default(),
-                &config.engine,
-            );
-            if let Err(error) = opened {
+    let mut keep = Vec::with_capacity(set.paths.len());
+    let mut sorted = Sorted {
+        set: set.clone(),
+        names: Vec::new(),
+        unavailable: Vec::new(),
+    };
+    for (path, name) in set.paths.iter().zip(names) {
+        // Opening each index alone runs every check a session makes, and finds them all.
+        let broken = match config.skip_broken {
+            true => opens_alone(path, config).err(),
+            false => None,
+        };
+        keep.push(broken.is_none());
+        match broken {
+            Some(error) => {
                 tracing::warn!("{error}; serving the other indexes without it");
                 sorted.unavailable.push(UnavailableIndex {
                     name,
                     file: path.display().to_string(),
                     error: error.to_string(),
                 });
-                continue;
             }
+            None => sorted.names.push(name),
         }
-        sorted.paths.push(path.clone());
-        sorted.positions.push(position);
-        sorted
-            .hidden
-            .push(set.hidden.get(position).cloned().unwrap_or_default());
-        sorted.names.push(name);
-        sorted
-            .collection
-            .push(set.collection_of().get(position).copied().flatten());
     }
-    if sorted.paths.is_empty() {
+    sorted.set.retain(&keep);
+    if sorted.set.paths.is_empty() {
         let errors: Vec<&str> = sorted
             .unavailable
             .iter()
@@ -645,64 +608,67 @@ fn sort_out_broken(
     Ok(sorted)
 }
 
-/// One searcher per worker over the sorted files, sharing the memory of the cache budget: a
-/// paged cache, or one image of the whole index when the budget holds it (see [`RowMemory`]).
-fn open_searchers(
-    sorted: &Sorted,
-    config: &ServerConfig,
-) -> Result<(Vec<Searcher>, Option<RowMemory>), ServerError> {
-    let workers = config.workers.max(1);
-    // Headers, geometry and names are parsed once and shared; each worker adds its engine.
-    let options = IndexOptions {
-        side_memory: config.side_memory,
-        sources: Some(sources_of(&sorted.names)),
-        ..IndexOptions::default()
+/// Whether the index file at `path` opens with a session on its own.
+fn opens_alone(path: &Path, config: &ServerConfig) -> Result<(), OpenError> {
+    let index = Index::open(&[path.to_path_buf()], &HeaderOptions::default())?;
+    let setup = SessionSetup {
+        engine: config.engine,
+        ..SessionSetup::default()
     };
-    let index = Index::open_with(&sorted.paths, &sorted.hidden, &options)?;
+    setup.open(&index).map(drop)
+}
+
+/// The setup of a view's indexes and workers: one session per worker, sharing the memory of
+/// the cache budget (a paged cache, or one image of the whole index when the budget holds it,
+/// see [`RowMemory`]); rows scored in memory spread over every core, the threads coming from
+/// one shared pool, so workers running at once share the cores instead of multiplying them.
+fn search_setup(config: &ServerConfig) -> SearchSetup {
+    SearchSetup {
+        sources: config.sources.clone(),
+        header: HeaderOptions::default(),
+        side_memory: config.side_memory,
+        cache_bytes: (config.cache_bytes > 0).then_some(config.cache_bytes),
+        warm: config.warm,
+        sessions: config.workers.max(1),
+        session: SessionSetup {
+            engine: config.engine,
+            ..SessionSetup::default()
+        },
+    }
+}
+
+/// Logs what the open found: block summaries that cannot be used (their indexes are searched
+/// in full) and the summaries' size, an engine fallback.
+fn tell(config: &ServerConfig, opened: &Opened) {
     if config.summaries {
-        // Their headers were read at open; a summaries file that cannot be used leaves its
-        // index searched in full.
-        let summaries = index.summaries();
-        for problem in summaries.problems() {
+        for problem in &opened.notices.summary_problems {
             tracing::warn!("{problem}");
         }
+        let summaries = opened.index.summaries();
         if summaries.any() {
             tracing::info!(
                 "block summaries: {} on disk, read page by page; side memory budget {}",
                 crate::units::format_bytes(summaries.file_bytes()),
-                crate::units::format_bytes(index.side_memory())
+                crate::units::format_bytes(opened.index.side_memory())
             );
         }
     }
-    // Rows scored in memory spread over every core: the threads come from one shared pool,
-    // so workers running at once share the cores instead of multiplying threads.
-    let setup = SessionSetup::new(config.engine).with_memory(
-        (config.cache_bytes > 0).then_some(config.cache_bytes),
-        &index,
-    );
-    let mut searchers = Vec::with_capacity(workers);
-    for _ in 0..workers {
-        let searcher = setup.open(&index)?;
-        if searchers.is_empty() {
-            if let Some(notice) = searcher.notice() {
-                tracing::warn!("{notice}");
-            }
-        }
-        searchers.push(searcher);
+    if let Some(notice) = &opened.notices.engine {
+        tracing::warn!("{notice}");
     }
-    Ok((searchers, setup.memory))
 }
 
-/// What the server tells about each file of `searcher`.
+/// What the server tells about each file of `index`.
 fn index_entries(
-    searcher: &Searcher,
+    index: &Index,
     sorted: &Sorted,
     collections: &[Followed],
 ) -> Vec<IndexDescription> {
-    searcher
+    index
         .headers()
+        .iter()
         .zip(&sorted.names)
-        .zip(&sorted.collection)
+        .zip(sorted.set.collection_of())
         .map(|((header, name), &collection)| {
             let mut entry = IndexDescription::new(name, header, 0);
             entry.file = Some(header.path.display().to_string());

@@ -22,7 +22,7 @@ pub struct CobsQueryArgs {
     #[arg(short, long, value_name = "FILE")]
     file: Option<PathBuf>,
     /// threshold in percentage of terms in query matching
-    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold,
+    #[arg(short, long, default_value_t = bitsift::query::THRESHOLD_DEFAULT, value_parser = parse_threshold,
           allow_negative_numbers = true)]
     threshold: f64,
     /// number of results to return (0: all)

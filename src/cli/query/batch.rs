@@ -4,13 +4,12 @@
 use std::io::Write;
 
 use anyhow::Result;
-use bitsift::alphabet::{normalize, BaseReading};
+use bitsift::alphabet::BaseReading;
 use bitsift::answer::{ResultWriter, SkipReason};
-use bitsift::query::{SearchError, SearchOptions, Searcher};
+use bitsift::query::{QueryResult, SearchError, SearchOptions, Searcher};
+use bitsift::search::{Outcome, QueryBatch};
 use bitsift::seqfile::SeqRecord;
 
-/// Query bases collected before a batch is searched: bounds the memory of a huge query file.
-const BATCH_BYTES_MAX: usize = 64 << 20;
 /// Skipped queries named one by one on standard error; the rest are only counted.
 const SKIP_WARNINGS_MAX: u64 = 10;
 
@@ -70,21 +69,15 @@ impl Skips {
     }
 }
 
-/// A query of the batch, in input order: to be searched, or already refused.
-enum Pending {
-    Search(SeqRecord),
-    NotDna { name: String, message: String },
-}
-
-/// Query records waiting to be searched together; results are written in input order.
+/// Query records waiting to be searched together ([`QueryBatch`]), with what the command
+/// line says about them: warnings for the queries skipped, statistics, results in input order.
 pub struct Batch<'o> {
     /// `path: ` of the query file, to prefix messages.
     pub origin: String,
     reading: BaseReading,
     options: &'o SearchOptions,
     stats: bool,
-    pending: Vec<Pending>,
-    bytes: usize,
+    queries: QueryBatch,
     lowercase_warned: bool,
     /// The last batch whose stats were printed.
     batch_reported: u64,
@@ -100,8 +93,7 @@ impl<'o> Batch<'o> {
             reading,
             options,
             stats,
-            pending: Vec::new(),
-            bytes: 0,
+            queries: QueryBatch::new(reading),
             lowercase_warned: false,
             batch_reported: 0,
             skips: Skips::default(),
@@ -110,37 +102,35 @@ impl<'o> Batch<'o> {
 
     /// Records waiting.
     pub fn len(&self) -> usize {
-        self.pending.len()
+        self.queries.len()
     }
 
     /// Whether the waiting records hold enough bases to be searched now.
     pub fn is_full(&self) -> bool {
-        self.bytes >= BATCH_BYTES_MAX
+        self.queries.is_full()
     }
 
     /// Normalises `record` and adds it; a record that is not DNA is reported on standard
     /// error now and in the results in its turn.
-    pub fn push(&mut self, mut record: SeqRecord) {
+    pub fn push(&mut self, record: SeqRecord) {
         self.skips.queries += 1;
-        if let Err(error) = normalize(&mut record.sequence, self.reading) {
-            let message = error.to_string();
-            self.warn_skipped(&record.name, SkipReason::NotNucleotides, &message);
-            self.pending.push(Pending::NotDna {
-                name: record.name,
-                message,
-            });
-            return;
-        }
-        self.warn_lowercase(&record);
-        self.bytes += record.sequence.len();
-        self.pending.push(Pending::Search(record));
+        let name = record.name.clone();
+        let refused = match self.queries.push(record) {
+            Ok(bases) => {
+                let lowercase = bases.iter().any(u8::is_ascii_lowercase);
+                self.warn_lowercase(&name, lowercase);
+                return;
+            }
+            Err(message) => message.to_string(),
+        };
+        self.warn_skipped(&name, SkipReason::NotNucleotides, &refused);
     }
 
     /// Under COBS's byte rule lowercase bases read as A: say so once.
-    fn warn_lowercase(&mut self, record: &SeqRecord) {
+    fn warn_lowercase(&mut self, name: &str, lowercase: bool) {
         if self.lowercase_warned
             || self.reading != (BaseReading::Cobs { fold_case: false })
-            || !record.sequence.iter().any(u8::is_ascii_lowercase)
+            || !lowercase
         {
             return;
         }
@@ -148,7 +138,7 @@ impl<'o> Batch<'o> {
         tracing::warn!(
             "{}query {:?} has lowercase bases, which the COBS rule reads as A (so they rarely match); drop --cobs-bases, or add --fold-case, to read them as ACGT",
             self.origin,
-            record.name
+            name
         );
     }
 
@@ -169,65 +159,51 @@ impl<'o> Batch<'o> {
         searcher: &mut Searcher,
         writer: &mut ResultWriter<W>,
     ) -> Result<()> {
-        if self.pending.is_empty() {
+        if self.queries.is_empty() {
             return Ok(());
         }
-        let pending = std::mem::take(&mut self.pending);
-        self.bytes = 0;
-        let queries: Vec<&[u8]> = pending
-            .iter()
-            .filter_map(|p| match p {
-                Pending::Search(record) => Some(record.sequence.as_slice()),
-                Pending::NotDna { .. } => None,
-            })
-            .collect();
-        let mut answers = if queries.is_empty() {
-            Vec::new()
-        } else {
-            searcher.search_batch(&queries, self.options)?
-        }
-        .into_iter();
-        for entry in &pending {
-            let record = match entry {
-                Pending::Search(record) => record,
-                Pending::NotDna { name, message } => {
-                    writer.write_skipped(name, SkipReason::NotNucleotides, message)?;
-                    continue;
+        for (name, outcome) in self.queries.run(searcher, self.options)? {
+            match outcome {
+                Outcome::Answered(result) => {
+                    writer.write_result(&name, &result)?;
+                    self.print_stats(&name, &result);
                 }
-            };
-            let answer = answers.next().expect("one answer per searched query");
-            match answer {
-                Ok(result) => {
-                    writer.write_result(&record.name, &result)?;
-                    if self.stats {
-                        if result.batch.batch != self.batch_reported {
-                            self.batch_reported = result.batch.batch;
-                            eprintln!("# batch\t{}", result.batch.summary());
-                        }
-                        eprintln!(
-                            "# {}\ttotal_hits={} documents_searched={} {}",
-                            bitsift::tsv::field(&record.name),
-                            result.total_hits,
-                            result.documents_searched,
-                            result.stats.summary()
-                        );
-                    }
+                Outcome::NotDna(message) => {
+                    writer.write_skipped(&name, SkipReason::NotNucleotides, &message)?;
                 }
-                Err(error @ SearchError::ReadFailed(_)) => {
+                Outcome::Unanswered(error @ SearchError::ReadFailed(_)) => {
                     // Only this query's rows were unreadable; the others stand.
                     let message = format!("{error}; it was not answered");
                     self.skips.count(SkipReason::ReadFailed);
-                    tracing::error!("{}query {:?}: {message}", self.origin, record.name);
-                    writer.write_skipped(&record.name, SkipReason::ReadFailed, &message)?;
+                    tracing::error!("{}query {:?}: {message}", self.origin, name);
+                    writer.write_skipped(&name, SkipReason::ReadFailed, &message)?;
                 }
-                Err(error @ SearchError::TooShort { .. }) => {
+                Outcome::Unanswered(error @ SearchError::TooShort { .. }) => {
                     let message = error.to_string();
-                    self.warn_skipped(&record.name, SkipReason::TooShort, &message);
-                    writer.write_skipped(&record.name, SkipReason::TooShort, &message)?;
+                    self.warn_skipped(&name, SkipReason::TooShort, &message);
+                    writer.write_skipped(&name, SkipReason::TooShort, &message)?;
                 }
-                Err(error) => return Err(error.into()),
+                Outcome::Unanswered(error) => return Err(error.into()),
             }
         }
         Ok(())
+    }
+
+    /// With `--stats`: the batch's line when it is a new batch, then the query's.
+    fn print_stats(&mut self, name: &str, result: &QueryResult) {
+        if !self.stats {
+            return;
+        }
+        if result.batch.batch != self.batch_reported {
+            self.batch_reported = result.batch.batch;
+            eprintln!("# batch\t{}", result.batch.summary());
+        }
+        eprintln!(
+            "# {}\ttotal_hits={} documents_searched={} {}",
+            bitsift::tsv::field(name),
+            result.total_hits,
+            result.documents_searched,
+            result.stats.summary()
+        );
     }
 }

@@ -9,19 +9,22 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
-use bitsift::answer::Cutoff;
-use bitsift::answer::{OutputSetup, Provenance, ResultWriter, SearchSettings};
+use bitsift::answer::{Cutoff, OutputSetup, Provenance, ResultWriter};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{EngineChoice, Warmup};
 use bitsift::metadata::{Metadata, MetadataError};
-use bitsift::query::{Grouping, Index, SearchOptions, Searcher, SessionSetup};
+use bitsift::query::{
+    Grouping, Index, Searcher, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
+};
+use bitsift::search::{Notices, SearchRequest, SearchSetup, SessionSetup, SetupError};
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use bitsift::units::plural;
 use clap::Args;
 
-use super::choices::{DirectIoArg, EngineArg, FormatArg};
-use super::indexes::NO_INDEX_GIVEN;
+use super::choices::FormatArg;
+use super::indexes::{no_index_hint, NO_INDEX_GIVEN};
 use super::output_file::Sink;
+use super::search_args::{EngineArgs, IndexArgs};
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
 };
@@ -31,23 +34,8 @@ use batch::{Batch, Skips};
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 #[command(after_help = super::exit_status_help!())]
 pub struct QueryArgs {
-    /// Index file (.cobs_compact or .cobs_classic, from COBS or bitsift), a directory of
-    /// them, or a collection; repeat for several. All are searched in one batch and ranked
-    /// together
-    #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
-    indexes: Vec<PathBuf>,
-    /// Search only these sub-indexes of the collections given (file names, comma-separated),
-    /// with the collection's removed documents hidden; for searches split over jobs
-    #[arg(
-        long,
-        value_name = "NAMES",
-        value_delimiter = ',',
-        help_heading = "Input"
-    )]
-    subindexes: Vec<String>,
-    /// File listing index paths, one per line (e.g. the 305 Phylign batches)
-    #[arg(long, value_name = "FILE", help_heading = "Input")]
-    index_list: Vec<PathBuf>,
+    #[command(flatten)]
+    indexes: IndexArgs,
     /// k of a pre-2019 COBS index, whose header does not record it
     #[arg(long, value_name = "K", help_heading = "Input")]
     legacy_k: Option<u32>,
@@ -84,7 +72,7 @@ pub struct QueryArgs {
     group_by: Option<String>,
 
     /// Report documents containing at least this fraction of the query's k-mers (0 to 1)
-    #[arg(short, long, default_value_t = 0.8, value_parser = parse_threshold,
+    #[arg(short, long, default_value_t = THRESHOLD_DEFAULT, value_parser = parse_threshold,
           allow_negative_numbers = true, help_heading = "Search")]
     threshold: f64,
     /// Report documents whose identity estimate (fraction of k-mers found, to the power 1/k:
@@ -151,9 +139,8 @@ pub struct QueryArgs {
     )]
     threads: usize,
 
-    /// I/O engine
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "I/O")]
-    engine: EngineArg,
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Merge reads separated by at most this many bytes (e.g. 16K)
     #[arg(long, value_parser = parse_read_size, value_name = "BYTES", help_heading = "I/O")]
     merge_gap: Option<u64>,
@@ -171,12 +158,6 @@ pub struct QueryArgs {
     /// Stream the index into the cache in the background (needs --cache-size)
     #[arg(long, requires = "cache_size", help_heading = "I/O")]
     warm: bool,
-    /// Reads in flight (uring) or reader threads (pread)
-    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
-    queue_depth: u32,
-    /// Bypass the page cache with O_DIRECT (uring, pread)
-    #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
-    direct_io: DirectIoArg,
     #[command(flatten)]
     remote: super::remote::RemoteArgs,
 }
@@ -207,9 +188,11 @@ impl QueryArgs {
     /// bases, COBS's order, every block read; every other option at its default.
     pub fn from_cobs(query: CobsQuery) -> QueryArgs {
         QueryArgs {
-            indexes: query.indexes,
-            subindexes: Vec::new(),
-            index_list: query.index_lists,
+            indexes: IndexArgs {
+                indexes: query.indexes,
+                index_list: query.index_lists,
+                subindexes: Vec::new(),
+            },
             legacy_k: None,
             legacy_canonical: None,
             file: query.file,
@@ -232,25 +215,22 @@ impl QueryArgs {
             no_summaries: true,
             waves: false,
             threads: query.threads,
-            engine: if query.load_complete {
-                EngineArg::Ram
-            } else {
-                EngineArg::Auto
+            engine: EngineArgs {
+                engine: match query.load_complete {
+                    true => EngineChoice::Ram,
+                    false => EngineChoice::Auto,
+                },
+                ..EngineArgs::default()
             },
             merge_gap: None,
             read_max: None,
             cache_size: None,
             side_memory: SIDE_MEMORY_DEFAULT,
             warm: false,
-            queue_depth: QUEUE_DEPTH_DEFAULT,
-            direct_io: DirectIoArg::Auto,
             remote: super::remote::RemoteArgs::default(),
         }
     }
 }
-
-/// `--side-memory`'s default.
-const SIDE_MEMORY_DEFAULT: u64 = 64 << 20;
 
 fn parse_yes_no(text: &str) -> Result<bool, String> {
     match text {
@@ -318,63 +298,94 @@ fn open_queries(args: &QueryArgs) -> Result<Queries> {
     }
 }
 
-fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)> {
-    let engine = EngineOptions {
-        choice: args.engine.into(),
-        queue_depth: args.queue_depth,
-        direct: args.direct_io.into(),
-    };
-    let header_options = HeaderOptions {
-        legacy_k: args.legacy_k,
-        legacy_canonical: args.legacy_canonical,
-    };
-    let index = super::indexes::open_index(
-        &args.indexes,
-        &args.index_list,
-        &args.subindexes,
-        &header_options,
-        args.side_memory,
-    )?;
-    let setup = SessionSetup {
-        engine,
-        memory: None,
-        threads: super::threads_or_cores(args.threads),
-        merge_gap: args.merge_gap,
-        read_max: args.read_max,
+/// The indexes and sessions `args` ask for.
+fn search_setup(args: &QueryArgs) -> SearchSetup {
+    SearchSetup {
+        sources: args.indexes.sources(),
+        header: HeaderOptions {
+            legacy_k: args.legacy_k,
+            legacy_canonical: args.legacy_canonical,
+        },
+        side_memory: args.side_memory,
+        cache_bytes: args.cache_size,
+        warm: args.warm,
+        sessions: 1,
+        session: SessionSetup {
+            engine: args.engine.options(),
+            config: SessionConfig {
+                memory: None,
+                threads: args.threads,
+                merge_gap: args.merge_gap,
+                read_max: args.read_max,
+            },
+        },
     }
-    .with_memory(args.cache_size, &index);
-    let searcher = setup.open(&index)?;
-    if let Some(notice) = searcher.notice() {
-        if !ui.quiet {
+}
+
+/// What one search of `args` asks.
+fn search_request(args: &QueryArgs) -> SearchRequest {
+    let cobs = args.format == FormatArg::Cobs;
+    SearchRequest {
+        cutoff: match args.min_identity {
+            Some(identity) => Cutoff::Identity(identity),
+            None => Cutoff::Fraction(args.threshold),
+        },
+        limit: args.limit,
+        reading: base_reading(args),
+        prune: !args.no_prune,
+        // COBS's output is COBS's answer: every block is read.
+        summaries: !args.no_summaries && !cobs,
+        coverage: args.coverage,
+        waves: args.waves,
+        cobs_order: cobs,
+        group_by: args.group_by.clone(),
+        ..SearchRequest::default()
+    }
+}
+
+/// A setup the command line cannot express is a usage error.
+fn check_setup(setup: &SearchSetup) -> Result<(), UsageError> {
+    setup.check().map_err(|error| {
+        UsageError(match error {
+            SetupError::NoIndex => NO_INDEX_GIVEN.into(),
+            SetupError::WarmWithoutCache => "--warm needs a cache: give --cache-size".into(),
+        })
+    })
+}
+
+fn open_searcher(
+    setup: &SearchSetup,
+    request: &SearchRequest,
+    ui: Ui,
+) -> Result<(Searcher, Option<Warmup>)> {
+    let opened = setup.open().map_err(no_index_hint)?;
+    tell(&opened.notices, request.summaries, ui);
+    let searcher = opened.sessions.into_iter().next();
+    let searcher = searcher.context("no session was opened")?;
+    Ok((searcher, opened.warmup))
+}
+
+/// Says on standard error what the open found: an engine fallback and indexes without
+/// checksums (unless quiet), and block summaries that cannot be used when they would be.
+fn tell(notices: &Notices, summaries: bool, ui: Ui) {
+    if !ui.quiet {
+        if let Some(notice) = &notices.engine {
             eprintln!("bitsift: {notice}");
         }
-    }
-    if !ui.quiet {
-        if let Some(notice) = unchecked_notice(&searcher) {
+        if let Some(notice) = unchecked_notice(&notices.unchecked) {
             eprintln!("bitsift: notice: {notice}");
         }
     }
-    if !args.no_summaries && args.format != FormatArg::Cobs {
+    if summaries {
         // Damaged or foreign summaries are not used: their index is read in full.
-        for problem in searcher.index().summaries().problems() {
+        for problem in &notices.summary_problems {
             eprintln!("bitsift: warning: {problem}");
         }
     }
-    let warmup = match (args.warm, searcher.cache()) {
-        (true, Some(cache)) => Some(Warmup::start_checked(
-            searcher.warm_ranges(),
-            cache.clone(),
-            Some(searcher.index().warm_check()),
-        )),
-        _ => None,
-    };
-    Ok((searcher, warmup))
 }
 
 /// Says which indexes have no checksum sidecar, whose reads are therefore not checked.
-fn unchecked_notice(searcher: &Searcher) -> Option<String> {
-    let index = searcher.index();
-    let unchecked = index.integrity().unchecked(index.headers());
+fn unchecked_notice(unchecked: &[PathBuf]) -> Option<String> {
     let first = unchecked.first()?.display();
     Some(match unchecked.len() {
         1 => format!(
@@ -435,14 +446,10 @@ fn check_output_options(args: &QueryArgs) -> Result<(), UsageError> {
 fn output_setup<'a>(
     args: &QueryArgs,
     index: &'a Index,
-    reading: BaseReading,
+    request: &SearchRequest,
     metadata: Option<&'a Metadata>,
-    threshold: f64,
 ) -> OutputSetup<'a> {
-    let (bases, fold_case) = match reading {
-        BaseReading::Standard => ("standard", false),
-        BaseReading::Cobs { fold_case } => ("cobs", fold_case),
-    };
+    let shown_metadata = args.metadata.as_ref().map(|p| p.display().to_string());
     OutputSetup {
         format: args.format.into(),
         index,
@@ -454,39 +461,24 @@ fn output_setup<'a>(
         coverage: args.coverage,
         provenance: Provenance {
             version: bitsift::VERSION,
-            search: SearchSettings {
-                threshold,
-                limit: args.limit,
-                bases,
-                fold_case,
-                prune: !args.no_prune,
-                summaries: !args.no_summaries && args.format != FormatArg::Cobs,
-                metadata: args.metadata.as_ref().map(|p| p.display().to_string()),
-                group_by: args.group_by.clone(),
-            },
+            search: request.settings(index.k_max(), shown_metadata),
         },
     }
 }
 
 pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
-    if args.indexes.is_empty() && args.index_list.is_empty() {
-        return Err(UsageError(NO_INDEX_GIVEN.into()).into());
-    }
+    let setup = search_setup(&args);
+    check_setup(&setup)?;
     check_output_options(&args)?;
     args.remote.apply()?;
-    let reading = base_reading(&args);
+    let request = search_request(&args);
     let mut queries = open_queries(&args)?;
-    let (mut searcher, warmup) = open_searcher(&args, ui)?;
+    let (mut searcher, warmup) = open_searcher(&setup, &request, ui)?;
     let metadata = match &args.metadata {
         Some(path) => Some(load_metadata(path, &args, &searcher)?),
         None => None,
     };
     let index = searcher.index().clone();
-    let threshold = match args.min_identity {
-        Some(identity) => Cutoff::Identity(identity),
-        None => Cutoff::Fraction(args.threshold),
-    }
-    .threshold(index.k_max());
     let group_by = match (&args.group_by, &metadata) {
         (Some(column), Some(metadata)) => Some(Arc::new(
             Grouping::new(&index, metadata, column)
@@ -495,27 +487,15 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         _ => None,
     };
     let sink = Sink::open(args.output.as_deref())?;
-    let setup = output_setup(&args, &index, reading, metadata.as_ref(), threshold);
-    let mut writer = ResultWriter::new(BufWriter::with_capacity(1 << 16, sink), setup);
-    let options = SearchOptions {
-        threshold,
-        limit: args.limit,
-        offset: 0,
-        group_by,
-        only_group: None,
-        cobs_order: args.format == FormatArg::Cobs,
-        prune: !args.no_prune,
-        coverage: args.coverage,
-        // COBS's output is COBS's answer: every block is read.
-        summaries: !args.no_summaries && args.format != FormatArg::Cobs,
-        waves: args.waves,
-    };
+    let output = output_setup(&args, &index, &request, metadata.as_ref());
+    let mut writer = ResultWriter::new(BufWriter::with_capacity(1 << 16, sink), output);
+    let options = request.options(index.k_max(), group_by);
     let batch_max = if args.batch == 0 {
         usize::MAX
     } else {
         args.batch
     };
-    let mut batch = Batch::new(reading, &options, args.stats);
+    let mut batch = Batch::new(request.reading, &options, args.stats);
     match &mut queries {
         Queries::Argument(sequence) => {
             let record = SeqRecord {

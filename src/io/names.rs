@@ -1,0 +1,139 @@
+//! The names of the engine choices (`auto`, `uring`, …; `auto`, `required`, `off`), read in
+//! one place: the command line's value parsers and Python's keyword arguments both parse
+//! them with `FromStr`, so that a name means the same everywhere.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{DirectIo, EngineChoice};
+
+/// A name that is not one of a choice's values.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {name:?} is not one of {expected}")]
+pub struct UnknownName {
+    /// What was named (`engine`, `direct_io`).
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names allowed, comma-separated.
+    pub expected: &'static str,
+}
+
+impl EngineChoice {
+    /// Every choice, in the order help lists them.
+    pub const ALL: [EngineChoice; 5] = [
+        EngineChoice::Auto,
+        EngineChoice::Uring,
+        EngineChoice::Pread,
+        EngineChoice::Mmap,
+        EngineChoice::Ram,
+    ];
+
+    /// What the choice does, in a few words (its line of help).
+    pub fn describe(self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "io_uring when it works here, else pread.",
+            EngineChoice::Uring => "io_uring with O_DIRECT.",
+            EngineChoice::Pread => "Thread pool of pread calls.",
+            EngineChoice::Mmap => "Memory map (as COBS).",
+            EngineChoice::Ram => "Whole index in memory.",
+        }
+    }
+}
+
+impl DirectIo {
+    /// Every choice, in the order help lists them.
+    pub const ALL: [DirectIo; 3] = [DirectIo::Auto, DirectIo::Required, DirectIo::Off];
+
+    /// What the choice does, in a few words (its line of help).
+    pub fn describe(self) -> &'static str {
+        match self {
+            DirectIo::Auto => "O_DIRECT when the file system supports it.",
+            DirectIo::Required => "O_DIRECT or fail.",
+            DirectIo::Off => "Buffered reads through the page cache.",
+        }
+    }
+}
+
+impl FromStr for EngineChoice {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, UnknownName> {
+        let found = EngineChoice::ALL.into_iter().find(|c| c.as_str() == name);
+        found.ok_or_else(|| UnknownName {
+            what: "engine",
+            name: name.to_string(),
+            expected: "auto, uring, pread, mmap, ram",
+        })
+    }
+}
+
+impl FromStr for DirectIo {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, UnknownName> {
+        let found = DirectIo::ALL.into_iter().find(|c| c.as_str() == name);
+        found.ok_or_else(|| UnknownName {
+            what: "direct_io",
+            name: name.to_string(),
+            expected: "auto, required, off",
+        })
+    }
+}
+
+impl fmt::Display for EngineChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for DirectIo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ALL` lists every choice: a variant added stops this compiling until it is listed.
+    #[test]
+    fn every_choice_is_listed() {
+        for choice in EngineChoice::ALL {
+            let position = match choice {
+                EngineChoice::Auto => 0,
+                EngineChoice::Uring => 1,
+                EngineChoice::Pread => 2,
+                EngineChoice::Mmap => 3,
+                EngineChoice::Ram => 4,
+            };
+            assert_eq!(EngineChoice::ALL[position], choice);
+        }
+        for choice in DirectIo::ALL {
+            let position = match choice {
+                DirectIo::Auto => 0,
+                DirectIo::Required => 1,
+                DirectIo::Off => 2,
+            };
+            assert_eq!(DirectIo::ALL[position], choice);
+        }
+    }
+
+    #[test]
+    fn every_name_reads_back_and_others_are_refused() {
+        for choice in EngineChoice::ALL {
+            assert_eq!(choice.as_str().parse::<EngineChoice>(), Ok(choice));
+        }
+        for choice in DirectIo::ALL {
+            assert_eq!(choice.as_str().parse::<DirectIo>(), Ok(choice));
+        }
+        let error = "fast".parse::<EngineChoice>().unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "engine \"fast\" is not one of auto, uring, pread, mmap, ram"
+        );
+        let error = "on".parse::<DirectIo>().unwrap_err().to_string();
+        assert_eq!(error, "direct_io \"on\" is not one of auto, required, off");
+    }
+}
