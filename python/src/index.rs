@@ -16,8 +16,7 @@ use bitsift::io::{EngineOptions, RowMemory, Warmup, QUEUE_DEPTH_DEFAULT};
 use bitsift::metadata::Metadata;
 use bitsift::query::{Grouping, Index, SearchError, SearchOptions, Session, SessionConfig};
 use bitsift::search::{
-    IndexSources, Opened, Outcome, QueryBatch, SearchRequest, SearchSetup, SessionSetup,
-    SetupError, BATCH_BYTES_MAX,
+    IndexSources, Opened, Outcome, QueryBatch, SearchRequest, SearchSetup, SessionSetup, SetupError,
 };
 use bitsift::seqfile::{SeqReader, SeqRecord};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -164,8 +163,9 @@ impl PyIndex {
             if let Some(outcomes) = batch.refused() {
                 return Ok(outcomes);
             }
+            let mut session = self.lend()?;
             batch
-                .run(&mut self.lend()?, &request.options)
+                .run(&mut session, &request.options)
                 .map_err(|e| search_error(&e))
         })?;
         for (name, outcome) in outcomes {
@@ -244,7 +244,7 @@ fn open_all(setup: &SearchSetup) -> PyResult<Opened> {
     Ok(opened)
 }
 
-/// A batch of up to `request.batch_max` records, or [`BATCH_BYTES_MAX`] bases, from `reader`.
+/// A batch of up to `request.batch_max` records, or [`bitsift::search::BATCH_BYTES_MAX`] bases, from `reader`.
 fn read_batch(reader: &mut SeqReader, request: &Request) -> PyResult<QueryBatch> {
     let mut batch = QueryBatch::new(request.reading);
     let mut record = SeqRecord::default();
