@@ -22,6 +22,7 @@ use clap::Args;
 use super::choices::{DirectIoArg, EngineArg, FormatArg};
 use super::indexes::NO_INDEX_GIVEN;
 use super::output_file::Sink;
+use super::values::BadValue;
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
 };
@@ -252,11 +253,11 @@ impl QueryArgs {
 /// `--side-memory`'s default.
 const SIDE_MEMORY_DEFAULT: u64 = 64 << 20;
 
-fn parse_yes_no(text: &str) -> Result<bool, String> {
+fn parse_yes_no(text: &str) -> Result<bool, BadValue> {
     match text {
         "yes" | "true" | "1" => Ok(true),
         "no" | "false" | "0" => Ok(false),
-        other => Err(format!("{other:?}: expected yes or no")),
+        other => Err(BadValue::from(format!("{other:?}: expected yes or no"))),
     }
 }
 
