@@ -36,9 +36,4 @@ impl IoAt {
         let path = path.into();
         move |source| IoAt::new(path, action, source)
     }
-
-    /// The kind of the operating system's error.
-    pub fn kind(&self) -> std::io::ErrorKind {
-        self.source.kind()
-    }
 }

@@ -243,7 +243,7 @@ fn threads_or_cores(threads: usize) -> usize {
 fn parse_memory_size(text: &str) -> Result<u64, BadValue> {
     let bytes = parse_size(text)?;
     match bitsift::units::memory_total_bytes() {
-        Some(total) if bytes > total => Err(BadValue::from(format!(
+        Some(total) if bytes > total => Err(BadValue(format!(
             "{text} is more than this machine's memory ({}); choose a smaller size",
             bitsift::units::format_bytes(total)
         ))),
@@ -259,7 +259,7 @@ const READ_BYTES_MAX: u64 = 64 << 20;
 fn parse_read_size(text: &str) -> Result<u64, BadValue> {
     let bytes = parse_size(text)?;
     if bytes > READ_BYTES_MAX {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{text} is too large: reads and gaps between merged reads are at most {}",
             bitsift::units::format_bytes(READ_BYTES_MAX)
         )));
@@ -284,7 +284,7 @@ fn parse_cutoff(text: &str, cutoff: fn(f64) -> Cutoff) -> Result<f64, BadValue> 
             .checked()
             .map(|_| value)
             .map_err(BadValue::from),
-        Err(_) => Err(BadValue::from(format!(
+        Err(_) => Err(BadValue(format!(
             "{text:?} is not a number; {}",
             cutoff(0.0).meaning()
         ))),

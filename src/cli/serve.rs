@@ -122,7 +122,7 @@ const SECONDS_MAX: f64 = 7.0 * 24.0 * 3600.0;
 fn parse_seconds(text: &str) -> Result<Duration, BadValue> {
     let duration = parse_grace(text)?;
     if duration.is_zero() {
-        return Err(BadValue::from("must be more than 0 seconds"));
+        return Err(BadValue("must be more than 0 seconds".into()));
     }
     Ok(duration)
 }
@@ -134,7 +134,7 @@ fn parse_grace(text: &str) -> Result<Duration, BadValue> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds (such as 30 or 0.5)"))?;
     if !(0.0..=SECONDS_MAX).contains(&seconds) {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{text} seconds is out of range: give 0 to {SECONDS_MAX} (a week)"
         )));
     }

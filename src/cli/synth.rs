@@ -205,7 +205,7 @@ fn parse_bases(text: &str) -> Result<u64, BadValue> {
         .map_err(|_| format!("{text:?} is not a number of bases (e.g. 5000000, 5M, 4.6e6)"))?;
     let bases = value * multiplier;
     if !bases.is_finite() || bases < 1.0 || bases > u64::MAX as f64 {
-        return Err(BadValue::from(format!("{text:?} is out of range")));
+        return Err(BadValue(format!("{text:?} is out of range")));
     }
     Ok(bases.round() as u64)
 }

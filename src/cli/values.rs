@@ -8,17 +8,11 @@ use bitsift::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 /// (every value parser of the command line answers with it, or with a library's own error).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{0}")]
-pub struct BadValue(pub String);
+pub(crate) struct BadValue(pub String);
 
 impl From<String> for BadValue {
     fn from(message: String) -> BadValue {
         BadValue(message)
-    }
-}
-
-impl From<&str> for BadValue {
-    fn from(message: &str) -> BadValue {
-        BadValue(message.to_string())
     }
 }
 
@@ -34,7 +28,7 @@ pub fn k(text: &str) -> Result<u32, BadValue> {
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
     if k == 0 || k > K_MAX {
-        return Err(BadValue::from(format!("k is from 1 to {K_MAX}")));
+        return Err(BadValue(format!("k is from 1 to {K_MAX}")));
     }
     Ok(k)
 }
@@ -45,8 +39,8 @@ pub fn fpr(text: &str) -> Result<f64, BadValue> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
     if !(fpr > 0.0 && fpr < 1.0) {
-        return Err(BadValue::from(
-            "the false-positive rate is between 0 and 1, exclusive (e.g. 0.3)",
+        return Err(BadValue(
+            "the false-positive rate is between 0 and 1, exclusive (e.g. 0.3)".into(),
         ));
     }
     Ok(fpr)
@@ -58,9 +52,7 @@ pub fn hashes(text: &str) -> Result<u32, BadValue> {
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
     if hashes == 0 || u64::from(hashes) > HASHES_MAX {
-        return Err(BadValue::from(format!(
-            "from 1 to {HASHES_MAX} hash functions"
-        )));
+        return Err(BadValue(format!("from 1 to {HASHES_MAX} hash functions")));
     }
     Ok(hashes)
 }
@@ -71,9 +63,7 @@ pub fn page_size(text: &str) -> Result<u64, BadValue> {
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number of bytes"))?;
     if bytes == 0 || bytes > PAGE_SIZE_MAX {
-        return Err(BadValue::from(format!(
-            "from 1 to {PAGE_SIZE_MAX} bytes per row"
-        )));
+        return Err(BadValue(format!("from 1 to {PAGE_SIZE_MAX} bytes per row")));
     }
     Ok(bytes)
 }

@@ -239,23 +239,11 @@ impl SubIndex {
 #[error("{0}")]
 pub(crate) struct Broken(pub String);
 
-impl From<String> for Broken {
-    fn from(detail: String) -> Broken {
-        Broken(detail)
-    }
-}
-
 /// A sub-index file that is not the one its manifest records; the text says the first thing
 /// that differs.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct Differs(pub String);
-
-impl From<String> for Differs {
-    fn from(detail: String) -> Differs {
-        Differs(detail)
-    }
-}
 
 /// What a collection's manifest records of one sub-index's file, to compare with the file's
 /// header whenever it is opened: the collection's k, canonical form and hash functions, and
@@ -288,28 +276,28 @@ pub(crate) struct Expected {
 /// first thing that differs.
 pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), Differs> {
     if let Some((has, records)) = parameter_mismatch(header, expected) {
-        return Err(Differs::from(format!(
+        return Err(Differs(format!(
             "has {has} but the collection manifest records {records}; the sub-index was replaced or changed outside bitsift, or the manifest is damaged"
         )));
     }
     if header.document_count() != expected.document_count {
-        return Err(Differs::from(format!(
+        return Err(Differs(format!(
             "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
             header.document_count(),
             expected.document_count
         )));
     }
     if header.names.digest() != expected.names_digest {
-        return Err(Differs::from(String::from("its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged")));
+        return Err(Differs(String::from("its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged")));
     }
     if header.rows != expected.layout {
-        return Err(Differs::from(format!(
+        return Err(Differs(format!(
             "lays its rows out as {} but the collection manifest records {}; the sub-index was replaced outside bitsift",
             header.rows, expected.layout
         )));
     }
     if header.file_size != expected.bytes {
-        return Err(Differs::from(format!(
+        return Err(Differs(format!(
             "has {} bytes but the collection manifest records {} bytes; the sub-index was replaced or changed outside bitsift, or the manifest is damaged",
             header.file_size, expected.bytes
         )));
@@ -388,18 +376,18 @@ fn check_entry<'a>(
         count += 1;
     }
     if count != entry.document_count {
-        return Err(Broken::from(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} lists {count} names for {} documents",
             entry.document_count
         )));
     }
     if let Some(name) = entry.hidden.iter().find(|n| !matched.contains(n.as_str())) {
-        return Err(Broken::from(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} hides {name:?}, which is not one of its documents (a damaged removal would show a removed genome again)"
         )));
     }
     if let Some(&bad) = entry.padding.iter().find(|&&p| p >= count) {
-        return Err(Broken::from(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} has a placeholder at {bad}, past its {count} documents"
         )));
     }
@@ -408,18 +396,16 @@ fn check_entry<'a>(
         .iter()
         .find(|p| placeholders.binary_search(p).is_err())
     {
-        return Err(Broken::from(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} lists document {bad} as a placeholder, but it is not named {PADDING_NAME:?} (a damaged placeholder would hide a genome)"
         )));
     }
     let digest = hasher.digest();
     match entry.names_digest {
-        Some(recorded) if recorded != digest => Err(Broken::from(format!(
+        Some(recorded) if recorded != digest => Err(Broken(format!(
             "the names digest of sub-index {file:?} does not match its list of documents"
         ))),
-        None if version >= 2 => Err(Broken::from(format!(
-            "sub-index {file:?} has no names digest"
-        ))),
+        None if version >= 2 => Err(Broken(format!("sub-index {file:?} has no names digest"))),
         _ => Ok((hidden, digest)),
     }
 }
@@ -491,16 +477,13 @@ impl Manifest {
         let mut files = HashSet::new();
         for sub in &self.subindexes {
             if !is_plain_file_name(&sub.file) {
-                return Err(Broken::from(format!(
+                return Err(Broken(format!(
                     "sub-index file name {:?} is not a plain file name inside the collection",
                     sub.file
                 )));
             }
             if !files.insert(sub.file.as_str()) {
-                return Err(Broken::from(format!(
-                    "sub-index {:?} is listed twice",
-                    sub.file
-                )));
+                return Err(Broken(format!("sub-index {:?} is listed twice", sub.file)));
             }
             let fields = EntryFields {
                 file: &sub.file,

@@ -7,25 +7,7 @@
 #[error("{0}")]
 pub struct Damage(pub String);
 
-impl From<String> for Damage {
-    fn from(detail: String) -> Damage {
-        Damage(detail)
-    }
-}
-
-impl From<&str> for Damage {
-    fn from(detail: &str) -> Damage {
-        Damage(detail.to_string())
-    }
-}
-
 /// Sound summaries that describe another index; the text says what differs.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Mismatch(pub String);
-
-impl From<String> for Mismatch {
-    fn from(detail: String) -> Mismatch {
-        Mismatch(detail)
-    }
-}
+pub(crate) struct Mismatch(pub String);

@@ -186,30 +186,30 @@ impl SummaryFile {
     /// Decodes a format-1 file.
     fn decode_v1(bytes: &[u8]) -> Result<SummaryFile, Damage> {
         if bytes.len() < HEADER_BYTES + FOOTER_BYTES || &bytes[..8] != MAGIC {
-            return Err(Damage::from(
-                "not a bitsift summaries file (bad magic or too short)",
+            return Err(Damage(
+                "not a bitsift summaries file (bad magic or too short)".into(),
             ));
         }
         let version = u32_at(bytes, 8);
         if version != VERSION {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "format version {version} is not supported (this bitsift reads versions {VERSION} and {})",
                 layout::VERSION
             )));
         }
         let footer = bytes.len() - FOOTER_BYTES;
         if &bytes[bytes.len() - 8..] != MAGIC || u64_at(bytes, footer + 8) != bytes.len() as u64 {
-            return Err(Damage::from(
-                "truncated or extended (the footer does not match the file length)",
+            return Err(Damage(
+                "truncated or extended (the footer does not match the file length)".into(),
             ));
         }
         if u64_at(bytes, footer) != xxh64(&bytes[..footer], 0) {
-            return Err(Damage::from("checksum mismatch"));
+            return Err(Damage("checksum mismatch".into()));
         }
         let scheme = u32_at(bytes, 12);
         let hashes = u32_at(bytes, 28);
         if scheme != SCHEME || !(1..=HASHES_MAX).contains(&hashes) || bytes[20] > 1 {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "unknown key scheme {scheme}, bit count {hashes} or canonical flag {}",
                 bytes[20]
             )));
@@ -226,9 +226,7 @@ impl SummaryFile {
         let block_count = u64_at(bytes, 32);
         let table_end = (block_count as u128) * BLOCK_BYTES as u128 + HEADER_BYTES as u128;
         if table_end > footer as u128 {
-            return Err(Damage::from(format!(
-                "{block_count} blocks do not fit the file"
-            )));
+            return Err(Damage(format!("{block_count} blocks do not fit the file")));
         }
         let blocks = decode_blocks(bytes, block_count as usize, footer, hashes)?;
         Ok(SummaryFile {
@@ -252,13 +250,13 @@ fn decode_blocks(
         let at = HEADER_BYTES + BLOCK_BYTES * b;
         let words_log2 = u32_at(bytes, at + 16);
         if words_log2 > WORDS_LOG2_MAX {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "block {b}: filter of 2^{words_log2} words is too large"
             )));
         }
         let len = 8usize << words_log2;
         if data + len > footer {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "block {b}: its filter runs past the end of the data"
             )));
         }
@@ -275,7 +273,7 @@ fn decode_blocks(
         });
     }
     if data != footer {
-        return Err(Damage::from(format!(
+        return Err(Damage(format!(
             "{} bytes after the last filter",
             footer - data
         )));

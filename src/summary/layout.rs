@@ -291,13 +291,13 @@ impl Layout {
     /// Checks data page `page` (a file page number) against its checksum.
     pub fn check_page(&self, page: u64, bytes: &[u8]) -> Result<(), Damage> {
         if page < self.header_pages || bytes.len() != PAGE_BYTES as usize {
-            return Err(Damage::from(format!("page {page} is not a data page")));
+            return Err(Damage(format!("page {page} is not a data page")));
         }
         let data_page = page - self.header_pages;
         let (payload, trailer) = bytes.split_at(PAYLOAD_BYTES as usize);
         let expected = xxh64(payload, self.identity.fingerprint ^ data_page);
         if trailer != expected.to_le_bytes() {
-            return Err(Damage::from("checksum mismatch"));
+            return Err(Damage("checksum mismatch".into()));
         }
         Ok(())
     }
@@ -349,26 +349,26 @@ impl Layout {
     /// that a reader knows how much to read before [`decode_header`](Self::decode_header).
     pub fn header_pages_of(first_page: &[u8]) -> Result<u64, Damage> {
         if first_page.len() < fixed_bytes(VERSION_UNBOUND) || &first_page[..8] != MAGIC {
-            return Err(Damage::from(
-                "not a format-2 bitsift summaries file (bad magic or too short)",
+            return Err(Damage(
+                "not a format-2 bitsift summaries file (bad magic or too short)".into(),
             ));
         }
         let version = u32_at(first_page, 8);
         if version != VERSION && version != VERSION_UNBOUND {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "format version {version} is not supported (this bitsift reads versions 1, {VERSION_UNBOUND} and {VERSION})"
             )));
         }
         let fixed = fixed_bytes(version);
         if first_page.len() < fixed {
-            return Err(Damage::from("the header is truncated"));
+            return Err(Damage("the header is truncated".into()));
         }
         let pages = u64_at(first_page, 96);
         let blocks = u64_at(first_page, 40);
         let needed =
             (fixed as u128 + BLOCK_BYTES as u128 * blocks as u128 + 8).div_ceil(PAGE_BYTES as u128);
         if pages == 0 || pages as u128 != needed {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "{pages} header pages recorded for {blocks} blocks"
             )));
         }
@@ -379,21 +379,21 @@ impl Layout {
     pub fn decode_header(bytes: &[u8], file_bytes: u64) -> Result<Layout, Damage> {
         let pages = Layout::header_pages_of(bytes)?;
         if (bytes.len() as u64) < pages * PAGE_BYTES {
-            return Err(Damage::from("the header is truncated"));
+            return Err(Damage("the header is truncated".into()));
         }
         let version = u32_at(bytes, 8);
         let blocks = u64_at(bytes, 40) as usize;
         let table_end = fixed_bytes(version) + BLOCK_BYTES * blocks;
         if u64_at(bytes, table_end) != xxh64(&bytes[..table_end], 0) {
-            return Err(Damage::from("header checksum mismatch"));
+            return Err(Damage("header checksum mismatch".into()));
         }
         let padding = &bytes[table_end + 8..(pages * PAGE_BYTES) as usize];
         if padding.iter().any(|&b| b != 0) {
-            return Err(Damage::from("the header's padding is not zero"));
+            return Err(Damage("the header's padding is not zero".into()));
         }
         let layout = Layout::decode_fields(version, bytes, blocks)?;
         if layout.file_bytes() != file_bytes {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "truncated or extended (the file has {file_bytes} bytes, its header describes {})",
                 layout.file_bytes()
             )));
@@ -407,12 +407,12 @@ impl Layout {
         let (scheme, hashes, canonical) = (u32_at(bytes, 12), u32_at(bytes, 28), bytes[20]);
         let (minimizer, bucket_bits) = (u32_at(bytes, 32), u32_at(bytes, 36));
         if scheme != SCHEME || !(1..=HASHES_MAX).contains(&hashes) || canonical > 1 {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "unknown key scheme {scheme}, bit count {hashes} or canonical flag {canonical}"
             )));
         }
         if !(1..=crate::kmer::M_MAX).contains(&minimizer) || bucket_bits > WORDS_LOG2_MAX {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "minimizer length {minimizer} or bucket bits {bucket_bits} out of range"
             )));
         }
@@ -421,7 +421,7 @@ impl Layout {
             let at = fixed_bytes(version) + BLOCK_BYTES * b;
             let (words_log2, key_bits) = (u32_at(bytes, at + 16), u32_at(bytes, at + 20));
             if words_log2 > WORDS_LOG2_MAX || key_bits > words_log2 {
-                return Err(Damage::from(format!(
+                return Err(Damage(format!(
                     "block {b}: a filter of 2^{words_log2} words in buckets of 2^{key_bits}"
                 )));
             }
@@ -462,7 +462,7 @@ impl Layout {
             layout.header_pages,
         ];
         if recorded != derived {
-            return Err(Damage::from(format!(
+            return Err(Damage(format!(
                 "bucket geometry {recorded:?} does not follow from the blocks ({derived:?})"
             )));
         }
@@ -520,13 +520,15 @@ impl Layout {
     /// Every block's filter, from the data pages (`data`, all of them, checked).
     pub fn read_filters(&self, data: &[u8]) -> Result<Vec<Filter>, Damage> {
         if data.len() as u64 != self.data_pages * PAGE_BYTES {
-            return Err(Damage::from(
-                "truncated or extended (the data pages do not match the header)",
+            return Err(Damage(
+                "truncated or extended (the data pages do not match the header)".into(),
             ));
         }
         for (number, page) in data.chunks(PAGE_BYTES as usize).enumerate() {
             self.check_page(self.header_pages + number as u64, page)
-                .map_err(|e| format!("{e} in page {}", self.header_pages + number as u64))?;
+                .map_err(|e| {
+                    Damage(format!("{e} in page {}", self.header_pages + number as u64))
+                })?;
         }
         let mut words: Vec<Vec<u64>> = self
             .blocks

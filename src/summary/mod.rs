@@ -508,7 +508,7 @@ fn check_matches(
     header: &IndexHeader,
 ) -> Result<(), Mismatch> {
     let differs = |what: &str, ours: String, theirs: String| {
-        Err(Mismatch::from(format!(
+        Err(Mismatch(format!(
             "{what} is {ours} in the summaries but {theirs} in the index"
         )))
     };
@@ -553,7 +553,7 @@ fn check_matches(
         }
     }
     if id.fingerprint != header_fingerprint(header) {
-        return Err(Mismatch::from(String::from(
+        return Err(Mismatch(String::from(
             "the document names, their order or the block sizes differ (header fingerprint)",
         )));
     }

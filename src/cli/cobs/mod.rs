@@ -116,7 +116,7 @@ fn run(verb: Verb, ui: Ui) -> Result<Outcome> {
 fn parse_term_size(text: &str) -> Result<u32, BadValue> {
     let k: u32 = text.parse().map_err(|e| format!("{e}"))?;
     if k == 0 || k > bitsift::format::K_MAX {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{k} is out of range: the term size is from 1 to {}",
             bitsift::format::K_MAX
         )));
@@ -128,7 +128,7 @@ fn parse_term_size(text: &str) -> Result<u32, BadValue> {
 fn parse_num_hashes(text: &str) -> Result<u32, BadValue> {
     let hashes: u32 = text.parse().map_err(|e| format!("{e}"))?;
     if hashes == 0 || u64::from(hashes) > bitsift::format::HASHES_MAX {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{hashes} is out of range: from 1 to {} hash functions",
             bitsift::format::HASHES_MAX
         )));
@@ -140,7 +140,7 @@ fn parse_num_hashes(text: &str) -> Result<u32, BadValue> {
 fn parse_false_positive_rate(text: &str) -> Result<f64, BadValue> {
     let rate: f64 = text.parse().map_err(|e| format!("{e}"))?;
     if !(rate > 0.0 && rate < 1.0) {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{text} is out of range: the false positive rate is between 0 and 1 (e.g. 0.3)"
         )));
     }
@@ -152,7 +152,7 @@ fn parse_false_positive_rate(text: &str) -> Result<f64, BadValue> {
 fn parse_page_size(text: &str) -> Result<u64, BadValue> {
     let bytes: u64 = text.parse().map_err(|e| format!("{e}"))?;
     if bytes > bitsift::format::PAGE_SIZE_MAX {
-        return Err(BadValue::from(format!(
+        return Err(BadValue(format!(
             "{bytes} is out of range: from 1 to {} bytes per row (0: COBS's page size)",
             bitsift::format::PAGE_SIZE_MAX
         )));

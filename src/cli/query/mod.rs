@@ -257,7 +257,7 @@ fn parse_yes_no(text: &str) -> Result<bool, BadValue> {
     match text {
         "yes" | "true" | "1" => Ok(true),
         "no" | "false" | "0" => Ok(false),
-        other => Err(BadValue::from(format!("{other:?}: expected yes or no"))),
+        other => Err(BadValue(format!("{other:?}: expected yes or no"))),
     }
 }
 
