@@ -24,6 +24,8 @@
 //! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
 //! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
 //!   features of the same names);
+//! - [`IoAt`]: the one error of an operation on a file (its path, the action, the cause),
+//!   carried by every error type that reads or writes files;
 //! - [`alphabet`], [`seqfile`], [`metadata`], [`tsv`], [`units`], [`cores`]: what counts as a
 //!   base, sequence files, document metadata tables, how text fields are escaped in
 //!   tab-separated outputs, byte sizes, how many threads "one per core" is; `tempfiles`: temporary outputs removed on
@@ -47,6 +49,8 @@ pub mod cores;
 pub mod doclist;
 pub mod format;
 pub mod io;
+mod io_at;
+pub use io_at::IoAt;
 #[cfg(feature = "iobench")]
 pub mod iobench;
 pub mod kmer;

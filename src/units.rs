@@ -3,7 +3,7 @@
 
 /// Parses a byte size: a number with an optional suffix K, M, G, T (powers of 1024; `KB`,
 /// `KiB` and lowercase are accepted too).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
+pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -11,7 +11,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let (number, suffix) = trimmed.split_at(split);
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("{text:?} is not a size (expected e.g. 4096, 512M, 8G)"))?;
+        .map_err(|_| SizeError::NotASize(text.to_string()))?;
     let multiplier: u64 = match suffix.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 1,
         "K" | "KB" | "KIB" => 1 << 10,
@@ -19,16 +19,36 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "G" | "GB" | "GIB" => 1 << 30,
         "T" | "TB" | "TIB" => 1 << 40,
         other => {
-            return Err(format!(
-                "{text:?}: unknown size suffix {other:?} (use K, M, G or T)"
-            ))
+            return Err(SizeError::Suffix {
+                text: text.to_string(),
+                suffix: other.to_string(),
+            })
         }
     };
     let bytes = value * multiplier as f64;
     if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(format!("{text:?} is out of range"));
+        return Err(SizeError::OutOfRange(text.to_string()));
     }
     Ok(bytes.round() as u64)
+}
+
+/// Why a text is not a byte size.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// No number where the size should start.
+    #[error("{0:?} is not a size (expected e.g. 4096, 512M, 8G)")]
+    NotASize(String),
+    /// A suffix that is not a unit.
+    #[error("{text:?}: unknown size suffix {suffix:?} (use K, M, G or T)")]
+    Suffix {
+        /// The text given.
+        text: String,
+        /// Its suffix, in capitals.
+        suffix: String,
+    },
+    /// A size larger than 64 bits can count.
+    #[error("{0:?} is out of range")]
+    OutOfRange(String),
 }
 
 /// Physical memory of the machine in bytes (`sysinfo(2)`).

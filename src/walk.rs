@@ -9,6 +9,8 @@
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
+use crate::IoAt;
+
 /// What to do with one entry of a directory being walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Visit {
@@ -20,23 +22,17 @@ pub(crate) enum Visit {
     Skip,
 }
 
-/// A directory that could not be listed.
-#[derive(Debug)]
-pub(crate) struct WalkError {
-    /// The directory.
-    pub path: PathBuf,
-    /// Why.
-    pub source: std::io::Error,
-}
+/// What [`walk`]'s error says was being done.
+pub(crate) const LIST_ACTION: &str = "cannot list directory";
 
 /// Walks `directory` recursively and returns the paths `visit` takes, sorted by path.
 /// `visit` sees each entry's path and type (a symbolic link is a link here; `visit` may look
 /// through it with `Path::is_dir`). A directory `visit` descends into that cannot be listed
-/// is an error.
+/// is an error ([`LIST_ACTION`] on it).
 pub(crate) fn walk(
     directory: &Path,
     visit: &mut dyn FnMut(&Path, FileType) -> Visit,
-) -> Result<Vec<PathBuf>, WalkError> {
+) -> Result<Vec<PathBuf>, IoAt> {
     let mut taken = Vec::new();
     walk_into(directory, visit, &mut taken)?;
     Ok(taken)
@@ -46,11 +42,8 @@ fn walk_into(
     directory: &Path,
     visit: &mut dyn FnMut(&Path, FileType) -> Visit,
     taken: &mut Vec<PathBuf>,
-) -> Result<(), WalkError> {
-    let error = |source| WalkError {
-        path: directory.to_path_buf(),
-        source,
-    };
+) -> Result<(), IoAt> {
+    let error = |source| IoAt::new(directory, LIST_ACTION, source);
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(directory).map_err(error)? {
         let entry = entry.map_err(error)?;

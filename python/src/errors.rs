@@ -20,6 +20,7 @@ use bitsift::format::FormatError;
 use bitsift::io::IoError;
 use bitsift::query::{OpenError, ReadError, SearchError};
 use bitsift::seqfile::SeqFileError;
+use bitsift::IoAt;
 use pyo3::exceptions::{
     PyException, PyFileExistsError, PyFileNotFoundError, PyOSError, PyPermissionError,
     PyTimeoutError, PyValueError,
@@ -60,7 +61,9 @@ fn os_error(kind: Option<std::io::ErrorKind>, message: String) -> PyErr {
 pub fn open_error(error: &OpenError) -> PyErr {
     let message = error_text(error);
     match error {
-        OpenError::Format(FormatError::Io { source, .. }) => os_error(Some(source.kind()), message),
+        OpenError::Format(FormatError::Io(IoAt { source, .. })) => {
+            os_error(Some(source.kind()), message)
+        }
         OpenError::Format(_) => IndexError::new_err(message),
         OpenError::Io(io) => io_error(io, message),
         OpenError::NoIndex => PyValueError::new_err(message),
@@ -104,8 +107,8 @@ pub fn collection_error(error: &CollectionError) -> PyErr {
     let message = error_text(error);
     match error {
         CollectionError::Open(open) => open_error(open),
-        CollectionError::Format(FormatError::Io { source, .. })
-        | CollectionError::Io { source, .. } => os_error(Some(source.kind()), message),
+        CollectionError::Format(FormatError::Io(IoAt { source, .. }))
+        | CollectionError::Io(IoAt { source, .. }) => os_error(Some(source.kind()), message),
         CollectionError::Invalid(text) if text.contains("holds no") => IndexError::new_err(message),
         // A path that names nothing, or a damaged manifest or sub-index.
         CollectionError::Invalid(_) => PyFileNotFoundError::new_err(message),
@@ -133,9 +136,12 @@ pub fn build_error(error: &BuildError) -> PyErr {
         BuildError::Input { .. } => PyValueError::new_err(message),
         BuildError::OutputExists { .. } => PyFileExistsError::new_err(message),
         BuildError::Output { .. } => os_error(io_kind(error), message),
-        BuildError::NoInputs | BuildError::Memory { .. } | BuildError::Invalid(_) => {
-            PyValueError::new_err(message)
-        }
+        BuildError::NoInputs
+        | BuildError::Memory { .. }
+        | BuildError::Invalid(_)
+        | BuildError::Header(_)
+        | BuildError::RangeRows(_)
+        | BuildError::Layout(_) => PyValueError::new_err(message),
         BuildError::Cancelled { .. } => PyOSError::new_err(message),
     }
 }

@@ -36,15 +36,12 @@ pub fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::Err
 mod tests {
     use super::*;
     use bitsift::format::FormatError;
+    use bitsift::IoAt;
 
     #[test]
     fn causes_already_said_are_not_repeated() {
         let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-        let error = FormatError::Io {
-            path: "x.cobs_compact".into(),
-            action: "cannot open",
-            source,
-        };
+        let error = FormatError::Io(IoAt::new("x.cobs_compact", "cannot open", source));
         assert_eq!(
             error_text(&error),
             "x.cobs_compact: cannot open: no such file"

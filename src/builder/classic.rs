@@ -82,8 +82,7 @@ pub fn compact_to_classic(compact: &Path, classic: &Path, force: bool) -> Result
         header.num_hashes,
         block.row_count,
         names,
-    )
-    .map_err(BuildError::Invalid)?;
+    )?;
     let mut pending = PendingFile::create_index(classic, force, classic_header.len() as u64)?;
     pending.write_all(&classic_header)?;
     copy_rows(

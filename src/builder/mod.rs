@@ -50,8 +50,9 @@ use crate::format::{
     write_compact_header, CompactLayout, LayoutChoice, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
 };
 use crate::seqfile::SeqFileError;
-use crate::summary::file::{fingerprint, IndexIdentity, SummaryFile};
+use crate::summary::file::{fingerprint, SummaryFile};
 use crate::summary::filter::SharedFilter;
+use crate::summary::identity::IndexIdentity;
 use crate::summary::summary_path;
 use crate::units::format_bytes;
 use layout::BlockPlan;
@@ -104,6 +105,15 @@ pub enum BuildError {
     /// An option is out of range.
     #[error("{0}")]
     Invalid(String),
+    /// The header could not be encoded.
+    #[error(transparent)]
+    Header(#[from] crate::format::HeaderError),
+    /// The rows per range asked for cannot be used.
+    #[error(transparent)]
+    RangeRows(#[from] crate::format::RangeRowsError),
+    /// The row layout asked for cannot spread the index's rows.
+    #[error(transparent)]
+    Layout(#[from] crate::format::LayoutFitError),
     /// The [`BuildObserver`] asked the build to stop.
     #[error("{path}: build cancelled; nothing was written", path = path.display())]
     Cancelled {
@@ -306,7 +316,7 @@ fn validate(options: &BuildOptions) -> Result<(), BuildError> {
         summaries.validate()?;
     }
     if let LayoutChoice::Minimizer { .. } = options.layout {
-        options.layout.check().map_err(BuildError::Invalid)?;
+        options.layout.check()?;
         if options.documents.is_some() {
             return Err(BuildError::Invalid(
                 "a COBS document list builds COBS's layout only".into(),
@@ -358,8 +368,7 @@ fn build_in_pool(
         block_rows: blocks.iter().map(|b| b.rows).collect(),
         rows,
     };
-    let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))
-        .map_err(BuildError::Invalid)?;
+    let header = write_compact_header(&layout, documents.iter().map(|d| d.name.as_str()))?;
     let expected_bytes = header.len() as u64 + layout.data_bytes();
     tracing::info!(
         "{} in {} order, {} of {} documents, {}-byte rows, index size {}",
@@ -531,7 +540,7 @@ fn plan(options: &BuildOptions, files: &[PathBuf]) -> Result<Planned, BuildError
             options
                 .layout
                 .fit(options.k, options.canonical, page_size, rows)
-                .map_err(BuildError::Invalid)
+                .map_err(BuildError::from)
         },
     )?;
     Ok(Planned {

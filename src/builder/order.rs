@@ -46,19 +46,22 @@ impl Order {
     }
 }
 
-impl FromStr for Order {
-    type Err = String;
+/// A text that names no order.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown order {0:?}: expected size, input, similarity or group:COLUMN")]
+pub struct UnknownOrder(pub String);
 
-    fn from_str(text: &str) -> Result<Order, String> {
+impl FromStr for Order {
+    type Err = UnknownOrder;
+
+    fn from_str(text: &str) -> Result<Order, UnknownOrder> {
         match text {
             "size" => Ok(Order::Size),
             "input" => Ok(Order::Input),
             "similarity" => Ok(Order::Similarity),
             _ => match text.strip_prefix("group:") {
                 Some(column) if !column.is_empty() => Ok(Order::Group(column.to_string())),
-                _ => Err(format!(
-                    "unknown order {text:?}: expected size, input, similarity or group:COLUMN"
-                )),
+                _ => Err(UnknownOrder(text.to_string())),
             },
         }
     }
@@ -279,7 +282,7 @@ mod tests {
             assert_eq!(text.parse::<Order>().unwrap().to_string(), text);
         }
         for bad in ["", "group:", "sizes", "group"] {
-            let e = bad.parse::<Order>().unwrap_err();
+            let e = bad.parse::<Order>().unwrap_err().to_string();
             assert!(
                 e.contains("expected size, input, similarity or group:COLUMN"),
                 "{e}"

@@ -129,7 +129,7 @@ pub fn scan_entries(entries: &[DocumentEntry], k: u32) -> Result<Vec<Document>, 
         .map(|(source, entry)| {
             check_document_name(&entry.name).map_err(|detail| BuildError::Input {
                 path: entry.path.clone(),
-                detail,
+                detail: detail.to_string(),
             })?;
             Ok(Document {
                 source: source as u32,

@@ -9,8 +9,9 @@
 
 use super::BuildError;
 use crate::kmer::{BaseRule, Minimizers};
-use crate::summary::file::{BlockSummary, IndexIdentity, SummaryFile};
+use crate::summary::file::SummaryFile;
 use crate::summary::filter::{hashes_for, words_log2_near, SharedFilter, KEY_BITS, WORDS_LOG2_MAX};
+use crate::summary::identity::{BlockSummary, IndexIdentity};
 
 /// Default bits per distinct k-mer of a block summary (see BENCHMARKS.md, "block summaries":
 /// at 4 bits, 3 bits per k-mer, a summary rules out nearly every block without a carrier at

@@ -223,7 +223,7 @@ impl LayoutArgs {
     }
 }
 
-fn parse_order(text: &str) -> Result<Order, String> {
+fn parse_order(text: &str) -> Result<Order, bitsift::builder::order::UnknownOrder> {
     text.parse()
 }
 

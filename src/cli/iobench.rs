@@ -13,6 +13,7 @@ use bitsift::iobench::{
 use bitsift::units::{format_bytes, plural};
 use clap::Args;
 
+use super::values::BadValue;
 use super::{parse_size, Outcome, Ui};
 
 const FILE_DEFAULT: &str = "bitsift-iobench.dat";
@@ -97,10 +98,13 @@ pub struct IobenchArgs {
     format: Format,
 }
 
-fn parse_variant(text: &str) -> Result<Variant, String> {
+fn parse_variant(text: &str) -> Result<Variant, BadValue> {
     Variant::from_name(text.trim()).ok_or_else(|| {
         let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-        format!("{text:?}: unknown variant (expected {})", names.join(", "))
+        BadValue(format!(
+            "{text:?}: unknown variant (expected {})",
+            names.join(", ")
+        ))
     })
 }
 
@@ -118,7 +122,7 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// Parses `3`, `3s`, `1.5s`, `500ms`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+fn parse_duration(text: &str) -> Result<Duration, BadValue> {
     let trimmed = text.trim();
     let (number, scale) = if let Some(ms) = trimmed.strip_suffix("ms") {
         (ms, 1e-3)
@@ -315,6 +319,9 @@ mod tests {
     #[test]
     fn variants_parse() {
         assert_eq!(parse_variant("mmap-random").unwrap(), Variant::MmapRandom);
-        assert!(parse_variant("aio").unwrap_err().contains("uring"));
+        assert!(parse_variant("aio")
+            .unwrap_err()
+            .to_string()
+            .contains("uring"));
     }
 }

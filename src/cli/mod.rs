@@ -27,6 +27,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use values::BadValue;
 
 const ABOUT: &str = "Search COBS genome indexes at the speed of the storage";
 
@@ -227,19 +228,19 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 /// Parses a byte size for clap.
-fn parse_size(text: &str) -> Result<u64, String> {
+fn parse_size(text: &str) -> Result<u64, bitsift::units::SizeError> {
     bitsift::units::parse_bytes(text)
 }
 
 /// Parses an amount of memory to allocate (a cache, a build budget): more than the machine
 /// has cannot be honoured, so it is an error rather than an abort when allocating.
-fn parse_memory_size(text: &str) -> Result<u64, String> {
+fn parse_memory_size(text: &str) -> Result<u64, BadValue> {
     let bytes = parse_size(text)?;
     match bitsift::units::memory_total_bytes() {
-        Some(total) if bytes > total => Err(format!(
+        Some(total) if bytes > total => Err(BadValue(format!(
             "{text} is more than this machine's memory ({}); choose a smaller size",
             bitsift::units::format_bytes(total)
-        )),
+        ))),
         _ => Ok(bytes),
     }
 }
@@ -249,38 +250,38 @@ fn parse_memory_size(text: &str) -> Result<u64, String> {
 const READ_BYTES_MAX: u64 = 64 << 20;
 
 /// Parses a read size or gap, at most [`READ_BYTES_MAX`].
-fn parse_read_size(text: &str) -> Result<u64, String> {
+fn parse_read_size(text: &str) -> Result<u64, BadValue> {
     let bytes = parse_size(text)?;
     if bytes > READ_BYTES_MAX {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{text} is too large: reads and gaps between merged reads are at most {}",
             bitsift::units::format_bytes(READ_BYTES_MAX)
-        ));
+        )));
     }
     Ok(bytes)
 }
 
 /// Parses a threshold in 0..=1 for clap (which must let negative numbers through to it,
 /// `allow_negative_numbers`, so that `-t -1` gets this message).
-fn parse_threshold(text: &str) -> Result<f64, String> {
+fn parse_threshold(text: &str) -> Result<f64, BadValue> {
     parse_cutoff(text, Cutoff::Fraction)
 }
 
 /// Parses an identity in 0..=1 for clap.
-pub(crate) fn parse_identity(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_identity(text: &str) -> Result<f64, BadValue> {
     parse_cutoff(text, Cutoff::Identity)
 }
 
-fn parse_cutoff(text: &str, cutoff: fn(f64) -> Cutoff) -> Result<f64, String> {
+fn parse_cutoff(text: &str, cutoff: fn(f64) -> Cutoff) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(value) => cutoff(value)
             .checked()
             .map(|_| value)
-            .map_err(|e| e.to_string()),
-        Err(_) => Err(format!(
+            .map_err(|e| BadValue(e.to_string())),
+        Err(_) => Err(BadValue(format!(
             "{text:?} is not a number; {}",
             cutoff(0.0).meaning()
-        )),
+        ))),
     }
 }
 
@@ -300,16 +301,23 @@ mod tests {
         assert_eq!(parse_threshold("0").unwrap(), 0.0);
         assert!(parse_threshold("1.5")
             .unwrap_err()
+            .to_string()
             .starts_with("1.5 is out of range"));
         assert!(parse_threshold("-1")
             .unwrap_err()
+            .to_string()
             .starts_with("-1 is out of range"));
         assert!(parse_threshold("NaN")
             .unwrap_err()
+            .to_string()
             .contains("is not a number"));
-        assert!(parse_threshold("inf").unwrap_err().contains("out of range"));
+        assert!(parse_threshold("inf")
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
         assert!(parse_threshold("x")
             .unwrap_err()
+            .to_string()
             .contains("is not a number"));
     }
 
@@ -353,7 +361,7 @@ mod tests {
     #[test]
     fn values_that_cannot_be_honoured_are_errors() {
         assert_eq!(parse_memory_size("1M").unwrap(), 1 << 20);
-        let error = parse_memory_size("100000T").unwrap_err();
+        let error = parse_memory_size("100000T").unwrap_err().to_string();
         assert!(error.contains("more than this machine's memory"), "{error}");
         assert_eq!(parse_read_size("256K").unwrap(), 256 << 10);
         assert!(parse_read_size("5G").is_err());

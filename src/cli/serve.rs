@@ -9,6 +9,7 @@ use bitsift::server::{ServerConfig, ServerError};
 use clap::Args;
 
 use super::search_args::{EngineArgs, IndexArgs};
+use super::values::BadValue;
 use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
@@ -97,26 +98,26 @@ pub struct ServeArgs {
 const SECONDS_MAX: f64 = 7.0 * 24.0 * 3600.0;
 
 /// Parses a positive number of seconds, at most a week, for clap.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+fn parse_seconds(text: &str) -> Result<Duration, BadValue> {
     let duration = parse_grace(text)?;
     if duration.is_zero() {
-        return Err("must be more than 0 seconds".into());
+        return Err(BadValue("must be more than 0 seconds".into()));
     }
     Ok(duration)
 }
 
 /// Parses a number of seconds from 0 to a week, for clap.
-fn parse_grace(text: &str) -> Result<Duration, String> {
+fn parse_grace(text: &str) -> Result<Duration, BadValue> {
     let seconds: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds (such as 30 or 0.5)"))?;
     if !(0.0..=SECONDS_MAX).contains(&seconds) {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{text} seconds is out of range: give 0 to {SECONDS_MAX} (a week)"
-        ));
+        )));
     }
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text} seconds: {e}"))
+    Duration::try_from_secs_f64(seconds).map_err(|e| BadValue(format!("{text} seconds: {e}")))
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
@@ -173,6 +174,9 @@ mod tests {
         for bad in ["0", "-1", "1e30", "inf", "NaN", "", "ten", "604801"] {
             assert!(parse_seconds(bad).is_err(), "{bad:?} accepted");
         }
-        assert!(parse_seconds("1e30").unwrap_err().contains("out of range"));
+        assert!(parse_seconds("1e30")
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
     }
 }

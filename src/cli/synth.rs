@@ -7,6 +7,7 @@ use bitsift::synth::{synth, validate, SynthOptions, SynthPlan, SynthReport};
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
+use super::values::BadValue;
 use super::{Outcome, Ui};
 
 /// Bases of the gene whose query cost is reported.
@@ -189,7 +190,7 @@ fn format_bases(bases: u64) -> String {
 
 /// Parses a number of bases: an integer, a decimal with an exponent (`4.6e6`), or a number
 /// with a decimal suffix k, M, G, T (`5M` = 5,000,000).
-fn parse_bases(text: &str) -> Result<u64, String> {
+fn parse_bases(text: &str) -> Result<u64, BadValue> {
     let trimmed = text.trim();
     let (number, multiplier) = match trimmed.char_indices().last() {
         Some((at, 'k' | 'K')) => (&trimmed[..at], 1e3),
@@ -204,7 +205,7 @@ fn parse_bases(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("{text:?} is not a number of bases (e.g. 5000000, 5M, 4.6e6)"))?;
     let bases = value * multiplier;
     if !bases.is_finite() || bases < 1.0 || bases > u64::MAX as f64 {
-        return Err(format!("{text:?} is out of range"));
+        return Err(BadValue(format!("{text:?} is out of range")));
     }
     Ok(bases.round() as u64)
 }

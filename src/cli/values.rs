@@ -4,46 +4,66 @@
 
 use bitsift::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 
+/// Why a command-line value was refused: the message clap prints after the option's name
+/// (every value parser of the command line answers with it, or with a library's own error).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct BadValue(pub String);
+
+impl From<String> for BadValue {
+    fn from(message: String) -> BadValue {
+        BadValue(message)
+    }
+}
+
+impl From<bitsift::units::SizeError> for BadValue {
+    fn from(error: bitsift::units::SizeError) -> BadValue {
+        BadValue(error.to_string())
+    }
+}
+
 /// `-k`: from 1 to [`K_MAX`].
-pub fn k(text: &str) -> Result<u32, String> {
+pub fn k(text: &str) -> Result<u32, BadValue> {
     let k: u32 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
     if k == 0 || k > K_MAX {
-        return Err(format!("k is from 1 to {K_MAX}"));
+        return Err(BadValue(format!("k is from 1 to {K_MAX}")));
     }
     Ok(k)
 }
 
 /// `--fpr`: strictly between 0 and 1.
-pub fn fpr(text: &str) -> Result<f64, String> {
+pub fn fpr(text: &str) -> Result<f64, BadValue> {
     let fpr: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
     if !(fpr > 0.0 && fpr < 1.0) {
-        return Err("the false-positive rate is between 0 and 1, exclusive (e.g. 0.3)".into());
+        return Err(BadValue(
+            "the false-positive rate is between 0 and 1, exclusive (e.g. 0.3)".into(),
+        ));
     }
     Ok(fpr)
 }
 
 /// `--hashes`: from 1 to [`HASHES_MAX`].
-pub fn hashes(text: &str) -> Result<u32, String> {
+pub fn hashes(text: &str) -> Result<u32, BadValue> {
     let hashes: u32 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
     if hashes == 0 || u64::from(hashes) > HASHES_MAX {
-        return Err(format!("from 1 to {HASHES_MAX} hash functions"));
+        return Err(BadValue(format!("from 1 to {HASHES_MAX} hash functions")));
     }
     Ok(hashes)
 }
 
 /// `--page-size`: from 1 to [`PAGE_SIZE_MAX`] bytes per row.
-pub fn page_size(text: &str) -> Result<u64, String> {
+pub fn page_size(text: &str) -> Result<u64, BadValue> {
     let bytes: u64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number of bytes"))?;
     if bytes == 0 || bytes > PAGE_SIZE_MAX {
-        return Err(format!("from 1 to {PAGE_SIZE_MAX} bytes per row"));
+        return Err(BadValue(format!("from 1 to {PAGE_SIZE_MAX} bytes per row")));
     }
     Ok(bytes)
 }

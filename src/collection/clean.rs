@@ -5,71 +5,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::lock::LOCK_NAME;
-use super::manifest::{Manifest, MANIFEST_NAME};
+use super::manifest::Manifest;
+use super::names::{classify, is_subindex_file, Entry};
 use super::CollectionError;
-
-/// Prefix of sub-index file names.
-const SUBINDEX_PREFIX: &str = "sub-";
-
-/// What a file in a collection directory is.
-#[derive(Debug, PartialEq, Eq)]
-enum Entry<'a> {
-    /// The manifest or the lock file.
-    Own,
-    /// A sub-index or a sidecar of sub-index `base`.
-    SubIndex { base: &'a str },
-    /// A temporary file of a writer (manifest or sub-index being written).
-    Temporary,
-    /// Anything else: never touched.
-    Foreign,
-}
-
-fn classify(name: &str) -> Entry<'_> {
-    if name == MANIFEST_NAME || name == LOCK_NAME {
-        return Entry::Own;
-    }
-    // `.collection.json.bitsift-tmp-PID`, or `.collection.json.tmp-PID` of earlier versions.
-    if name.starts_with(&format!(".{MANIFEST_NAME}."))
-        || name.starts_with(&format!(".{SUBINDEX_PREFIX}"))
-    {
-        return Entry::Temporary;
-    }
-    if is_numbered(name) {
-        let base = name.find(".bitsift-").map_or(name, |at| &name[..at]);
-        return Entry::SubIndex { base };
-    }
-    Entry::Foreign
-}
-
-/// Whether `name` starts as a sub-index file's name does: `sub-`, digits, a dot
-/// ([`super::Manifest::reserve_file`]).
-fn is_numbered(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix(SUBINDEX_PREFIX) else {
-        return false;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest.as_bytes().get(digits) == Some(&b'.')
-}
-
-/// The number of sub-index file `name` (`sub-NNNNNN.…`), if it is one and the number fits.
-pub(super) fn subindex_number(name: &str) -> Option<u64> {
-    let rest = name.strip_prefix(SUBINDEX_PREFIX)?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    rest.get(..digits)?.parse().ok()
-}
-
-/// Whether `name` is the name of a sub-index file or of a sidecar of one: a file only a
-/// collection holds.
-pub(super) fn is_subindex_file(name: &str) -> bool {
-    matches!(classify(name), Entry::SubIndex { .. })
-}
-
-/// Whether `name` is the name of a sub-index file itself (not a sidecar, not a temporary).
-pub(super) fn is_subindex_index(name: &str) -> bool {
-    matches!(classify(name), Entry::SubIndex { base } if base == name)
-        && crate::format::has_index_extension(Path::new(name))
-}
 
 /// Deletes sub-index files, sidecars and temporaries in `directory` that `manifest` does not
 /// list. Call it holding the writer lock. Without a manifest (a new collection) it deletes
@@ -171,45 +109,6 @@ fn entry_names(directory: &Path) -> Result<Vec<String>, CollectionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_classified() {
-        assert_eq!(classify("collection.json"), Entry::Own);
-        assert_eq!(classify(".collection.lock"), Entry::Own);
-        assert_eq!(classify(".collection.json.tmp-12"), Entry::Temporary);
-        assert_eq!(
-            classify(".collection.json.bitsift-tmp-12"),
-            Entry::Temporary
-        );
-        assert_eq!(
-            classify(".sub-000003.cobs_compact.bitsift-tmp-9"),
-            Entry::Temporary
-        );
-        assert_eq!(
-            classify("sub-000003.cobs_compact"),
-            Entry::SubIndex {
-                base: "sub-000003.cobs_compact"
-            }
-        );
-        assert_eq!(
-            classify("sub-000003.cobs_compact.bitsift-checksums"),
-            Entry::SubIndex {
-                base: "sub-000003.cobs_compact"
-            }
-        );
-        assert_eq!(classify("notes.txt"), Entry::Foreign);
-        assert_eq!(classify("sub-genomes.cobs_compact"), Entry::Foreign);
-        assert_eq!(classify("sub-12"), Entry::Foreign);
-        assert!(is_subindex_index("sub-1234567.cobs_classic"));
-        assert_eq!(subindex_number("sub-000012.cobs_compact"), Some(12));
-        assert!(!is_subindex_index(
-            "sub-000003.cobs_compact.bitsift-checksums"
-        ));
-        assert!(is_subindex_file(
-            "sub-000003.cobs_compact.bitsift-checksums"
-        ));
-        assert!(!is_subindex_file(".sub-000003.cobs_compact.bitsift-tmp-9"));
-    }
 
     #[test]
     fn unlisted_files_go_and_everything_else_stays() {

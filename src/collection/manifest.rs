@@ -35,21 +35,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::manifest_file::open_manifest;
+use super::names::{FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME};
 use super::seal::{hex_digest, seal, Digested, Head};
 use super::{crash, CollectionError};
 use crate::builder::layout::RowSizing;
 use crate::format::{is_placeholder, IndexHeader, IndexKind, LayoutChoice, RowLayout};
 use crate::tempfiles::{self, AtomicFile};
 
-/// The manifest's file name inside the collection directory.
-pub const MANIFEST_NAME: &str = "collection.json";
-/// The value of the manifest's `format` field.
-pub const FORMAT_NAME: &str = "bitsift-collection";
-/// The manifest version this bitsift writes (and the newest it reads): the members of
-/// version 1, plus the manifest's checksum and a names digest per sub-index.
-pub const FORMAT_VERSION: u32 = 2;
-/// The oldest manifest version this bitsift reads: no checksum, no names digests.
-pub const FORMAT_VERSION_OLDEST: u32 = 1;
 pub use crate::format::PADDING_NAME;
 
 /// Parameters shared by every sub-index; see the module documentation.
@@ -237,10 +229,21 @@ impl SubIndex {
         &self,
         parameters: &Parameters,
         header: &IndexHeader,
-    ) -> Result<(), String> {
+    ) -> Result<(), Differs> {
         check_file(header, &self.expected(parameters))
     }
 }
+
+/// A manifest that breaks the rules of the module documentation; the text says which.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Broken(pub String);
+
+/// A sub-index file that is not the one its manifest records; the text says the first thing
+/// that differs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Differs(pub String);
 
 /// What a collection's manifest records of one sub-index's file, to compare with the file's
 /// header whenever it is opened: the collection's k, canonical form and hash functions, and
@@ -271,35 +274,33 @@ pub(crate) struct Expected {
 
 /// Checks an opened sub-index file against what its manifest records; the text says the
 /// first thing that differs.
-pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), String> {
+pub(crate) fn check_file(header: &IndexHeader, expected: &Expected) -> Result<(), Differs> {
     if let Some((has, records)) = parameter_mismatch(header, expected) {
-        return Err(format!(
+        return Err(Differs(format!(
             "has {has} but the collection manifest records {records}; the sub-index was replaced or changed outside bitsift, or the manifest is damaged"
-        ));
+        )));
     }
     if header.document_count() != expected.document_count {
-        return Err(format!(
+        return Err(Differs(format!(
             "has {} documents but the collection manifest records {}; the sub-index was changed outside bitsift",
             header.document_count(),
             expected.document_count
-        ));
+        )));
     }
     if header.names.digest() != expected.names_digest {
-        return Err(
-            "its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged".into(),
-        );
+        return Err(Differs(String::from("its document names are not the ones the collection manifest records for it (their digests differ); the sub-index was replaced or changed outside bitsift, or the manifest is damaged")));
     }
     if header.rows != expected.layout {
-        return Err(format!(
+        return Err(Differs(format!(
             "lays its rows out as {} but the collection manifest records {}; the sub-index was replaced outside bitsift",
             header.rows, expected.layout
-        ));
+        )));
     }
     if header.file_size != expected.bytes {
-        return Err(format!(
+        return Err(Differs(format!(
             "has {} bytes but the collection manifest records {} bytes; the sub-index was replaced or changed outside bitsift, or the manifest is damaged",
             header.file_size, expected.bytes
-        ));
+        )));
     }
     Ok(())
 }
@@ -351,7 +352,7 @@ fn check_entry<'a>(
     entry: &EntryFields<'_>,
     version: u32,
     names: impl Iterator<Item = &'a str>,
-) -> Result<(Vec<u64>, u64), String> {
+) -> Result<(Vec<u64>, u64), Broken> {
     let file = entry.file;
     let tombstones: HashSet<&str> = entry.hidden.iter().map(String::as_str).collect();
     let mut matched: HashSet<&str> = HashSet::with_capacity(tombstones.len());
@@ -375,36 +376,36 @@ fn check_entry<'a>(
         count += 1;
     }
     if count != entry.document_count {
-        return Err(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} lists {count} names for {} documents",
             entry.document_count
-        ));
+        )));
     }
     if let Some(name) = entry.hidden.iter().find(|n| !matched.contains(n.as_str())) {
-        return Err(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} hides {name:?}, which is not one of its documents (a damaged removal would show a removed genome again)"
-        ));
+        )));
     }
     if let Some(&bad) = entry.padding.iter().find(|&&p| p >= count) {
-        return Err(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} has a placeholder at {bad}, past its {count} documents"
-        ));
+        )));
     }
     if let Some(&bad) = entry
         .padding
         .iter()
         .find(|p| placeholders.binary_search(p).is_err())
     {
-        return Err(format!(
+        return Err(Broken(format!(
             "sub-index {file:?} lists document {bad} as a placeholder, but it is not named {PADDING_NAME:?} (a damaged placeholder would hide a genome)"
-        ));
+        )));
     }
     let digest = hasher.digest();
     match entry.names_digest {
-        Some(recorded) if recorded != digest => Err(format!(
+        Some(recorded) if recorded != digest => Err(Broken(format!(
             "the names digest of sub-index {file:?} does not match its list of documents"
-        )),
-        None if version >= 2 => Err(format!("sub-index {file:?} has no names digest")),
+        ))),
+        None if version >= 2 => Err(Broken(format!("sub-index {file:?} has no names digest"))),
         _ => Ok((hidden, digest)),
     }
 }
@@ -466,23 +467,23 @@ impl Manifest {
             .validate()
             .map_err(|detail| CollectionError::Manifest {
                 path: path.to_path_buf(),
-                detail,
+                detail: detail.to_string(),
             })?;
         Ok(manifest)
     }
 
     /// Checks the invariants a writer relies on; the text says what is wrong.
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Broken> {
         let mut files = HashSet::new();
         for sub in &self.subindexes {
             if !is_plain_file_name(&sub.file) {
-                return Err(format!(
+                return Err(Broken(format!(
                     "sub-index file name {:?} is not a plain file name inside the collection",
                     sub.file
-                ));
+                )));
             }
             if !files.insert(sub.file.as_str()) {
-                return Err(format!("sub-index {:?} is listed twice", sub.file));
+                return Err(Broken(format!("sub-index {:?} is listed twice", sub.file)));
             }
             let fields = EntryFields {
                 file: &sub.file,
@@ -643,7 +644,8 @@ impl SearchView {
                 names_digest: sub.names_digest,
             };
             let names = sub.documents.text.split_terminator('\n');
-            let (hidden, names_digest) = check_entry(&fields, version, names).map_err(invalid)?;
+            let (hidden, names_digest) =
+                check_entry(&fields, version, names).map_err(|e| invalid(e.to_string()))?;
             subindexes.push(SearchEntry {
                 file: sub.file,
                 expected: Expected {
@@ -702,8 +704,8 @@ fn view_of<R: std::io::BufRead>(
         detail,
     };
     let digested = Digested::of_reader(&mut rewound()?).map_err(io())?;
-    let head = Head::of_reader(rewound()?).map_err(invalid)?;
-    head.check(&digested).map_err(invalid)?;
+    let head = Head::of_reader(rewound()?).map_err(|e| invalid(e.to_string()))?;
+    head.check(&digested).map_err(|e| invalid(e.to_string()))?;
     let raw: RawView = serde_json::from_reader(rewound()?)
         .map_err(|e| invalid(format!("invalid manifest: {e}")))?;
     Ok((head.version(), raw))
@@ -720,8 +722,9 @@ fn checked_parse<T: serde::de::DeserializeOwned>(
         path: path.to_path_buf(),
         detail,
     };
-    let head = Head::of_bytes(bytes).map_err(invalid)?;
-    head.check(&Digested::of_bytes(bytes)).map_err(invalid)?;
+    let head = Head::of_bytes(bytes).map_err(|e| invalid(e.to_string()))?;
+    head.check(&Digested::of_bytes(bytes))
+        .map_err(|e| invalid(e.to_string()))?;
     let parsed =
         serde_json::from_slice(bytes).map_err(|e| invalid(format!("invalid manifest: {e}")))?;
     Ok((head.version(), parsed))

@@ -12,8 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::clean::{is_subindex_file, is_subindex_index};
-use super::manifest::MANIFEST_NAME;
+use super::names::{is_subindex_file, is_subindex_index, MANIFEST_NAME};
 use super::{CollectionError, NAMES_SHOWN_MAX};
 
 /// Whether `path` is a collection directory: it holds a manifest (of any file type, readable

@@ -337,7 +337,7 @@ fn open_members(
                 .check_header(&manifest.parameters, &header)
                 .map_err(|detail| CollectionError::Manifest {
                     path: header.path.clone(),
-                    detail,
+                    detail: detail.to_string(),
                 })?;
             // The merged file gets fresh checksums: bytes nobody could check must not get them.
             if !crate::format::sidecar_path(&header.path).is_file() {

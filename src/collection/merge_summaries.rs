@@ -13,11 +13,13 @@ use crate::builder::output::PendingFile;
 use crate::format::checksums::sidecar_digest;
 use crate::format::content::content_digest_of;
 use crate::format::IndexHeader;
-use crate::summary::file::{BlockSummary, IndexIdentity, SummaryFile};
+use crate::summary::file::SummaryFile;
 use crate::summary::filter::Filter;
+use crate::summary::identity::{BlockSummary, IndexIdentity};
 use crate::summary::{header_fingerprint, summary_path, BlockSummaries};
 
 use super::CollectionError;
+use crate::IoAt;
 
 /// Where a block of the merged file comes from.
 pub(super) enum Source {
@@ -77,17 +79,19 @@ pub(super) fn write(
             documents: header.document_count(),
             fingerprint: header_fingerprint(header),
             content: content_digest_of(&header.path, header.data_offset).map_err(|source| {
-                CollectionError::Io {
-                    path: header.path.clone(),
-                    action: "cannot read the merged sub-index",
+                CollectionError::Io(IoAt::new(
+                    header.path.clone(),
+                    "cannot read the merged sub-index",
                     source,
-                }
+                ))
             })?,
             checksums: sidecar_digest(&header.path)
-                .map_err(|source| CollectionError::Io {
-                    path: header.path.clone(),
-                    action: "cannot read the merged sub-index's checksums",
-                    source,
+                .map_err(|source| {
+                    CollectionError::Io(IoAt::new(
+                        header.path.clone(),
+                        "cannot read the merged sub-index's checksums",
+                        source,
+                    ))
                 })?
                 .unwrap_or(0),
         },

@@ -44,6 +44,7 @@ mod merge_check;
 mod merge_plan;
 mod merge_rows;
 mod merge_summaries;
+mod names;
 mod recover;
 mod remove;
 mod seal;
@@ -51,6 +52,7 @@ mod sources;
 mod time;
 mod verify;
 
+use crate::IoAt;
 use std::path::PathBuf;
 
 pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
@@ -58,11 +60,11 @@ pub use bits::or_bits;
 pub use clean::clean;
 pub use lock::WriterLock;
 pub use manifest::{
-    Manifest, Parameters, Provenance, SubIndex, SubIndexKind, FORMAT_NAME, FORMAT_VERSION,
-    FORMAT_VERSION_OLDEST, MANIFEST_NAME, PADDING_NAME,
+    Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, PADDING_NAME,
 };
 pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
+pub use names::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME};
 pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};
 pub use sources::{find_indexes, CollectionSeen, IndexSource, RemoteVersion, SearchSet};
@@ -75,17 +77,9 @@ pub const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summarie
 /// Why a collection could not be read or changed. Nothing is changed when a writer fails.
 #[derive(Debug, thiserror::Error)]
 pub enum CollectionError {
-    /// The operating system refused an operation.
-    #[error("{path}: {action}: {source}", path = path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// What was being done.
-        action: &'static str,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The operating system refused an operation on a file.
+    #[error(transparent)]
+    Io(#[from] IoAt),
     /// The manifest cannot be used.
     #[error("{path}: {detail}", path = path.display())]
     Manifest {
@@ -214,11 +208,7 @@ impl CollectionError {
         action: &'static str,
     ) -> impl FnOnce(std::io::Error) -> CollectionError {
         let path = path.into();
-        move |source| CollectionError::Io {
-            path,
-            action,
-            source,
-        }
+        move |source| CollectionError::Io(IoAt::new(path, action, source))
     }
 }
 

@@ -14,9 +14,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::add::entry;
-use super::clean::{is_subindex_index, subindex_number};
 use super::lock::WriterLock;
-use super::manifest::{Manifest, Parameters, Provenance, SubIndex, MANIFEST_NAME};
+use super::manifest::{Manifest, Parameters, Provenance, SubIndex};
+use super::names::{is_subindex_index, subindex_number, MANIFEST_NAME};
 use super::{time, CollectionError, NAMES_SHOWN_MAX};
 use crate::builder::layout::RowSizing;
 use crate::format::{IndexHeader, LayoutChoice};

@@ -21,7 +21,7 @@ use std::io::Read;
 use serde::Deserialize;
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
-use super::manifest::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST};
+use super::names::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST};
 
 /// The bytes before the checksum's digits.
 const SEAL_HEAD: &[u8] = b",\n  \"checksum\": \"";
@@ -120,13 +120,13 @@ pub(super) struct Head {
 
 impl Head {
     /// Parses the head of manifest bytes.
-    pub(super) fn of_bytes(text: &[u8]) -> Result<Head, String> {
-        serde_json::from_slice(text).map_err(not_json)
+    pub(super) fn of_bytes(text: &[u8]) -> Result<Head, SealError> {
+        serde_json::from_slice(text).map_err(SealError::NotJson)
     }
 
     /// Parses the head of a manifest read to its end.
-    pub(super) fn of_reader(reader: impl Read) -> Result<Head, String> {
-        serde_json::from_reader(reader).map_err(not_json)
+    pub(super) fn of_reader(reader: impl Read) -> Result<Head, SealError> {
+        serde_json::from_reader(reader).map_err(SealError::NotJson)
     }
 
     /// The manifest's version (checked by [`Head::check`]).
@@ -139,37 +139,57 @@ impl Head {
 
     /// Checks the format, the version and, but for version-1 manifests written without one,
     /// the checksum of the file `digested`.
-    pub(super) fn check(&self, digested: &Digested) -> Result<(), String> {
+    pub(super) fn check(&self, digested: &Digested) -> Result<(), SealError> {
         if self.format.as_ref().and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
-            return Err(format!("not a {FORMAT_NAME} manifest"));
+            return Err(SealError::Foreign);
         }
         let version = match self.version.as_ref().and_then(|v| v.as_u64()) {
-            None => return Err("the manifest has no version".into()),
+            None => return Err(SealError::NoVersion),
             Some(v) if (FORMAT_VERSION_OLDEST as u64..=FORMAT_VERSION as u64).contains(&v) => v,
-            Some(v) => {
-                return Err(format!(
-                    "manifest version {v} is not supported (this bitsift reads versions {FORMAT_VERSION_OLDEST} to {FORMAT_VERSION}): it was written by a newer bitsift, or it is damaged"
-                ))
-            }
+            Some(v) => return Err(SealError::Version(v)),
         };
         if version == 1 && self.checksum.is_none() {
             return Ok(());
         }
         let Some(recorded) = digested.recorded() else {
-            return Err("the manifest's checksum is missing or is not its last member, where bitsift writes it: the manifest was damaged or edited".into());
+            return Err(SealError::NoChecksum);
         };
         if recorded != digested.body {
-            return Err(format!(
-                "checksum mismatch (recorded {recorded:016x}, computed {:016x}): the manifest was damaged or edited after bitsift wrote it; only add, remove and merge may change it",
-                digested.body
-            ));
+            return Err(SealError::Checksum {
+                recorded,
+                computed: digested.body,
+            });
         }
         Ok(())
     }
 }
 
-fn not_json(error: serde_json::Error) -> String {
-    format!("not valid JSON: {error}; the manifest is damaged")
+/// Why a manifest's head or seal cannot be trusted (said after the manifest's path).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SealError {
+    /// Not JSON.
+    #[error("not valid JSON: {0}; the manifest is damaged")]
+    NotJson(serde_json::Error),
+    /// JSON of another format.
+    #[error("not a {FORMAT_NAME} manifest")]
+    Foreign,
+    /// No version member.
+    #[error("the manifest has no version")]
+    NoVersion,
+    /// A version this bitsift does not read.
+    #[error("manifest version {0} is not supported (this bitsift reads versions {FORMAT_VERSION_OLDEST} to {FORMAT_VERSION}): it was written by a newer bitsift, or it is damaged")]
+    Version(u64),
+    /// The checksum is missing or not where bitsift writes it.
+    #[error("the manifest's checksum is missing or is not its last member, where bitsift writes it: the manifest was damaged or edited")]
+    NoChecksum,
+    /// The checksum does not match the manifest.
+    #[error("checksum mismatch (recorded {recorded:016x}, computed {computed:016x}): the manifest was damaged or edited after bitsift wrote it; only add, remove and merge may change it")]
+    Checksum {
+        /// The checksum recorded.
+        recorded: u64,
+        /// The checksum of the manifest's bytes.
+        computed: u64,
+    },
 }
 
 /// Serde for an optional digest written as 16 lowercase hexadecimal digits.
@@ -237,15 +257,20 @@ mod tests {
         let current = br#"{"format": "bitsift-collection", "version": 2, "subindexes": []}"#;
         let error = head(current)
             .check(&Digested::of_bytes(current))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("checksum is missing"), "{error}");
         let newer = br#"{"format": "bitsift-collection", "version": 9}"#;
-        let error = head(newer).check(&Digested::of_bytes(newer)).unwrap_err();
+        let error = head(newer)
+            .check(&Digested::of_bytes(newer))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("version 9 is not supported"), "{error}");
         let foreign = br#"{"format": "other", "version": 1}"#;
         let error = head(foreign)
             .check(&Digested::of_bytes(foreign))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("not a bitsift-collection manifest"),
             "{error}"

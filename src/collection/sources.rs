@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::manifest::{check_file, subindex_path, Expected, Manifest, SearchView, MANIFEST_NAME};
+use super::manifest::{check_file, subindex_path, Expected, Manifest, SearchView};
 use super::manifest_file::is_collection;
+use super::names::MANIFEST_NAME;
 use super::CollectionError;
 use crate::format::{has_index_extension, HeaderOptions, IndexHeader};
 use crate::io::FileIdentity;
@@ -345,7 +346,7 @@ impl SearchSet {
         };
         check_file(header, expected).map_err(|detail| CollectionError::Manifest {
             path: header.path.clone(),
-            detail,
+            detail: detail.to_string(),
         })
     }
 
@@ -396,11 +397,6 @@ fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), Collecti
             } else {
                 Visit::Skip
             }
-        })
-        .map_err(|e| CollectionError::Io {
-            path: e.path,
-            action: "cannot list directory",
-            source: e.source,
         })?;
         if found.is_empty() {
             return Err(CollectionError::Invalid(format!(

@@ -496,7 +496,7 @@ fn scan_directory(root: &Path, filter: FileType) -> Result<Vec<PathBuf>, DocList
             Visit::Skip
         }
     })
-    .map_err(|e| DocListError::file(&e.path, format!("cannot list directory: {}", e.source)))
+    .map_err(|e| DocListError::file(&e.path, format!("{}: {}", e.action, e.source)))
 }
 
 /// The paths a list file names, as COBS reads them (lines as they are, no trimming).

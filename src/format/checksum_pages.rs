@@ -25,6 +25,7 @@ use super::checksums::{
     PREAMBLE_BYTES, SIDECAR_VERSION, TRAILER_BYTES,
 };
 use super::{sidecar_path, ChecksumError, FormatError, IndexHeader, CHECKSUM_PAGE_BYTES};
+use crate::IoAt;
 
 /// The preamble of an index's checksum sidecar, checked against the index; see the module
 /// documentation.
@@ -51,11 +52,7 @@ impl ChecksumTable {
         let sidecar = sidecar_path(index_path);
         let io_error = |action: &'static str| {
             let path = sidecar.clone();
-            move |source| FormatError::Io {
-                path,
-                action,
-                source,
-            }
+            move |source| FormatError::Io(IoAt::new(path, action, source))
         };
         let mut file = match SourceFile::open(&sidecar) {
             Ok(file) => file,
@@ -97,10 +94,8 @@ impl ChecksumTable {
     #[cfg(test)]
     pub(crate) fn open_data(path: &Path, file_size: u64) -> Result<ChecksumTable, FormatError> {
         let sidecar = sidecar_path(path);
-        let bytes = std::fs::read(&sidecar).map_err(|source| FormatError::Io {
-            path: sidecar.clone(),
-            action: "cannot read checksums",
-            source,
+        let bytes = std::fs::read(&sidecar).map_err(|source| {
+            FormatError::Io(IoAt::new(sidecar.clone(), "cannot read checksums", source))
         })?;
         let fields = decode_preamble(&sidecar, &bytes, bytes.len() as u64)?;
         assert_eq!(
@@ -248,20 +243,15 @@ pub(super) fn check_sampled_pages(
         return Ok(());
     }
     let sidecar = sidecar_path(index_path);
-    let index_error = |source| FormatError::Io {
-        path: index_path.to_path_buf(),
-        action: "cannot read",
-        source,
-    };
+    let index_error =
+        |source| FormatError::Io(IoAt::new(index_path.to_path_buf(), "cannot read", source));
     let index = SourceFile::open(index_path).map_err(index_error)?;
     let pages = super::content::sampled_crcs(&index, header.file_size, header.data_offset)
         .map_err(index_error)?;
     let mut differing = 0u64;
     for &(page, crc) in &pages {
-        let want = recorded(page).map_err(|source| FormatError::Io {
-            path: sidecar.clone(),
-            action: "cannot read checksums",
-            source,
+        let want = recorded(page).map_err(|source| {
+            FormatError::Io(IoAt::new(sidecar.clone(), "cannot read checksums", source))
         })?;
         differing += u64::from(crc != want);
     }
@@ -304,7 +294,7 @@ fn decode_preamble(sidecar: &Path, preamble: &[u8], length: u64) -> Result<Pream
             "format version {version} is not supported (this bitsift reads version {SIDECAR_VERSION}; a newer bitsift wrote it, or the file is damaged)"
         )));
     }
-    let fields = Preamble::decode(preamble).map_err(damaged)?;
+    let fields = Preamble::decode(preamble).map_err(|e| damaged(e.to_string()))?;
     let page_count = fields.file_size.div_ceil(CHECKSUM_PAGE_BYTES);
     if fields.page_count != page_count {
         return Err(damaged(format!(

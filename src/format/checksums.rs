@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::{FormatError, IndexHeader};
 use crate::tempfiles;
+use crate::IoAt;
 
 /// Appended to an index's file name to name its sidecar.
 pub const SIDECAR_SUFFIX: &str = ".bitsift-checksums";
@@ -119,17 +120,9 @@ pub enum ChecksumError {
         /// Size recorded in the sidecar.
         file_size: u64,
     },
-    /// The operating system refused a read or a write.
-    #[error("{path}: {action}: {source}", path = path.display())]
-    Io {
-        /// The index or sidecar file.
-        path: PathBuf,
-        /// What was being done.
-        action: &'static str,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The operating system refused an operation on a file.
+    #[error(transparent)]
+    Io(#[from] IoAt),
     /// The file changed size while it was being read.
     #[error("{path}: the file changed while it was being read ({expected} bytes expected, {found} read); try again when nothing is writing it", path = path.display())]
     Changed {
@@ -217,11 +210,11 @@ impl Checksums {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
-                return Err(FormatError::Io {
-                    path: sidecar,
-                    action: "cannot read checksums",
+                return Err(FormatError::Io(IoAt::new(
+                    sidecar,
+                    "cannot read checksums",
                     source,
-                })
+                )))
             }
         };
         Checksums::decode(index_path, &bytes).map(Some)
@@ -256,7 +249,7 @@ impl Checksums {
                 "its own checksum does not match its contents".into(),
             ));
         }
-        let fields = Preamble::decode(bytes).map_err(damaged)?;
+        let fields = Preamble::decode(bytes).map_err(|e| damaged(e.to_string()))?;
         let page_count = fields.file_size.div_ceil(CHECKSUM_PAGE_BYTES);
         if fields.page_count != page_count {
             return Err(damaged(format!(
@@ -352,11 +345,7 @@ impl Checksums {
     pub fn write(&self) -> Result<(), ChecksumError> {
         let destination = sidecar_path(&self.index_path);
         tempfiles::write_atomically(&destination, &self.encode()).map_err(|source| {
-            ChecksumError::Io {
-                path: destination,
-                action: "cannot write checksums",
-                source,
-            }
+            ChecksumError::Io(IoAt::new(destination, "cannot write checksums", source))
         })
     }
 
@@ -411,10 +400,8 @@ impl Checksums {
         let path = &self.index_path;
         let found = SourceFile::open(path)
             .and_then(|file| file.len())
-            .map_err(|source| ChecksumError::Io {
-                path: path.clone(),
-                action: "cannot stat index",
-                source,
+            .map_err(|source| {
+                ChecksumError::Io(IoAt::new(path.clone(), "cannot stat index", source))
             })?;
         if found != self.file_size {
             return Ok(vec![Damage::Size {
@@ -565,19 +552,17 @@ pub(super) struct Preamble {
 impl Preamble {
     /// Decodes and checks the fields after the version (the caller checked magic, version
     /// and length).
-    pub(super) fn decode(bytes: &[u8]) -> Result<Preamble, String> {
+    pub(super) fn decode(bytes: &[u8]) -> Result<Preamble, PreambleError> {
         let algorithm = le_u32(bytes, 20);
         if algorithm != ALGORITHM_CRC32C {
-            return Err(format!(
-                "checksum algorithm {algorithm} is unknown (1 is CRC-32C)"
-            ));
+            return Err(PreambleError::Algorithm(algorithm));
         }
         let page_bytes = le_u32(bytes, 24);
         if page_bytes as usize != PAGE {
-            return Err(format!("page size {page_bytes} (expected {PAGE})"));
+            return Err(PreambleError::PageSize(page_bytes));
         }
         if le_u32(bytes, 28) != 0 || le_u32(bytes, 52) != 0 {
-            return Err("reserved fields are not zero".into());
+            return Err(PreambleError::Reserved);
         }
         let fields = Preamble {
             file_size: le_u64(bytes, 32),
@@ -586,13 +571,35 @@ impl Preamble {
             page_count: le_u64(bytes, 56),
         };
         if fields.header_bytes > fields.file_size {
-            return Err(format!(
-                "a {}-byte header recorded for a {}-byte index",
-                fields.header_bytes, fields.file_size
-            ));
+            return Err(PreambleError::Header {
+                header_bytes: fields.header_bytes,
+                file_size: fields.file_size,
+            });
         }
         Ok(fields)
     }
+}
+
+/// What is wrong with a sidecar's preamble (said after "damaged checksums").
+#[derive(Debug, thiserror::Error)]
+pub(super) enum PreambleError {
+    /// Not CRC-32C.
+    #[error("checksum algorithm {0} is unknown (1 is CRC-32C)")]
+    Algorithm(u32),
+    /// Pages of another size.
+    #[error("page size {0} (expected {PAGE})")]
+    PageSize(u32),
+    /// Reserved fields that are not zero.
+    #[error("reserved fields are not zero")]
+    Reserved,
+    /// A header larger than the file.
+    #[error("a {header_bytes}-byte header recorded for a {file_size}-byte index")]
+    Header {
+        /// Header bytes recorded.
+        header_bytes: u64,
+        /// File size recorded.
+        file_size: u64,
+    },
 }
 
 /// Computes checksums of bytes as they stream past (the builder's output), with no second
@@ -664,11 +671,7 @@ impl ChecksumBuilder {
 /// Reads `path` from start to end in large sequential reads; returns the bytes read.
 pub(super) fn stream_file(path: &Path, mut visit: impl FnMut(&[u8])) -> Result<u64, ChecksumError> {
     let io = |action: &'static str| {
-        move |source| ChecksumError::Io {
-            path: path.to_path_buf(),
-            action,
-            source,
-        }
+        move |source| ChecksumError::Io(IoAt::new(path.to_path_buf(), action, source))
     };
     let mut file = SourceFile::open(path).map_err(io("cannot open index"))?;
     if let Some(local) = file.local() {

@@ -5,35 +5,49 @@
 use std::path::{Path, PathBuf};
 
 use crate::walk::{read_list, walk, Visit};
+use crate::IoAt;
 
 /// File name extensions of COBS indexes.
 pub const INDEX_EXTENSIONS: &[&str] = &["cobs_compact", "cobs_classic"];
 
 /// Expands `paths` and the paths listed in `lists` into index files, in order. A list's lines
 /// are paths relative to the list's folder; empty lines and `#` comments are skipped.
-pub fn index_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn index_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, DiscoverError> {
     let mut files = Vec::new();
     for path in paths {
         add(path, &mut files)?;
     }
     for list in lists {
-        let listed = read_list(list)
-            .map_err(|e| format!("{}: cannot read index list: {e}", list.display()))?;
+        let listed = read_list(list).map_err(IoAt::with(list, "cannot read index list"))?;
         let before = files.len();
         for entry in &listed {
             add(entry, &mut files)?;
         }
         if files.len() == before {
-            return Err(format!("{}: the index list names no index", list.display()));
+            return Err(DiscoverError::EmptyList(list.clone()));
         }
     }
     if files.is_empty() {
-        return Err(
-            "no index given: pass -i INDEX (a file or a directory of indexes) or --index-list FILE"
-                .into(),
-        );
+        return Err(DiscoverError::NoIndex);
     }
     Ok(files)
+}
+
+/// Why index files could not be found.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// A list or a directory could not be read.
+    #[error(transparent)]
+    Io(#[from] IoAt),
+    /// A list file that names no index.
+    #[error("{}: the index list names no index", .0.display())]
+    EmptyList(PathBuf),
+    /// A directory that holds no index file.
+    #[error("{}: directory holds no .cobs_compact or .cobs_classic files", .0.display())]
+    EmptyDirectory(PathBuf),
+    /// Neither a path nor a list was given.
+    #[error("no index given: name an index file, a directory of indexes or a list of them")]
+    NoIndex,
 }
 
 /// Whether `path` has an index file's extension.
@@ -42,7 +56,7 @@ pub fn has_index_extension(path: &Path) -> bool {
         .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
 }
 
-fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
     if !path.is_dir() {
         files.push(path.to_path_buf());
         return Ok(());
@@ -55,13 +69,9 @@ fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
         } else {
             Visit::Skip
         }
-    })
-    .map_err(|e| format!("{}: cannot list directory: {}", e.path.display(), e.source))?;
+    })?;
     if found.is_empty() {
-        return Err(format!(
-            "{}: directory holds no .cobs_compact or .cobs_classic files",
-            path.display()
-        ));
+        return Err(DiscoverError::EmptyDirectory(path.to_path_buf()));
     }
     files.extend(found);
     Ok(())
@@ -106,10 +116,12 @@ mod tests {
         );
         assert!(index_files(&[], &[])
             .unwrap_err()
+            .to_string()
             .contains("no index given"));
         std::fs::create_dir(root.join("empty")).unwrap();
         assert!(index_files(&[root.join("empty")], &[])
             .unwrap_err()
+            .to_string()
             .contains("holds no .cobs_compact"));
     }
 }

@@ -1,22 +1,15 @@
 //! Errors of reading and writing COBS index files. Every variant carries the path, and the
 //! message says what is wrong in terms a user can act on.
 
+use crate::IoAt;
 use std::path::PathBuf;
 
 /// Why an index file could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
-    /// The operating system refused to open or read the file.
-    #[error("{path}: {action}: {source}", path = path.display())]
-    Io {
-        /// The index file.
-        path: PathBuf,
-        /// What was being done ("cannot open", "cannot read header").
-        action: &'static str,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The operating system refused an operation on a file.
+    #[error(transparent)]
+    Io(#[from] IoAt),
     /// The file does not start with the COBS magic.
     #[error("{path}: not a COBS index (it does not start with \"COBS:\"); pass a .cobs_compact or .cobs_classic file", path = path.display())]
     NotCobs {

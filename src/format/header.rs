@@ -11,6 +11,7 @@ use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,
     MAGIC_PREFIX, PAGE_SIZE_MAX, VERSION, VERSION_RANGES,
 };
+use crate::IoAt;
 
 /// The two COBS index layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -168,11 +169,7 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, FormatError> {
                 path: path.to_path_buf(),
                 kind: not_regular.kind,
             },
-            None => FormatError::Io {
-                path: path.to_path_buf(),
-                action: "cannot open index",
-                source,
-            },
+            None => FormatError::Io(IoAt::new(path.to_path_buf(), "cannot open index", source)),
         }
     })
 }
@@ -274,15 +271,11 @@ struct Parser<'a, R: BufRead> {
 impl<'a> Parser<'a, BufReader<SourceFile>> {
     fn open(path: &'a Path) -> Result<Self, FormatError> {
         if is_remote(path) {
-            let file = SourceFile::open(path).map_err(|source| FormatError::Io {
-                path: path.to_path_buf(),
-                action: "cannot open index",
-                source,
+            let file = SourceFile::open(path).map_err(|source| {
+                FormatError::Io(IoAt::new(path.to_path_buf(), "cannot open index", source))
             })?;
-            let file_size = file.len().map_err(|source| FormatError::Io {
-                path: path.to_path_buf(),
-                action: "cannot stat index",
-                source,
+            let file_size = file.len().map_err(|source| {
+                FormatError::Io(IoAt::new(path.to_path_buf(), "cannot stat index", source))
             })?;
             return Ok(Parser {
                 reader: Crc32cReader::new(BufReader::with_capacity(HEADER_READ_BYTES, file)),
@@ -294,10 +287,8 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
         let file = open_regular(path)?;
         let file_size = file
             .metadata()
-            .map_err(|source| FormatError::Io {
-                path: path.to_path_buf(),
-                action: "cannot stat index",
-                source,
+            .map_err(|source| {
+                FormatError::Io(IoAt::new(path.to_path_buf(), "cannot stat index", source))
             })?
             .len();
         // No kernel read-ahead: it would pull megabytes of the data section into the page
@@ -356,13 +347,13 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if self.position + N as u64 > self.file_size {
             return Err(self.truncated(what, self.position + N as u64));
         }
-        self.reader
-            .read_exact(&mut buf)
-            .map_err(|source| FormatError::Io {
-                path: self.path.to_path_buf(),
-                action: "cannot read header",
+        self.reader.read_exact(&mut buf).map_err(|source| {
+            FormatError::Io(IoAt::new(
+                self.path.to_path_buf(),
+                "cannot read header",
                 source,
-            })?;
+            ))
+        })?;
         self.position += N as u64;
         Ok(buf)
     }
@@ -384,10 +375,12 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             return Err(self.truncated(what, self.position + count));
         }
         let copied = std::io::copy(&mut (&mut self.reader).take(count), &mut std::io::sink())
-            .map_err(|source| FormatError::Io {
-                path: self.path.to_path_buf(),
-                action: "cannot read header",
-                source,
+            .map_err(|source| {
+                FormatError::Io(IoAt::new(
+                    self.path.to_path_buf(),
+                    "cannot read header",
+                    source,
+                ))
             })?;
         debug_assert_eq!(copied, count);
         self.position += count;
@@ -413,10 +406,12 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             let read = (&mut self.reader)
                 .take(NAME_BYTES_MAX as u64 + 1)
                 .read_until(b'\n', &mut line)
-                .map_err(|source| FormatError::Io {
-                    path: self.path.to_path_buf(),
-                    action: "cannot read document names",
-                    source,
+                .map_err(|source| {
+                    FormatError::Io(IoAt::new(
+                        self.path.to_path_buf(),
+                        "cannot read document names",
+                        source,
+                    ))
                 })?;
             self.position += read as u64;
             if line.last() != Some(&b'\n') {
@@ -484,7 +479,8 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
                 "row layout {layout} is unknown (this version reads layout {LAYOUT_MINIMIZER}, minimizer ranges); the file may be from a newer bitsift or damaged"
             )));
         }
-        RowLayout::check_range_rows(range_rows as u64).map_err(|detail| self.invalid(detail))?;
+        RowLayout::check_range_rows(range_rows as u64)
+            .map_err(|detail| self.invalid(detail.to_string()))?;
         if minimizer == 0 || minimizer > k.min(crate::kmer::M_MAX) {
             return Err(self.invalid(format!(
                 "minimizer length {minimizer} (expected 1..={})",

@@ -27,15 +27,18 @@ mod writer;
 
 pub use checksum_pages::ChecksumTable;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
-pub use discover::{has_index_extension, index_files, INDEX_EXTENSIONS};
+pub use discover::{has_index_extension, index_files, DiscoverError, INDEX_EXTENSIONS};
 pub use error::FormatError;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
-pub use names::{check_document_name, is_placeholder, names_digest, DocumentNames, PADDING_NAME};
-pub use rows::{
-    minimizer_space, LayoutChoice, RowLayout, RowMap, MINIMIZERS_PER_RANGE_MIN, MINIMIZER_FPR_MIN,
-    MINIMIZER_K_MIN, RANGE_BYTES_MIN, RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN,
+pub use names::{
+    check_document_name, is_placeholder, names_digest, DocumentNames, NameError, PADDING_NAME,
 };
-pub use writer::{write_classic_header, write_compact_header, CompactLayout};
+pub use rows::{
+    minimizer_space, LayoutChoice, LayoutFitError, RangeRowsError, RowLayout, RowMap,
+    MINIMIZERS_PER_RANGE_MIN, MINIMIZER_FPR_MIN, MINIMIZER_K_MIN, RANGE_BYTES_MIN,
+    RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN,
+};
+pub use writer::{write_classic_header, write_compact_header, CompactLayout, HeaderError};
 
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";

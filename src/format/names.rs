@@ -19,24 +19,48 @@ pub fn is_placeholder(name: &str) -> bool {
 /// Checks a name for a new document: no control character (a tab would split every TSV
 /// output, a line break the COBS header, which has no escaping), and not the placeholders'
 /// name. The text says what is wrong.
-pub fn check_document_name(name: &str) -> Result<(), String> {
+pub fn check_document_name(name: &str) -> Result<(), NameError> {
     if let Some(bad) = name.chars().find(|c| c.is_control()) {
-        let what = match bad {
-            '\t' => "a tab".to_string(),
-            '\n' => "a line break".to_string(),
-            '\r' => "a carriage return".to_string(),
-            other => format!("the control character U+{:04X}", other as u32),
-        };
-        return Err(format!(
-            "the document name {name:?} holds {what}; names are written into TSV outputs and the index header, which cannot hold control characters"
-        ));
+        return Err(NameError::Control {
+            name: name.to_string(),
+            character: bad,
+        });
     }
     if is_placeholder(name) {
-        return Err(format!(
-            "the document name {name:?} is reserved for the placeholders of merged indexes"
-        ));
+        return Err(NameError::Reserved {
+            name: name.to_string(),
+        });
     }
     Ok(())
+}
+
+/// Why a name cannot be a new document's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// The name holds a control character.
+    #[error("the document name {name:?} holds {}; names are written into TSV outputs and the index header, which cannot hold control characters", control_name(*character))]
+    Control {
+        /// The name.
+        name: String,
+        /// The first control character in it.
+        character: char,
+    },
+    /// The name is the placeholders' ([`PADDING_NAME`]).
+    #[error("the document name {name:?} is reserved for the placeholders of merged indexes")]
+    Reserved {
+        /// The name.
+        name: String,
+    },
+}
+
+/// How a control character is named in an error.
+fn control_name(character: char) -> String {
+    match character {
+        '\t' => "a tab".to_string(),
+        '\n' => "a line break".to_string(),
+        '\r' => "a carriage return".to_string(),
+        other => format!("the control character U+{:04X}", other as u32),
+    }
 }
 
 /// The digest of a list of document names: xxh64 (seed 0) of the names, each followed by a
@@ -154,16 +178,19 @@ mod tests {
     #[test]
     fn new_names_hold_no_control_character_and_are_not_placeholders() {
         check_document_name("SAMD0001.contigs é").unwrap();
-        let error = check_document_name("a\tb").unwrap_err();
+        let error = check_document_name("a\tb").unwrap_err().to_string();
         assert!(error.contains("\"a\\tb\" holds a tab"), "{error}");
         assert!(check_document_name("a\nb")
             .unwrap_err()
+            .to_string()
             .contains("a line break"));
         assert!(check_document_name("a\u{7f}")
             .unwrap_err()
+            .to_string()
             .contains("U+007F"));
         assert!(check_document_name(PADDING_NAME)
             .unwrap_err()
+            .to_string()
             .contains("reserved"));
     }
 }

@@ -91,12 +91,10 @@ impl RowLayout {
     }
 
     /// Why `range_rows` rows per range cannot be used, if they cannot.
-    pub fn check_range_rows(range_rows: u64) -> Result<(), String> {
+    pub fn check_range_rows(range_rows: u64) -> Result<(), RangeRowsError> {
         let allowed = RANGE_ROWS_MIN as u64..=RANGE_ROWS_MAX as u64;
         if !range_rows.is_power_of_two() || !allowed.contains(&range_rows) {
-            return Err(format!(
-                "rows per range = {range_rows} (expected a power of two in {RANGE_ROWS_MIN}..={RANGE_ROWS_MAX})"
-            ));
+            return Err(RangeRowsError { range_rows });
         }
         Ok(())
     }
@@ -191,7 +189,7 @@ impl LayoutChoice {
         canonical: bool,
         page_size: u64,
         rows: u64,
-    ) -> Result<RowLayout, String> {
+    ) -> Result<RowLayout, LayoutFitError> {
         let layout = self.resolve(k, page_size);
         let RowLayout::Minimizer {
             range_rows,
@@ -215,10 +213,14 @@ impl LayoutChoice {
         if fits(fitted) {
             return Ok(RowLayout::minimizer(k, fitted as u32));
         }
-        Err(format!(
-            "the minimizer layout does not fit: k = {k} has {minimizer}-mer minimizers, {space} of them, too few to spread {rows} rows over ranges of {fitted} rows (at least {MINIMIZERS_PER_RANGE_MIN} minimizers a range); build it in COBS's layout{}",
-            if given && fitted < RANGE_ROWS_MAX as u64 { " or with larger ranges" } else { "" }
-        ))
+        Err(LayoutFitError {
+            k,
+            minimizer,
+            space,
+            rows,
+            range_rows: fitted,
+            larger_ranges: given && fitted < RANGE_ROWS_MAX as u64,
+        })
     }
 
     /// The choice that gives `layout` again, whatever the page size.
@@ -232,7 +234,7 @@ impl LayoutChoice {
     }
 
     /// Why this choice cannot be used, if it cannot.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RangeRowsError> {
         match self {
             LayoutChoice::Minimizer {
                 range_rows: Some(rows),
@@ -240,6 +242,33 @@ impl LayoutChoice {
             _ => Ok(()),
         }
     }
+}
+
+/// A number of rows per range that the minimizer layout cannot use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("rows per range = {range_rows} (expected a power of two in {RANGE_ROWS_MIN}..={RANGE_ROWS_MAX})")]
+pub struct RangeRowsError {
+    /// The rows per range asked for.
+    pub range_rows: u64,
+}
+
+/// A minimizer layout that cannot spread an index's rows: too few distinct minimizers for its
+/// ranges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the minimizer layout does not fit: k = {k} has {minimizer}-mer minimizers, {space} of them, too few to spread {rows} rows over ranges of {range_rows} rows (at least {MINIMIZERS_PER_RANGE_MIN} minimizers a range); build it in COBS's layout{}", if *larger_ranges { " or with larger ranges" } else { "" })]
+pub struct LayoutFitError {
+    /// Term size.
+    pub k: u32,
+    /// Minimizer length.
+    pub minimizer: u32,
+    /// Distinct minimizers of that length.
+    pub space: u64,
+    /// Rows of the largest block.
+    pub rows: u64,
+    /// Rows per range tried last.
+    pub range_rows: u64,
+    /// Whether larger ranges than those given would fit.
+    pub larger_ranges: bool,
 }
 
 /// Distinct minimizers of length `m` (canonical: about half of the `4^m` m-mers).

@@ -33,6 +33,51 @@ impl CompactLayout {
     }
 }
 
+/// Why a header could not be encoded: the layout and the names disagree, or a name cannot
+/// be stored.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// A page size of 0.
+    #[error("page size must be positive")]
+    PageSizeZero,
+    /// A compact index without documents.
+    #[error("an index needs at least one document")]
+    NoDocuments,
+    /// The documents do not fill the blocks.
+    #[error("{documents} documents need {} blocks of {per_block}, not {blocks}", documents.div_ceil(*per_block))]
+    BlockCount {
+        /// Documents named.
+        documents: u64,
+        /// Documents a block holds.
+        per_block: u64,
+        /// Blocks of the layout.
+        blocks: usize,
+    },
+    /// More documents than the header can count.
+    #[error("{0} documents exceed the format's limit of 2^32 - 1")]
+    TooManyDocuments(u64),
+    /// Rows per range the minimizer layout cannot use.
+    #[error(transparent)]
+    RangeRows(#[from] super::RangeRowsError),
+    /// A block of no rows.
+    #[error("every block needs at least one row")]
+    EmptyBlock,
+    /// A block whose rows are not whole ranges.
+    #[error("a block of {rows} rows is not a whole number of ranges of {range_rows}")]
+    PartialRange {
+        /// Rows of the block.
+        rows: u64,
+        /// Rows per range.
+        range_rows: u64,
+    },
+    /// A classic index without documents or rows.
+    #[error("a classic index needs at least one document and one row")]
+    EmptyClassic,
+    /// A name the header cannot store.
+    #[error("document name {0:?} contains a newline, which the COBS format cannot store")]
+    NameWithNewline(String),
+}
+
 /// Encodes the header of a compact index (magic, parameters, names, padding, end magic).
 /// The data section starts right after it, at a multiple of `page_size` as COBS requires.
 ///
@@ -41,24 +86,24 @@ impl CompactLayout {
 pub fn write_compact_header<'a>(
     layout: &CompactLayout,
     names: impl ExactSizeIterator<Item = &'a str>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, HeaderError> {
     let document_count = names.len() as u64;
     let per_block = layout.documents_per_block();
     if layout.page_size == 0 {
-        return Err("page size must be positive".into());
+        return Err(HeaderError::PageSizeZero);
     }
     if document_count == 0 {
-        return Err("an index needs at least one document".into());
+        return Err(HeaderError::NoDocuments);
     }
     if document_count.div_ceil(per_block) != layout.block_rows.len() as u64 {
-        return Err(format!(
-            "{document_count} documents need {} blocks of {per_block}, not {}",
-            document_count.div_ceil(per_block),
-            layout.block_rows.len()
-        ));
+        return Err(HeaderError::BlockCount {
+            documents: document_count,
+            per_block,
+            blocks: layout.block_rows.len(),
+        });
     }
-    let document_count = u32::try_from(document_count)
-        .map_err(|_| format!("{document_count} documents exceed the format's limit of 2^32 - 1"))?;
+    let document_count =
+        u32::try_from(document_count).map_err(|_| HeaderError::TooManyDocuments(document_count))?;
     let mut out = Vec::with_capacity(80 + 16 * layout.block_rows.len() + 32 * names.len());
     out.extend_from_slice(MAGIC_PREFIX);
     out.extend_from_slice(COMPACT_MAGIC);
@@ -84,13 +129,13 @@ pub fn write_compact_header<'a>(
     }
     for &rows in &layout.block_rows {
         if rows == 0 {
-            return Err("every block needs at least one row".into());
+            return Err(HeaderError::EmptyBlock);
         }
         if rows % layout.rows.range_rows() != 0 {
-            return Err(format!(
-                "a block of {rows} rows is not a whole number of ranges of {}",
-                layout.rows.range_rows()
-            ));
+            return Err(HeaderError::PartialRange {
+                rows,
+                range_rows: layout.rows.range_rows(),
+            });
         }
         out.extend_from_slice(&rows.to_le_bytes());
         out.extend_from_slice(&(layout.num_hashes as u64).to_le_bytes());
@@ -113,13 +158,13 @@ pub fn write_classic_header<'a>(
     num_hashes: u32,
     row_count: u64,
     names: impl ExactSizeIterator<Item = &'a str>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, HeaderError> {
     let document_count = names.len() as u64;
     if document_count == 0 || row_count == 0 {
-        return Err("a classic index needs at least one document and one row".into());
+        return Err(HeaderError::EmptyClassic);
     }
-    let document_count = u32::try_from(document_count)
-        .map_err(|_| format!("{document_count} documents exceed the format's limit of 2^32 - 1"))?;
+    let document_count =
+        u32::try_from(document_count).map_err(|_| HeaderError::TooManyDocuments(document_count))?;
     let mut out = Vec::with_capacity(64 + 32 * names.len());
     out.extend_from_slice(MAGIC_PREFIX);
     out.extend_from_slice(CLASSIC_MAGIC);
@@ -135,12 +180,13 @@ pub fn write_classic_header<'a>(
 }
 
 /// Appends the document names, one per line, as both COBS headers store them.
-fn push_names<'a>(out: &mut Vec<u8>, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+fn push_names<'a>(
+    out: &mut Vec<u8>,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), HeaderError> {
     for name in names {
         if name.contains('\n') {
-            return Err(format!(
-                "document name {name:?} contains a newline, which the COBS format cannot store"
-            ));
+            return Err(HeaderError::NameWithNewline(name.to_string()));
         }
         out.extend_from_slice(name.as_bytes());
         out.push(b'\n');
@@ -206,7 +252,9 @@ mod tests {
         assert_eq!(&header[59..67], &8752u64.to_le_bytes());
         assert_eq!(header.len() % 8, 0);
         layout.block_rows = vec![8748];
-        let error = write_compact_header(&layout, ["a"].into_iter()).unwrap_err();
+        let error = write_compact_header(&layout, ["a"].into_iter())
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("whole number of ranges"), "{error}");
     }
 

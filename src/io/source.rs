@@ -23,6 +23,50 @@ pub const REMOTE_DISABLED: &str =
 /// server reopens its view when a search meets it).
 pub const REMOTE_CHANGED: &str = "the file changed on the server since it was opened";
 
+/// The error of a remote file replaced on its server since it was opened, with what was
+/// seen at open. It travels inside the `std::io::Error` of the read that met it, so that
+/// whoever must react (a server reopens what it serves) matches its type, never its text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{REMOTE_CHANGED} (ETag {etag}, {size} bytes at open); open it again")]
+pub struct RemoteChanged {
+    /// The ETag at open ("none" when the server gave none).
+    pub etag: String,
+    /// The size at open.
+    pub size: u64,
+}
+
+impl RemoteChanged {
+    /// The [`RemoteChanged`] that `error` carries, if it carries one.
+    pub fn of(error: &io::Error) -> Option<&RemoteChanged> {
+        error.get_ref()?.downcast_ref::<RemoteChanged>()
+    }
+
+    /// Whether `error`, or an error it was caused by, is a [`RemoteChanged`]: a search's
+    /// error says this way, by its causes' types, that a remote file changed.
+    pub fn within(error: &(dyn std::error::Error + 'static)) -> bool {
+        let mut cause = Some(error);
+        while let Some(error) = cause {
+            let carried = error
+                .downcast_ref::<io::Error>()
+                .and_then(RemoteChanged::of);
+            if error.is::<RemoteChanged>() || carried.is_some() {
+                return true;
+            }
+            cause = error.source();
+        }
+        false
+    }
+
+    /// A copy of `error` (which `std::io::Error` cannot clone) that keeps a
+    /// [`RemoteChanged`] as such; any other error keeps its kind and text.
+    pub fn copy(error: &io::Error) -> io::Error {
+        match RemoteChanged::of(error) {
+            Some(changed) => io::Error::other(changed.clone()),
+            None => io::Error::new(error.kind(), error.to_string()),
+        }
+    }
+}
+
 /// Whether `path` is a URL of a remote file rather than a local path.
 pub fn is_remote(path: &Path) -> bool {
     let bytes = path.as_os_str().as_bytes();

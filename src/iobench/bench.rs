@@ -8,7 +8,8 @@ use memmap2::{Advice, MmapOptions};
 use super::benchfile::{self, BenchFile};
 use super::options::validate;
 use super::pattern::SECTOR_BYTES;
-use super::report::{Report, RunReport};
+use super::report::Report;
+use super::run::{DirectAlignment, RunReport, RunSpec};
 use super::stats::{RunPlan, RunStats};
 use super::threads::{self, Source};
 use super::{recommend, resemble, uring};
@@ -19,36 +20,6 @@ use crate::units::format_bytes;
 
 /// Read buffers are page-aligned, which satisfies every O_DIRECT memory alignment in use.
 const PAGE_BYTES: usize = 4096;
-
-/// O_DIRECT alignment of the file, from `statx(STATX_DIOALIGN)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct DirectAlignment {
-    /// Offsets and lengths must be multiples of this.
-    pub offset_bytes: u64,
-    /// Buffers must start at a multiple of this.
-    pub memory_bytes: usize,
-}
-
-/// One run: a variant at a depth (reads in flight for uring, threads otherwise).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunSpec {
-    /// How reads are issued.
-    pub variant: Variant,
-    /// Queue depth (uring) or threads.
-    pub depth: u32,
-}
-
-impl RunSpec {
-    /// E.g. "uring depth 32" or "direct 16 threads".
-    pub fn label(&self) -> String {
-        if self.variant.threaded() {
-            let plural = if self.depth == 1 { "" } else { "s" };
-            format!("{} {} thread{plural}", self.variant.name(), self.depth)
-        } else {
-            format!("{} depth {}", self.variant.name(), self.depth)
-        }
-    }
-}
 
 /// A prepared benchmark; see the module documentation.
 #[derive(Debug)]

@@ -47,12 +47,13 @@ mod recommend;
 mod report;
 mod resemble;
 pub mod rng;
+mod run;
 mod stats;
 mod table;
 mod threads;
 mod uring;
 
-pub use bench::{Bench, DirectAlignment, RunSpec};
+pub use bench::Bench;
 pub use benchfile::BenchFile;
 pub use error::IobenchError;
 pub use options::{
@@ -61,6 +62,7 @@ pub use options::{
     THREADS_MAX,
 };
 pub use recommend::{format_iops, Recommendation};
-pub use report::{Latency, Report, RunReport};
+pub use report::Report;
 pub use resemble::{DeviceKind, Resemblance};
+pub use run::{DirectAlignment, Latency, RunReport, RunSpec};
 pub use table::write_table;

@@ -208,10 +208,10 @@ fn dedup<T: PartialEq + Copy>(items: &mut Vec<T>) {
 mod tests {
     use super::*;
 
-    fn checked(change: impl FnOnce(&mut Options)) -> Result<Options, String> {
+    fn checked(change: impl FnOnce(&mut Options)) -> Result<Options, IobenchError> {
         let mut options = Options::new("x".into());
         change(&mut options);
-        validate(&mut options).map_err(|e| e.to_string())?;
+        validate(&mut options)?;
         Ok(options)
     }
 
@@ -237,7 +237,7 @@ mod tests {
             (|o| o.size = Some(100), "--size 100"),
         ];
         for (change, needle) in cases {
-            let error = checked(change).unwrap_err();
+            let error = checked(change).unwrap_err().to_string();
             assert!(error.contains(needle), "{error}");
         }
     }

@@ -9,7 +9,7 @@
 //! ([`RunReport::filled_page_cache`]) are not compared: an index larger than RAM cannot do that.
 
 use super::benchfile::BenchFile;
-use super::report::RunReport;
+use super::run::RunReport;
 use super::{CacheMode, Variant};
 use crate::units::plural;
 

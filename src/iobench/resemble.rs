@@ -14,7 +14,7 @@
 //! drive (a SATA SSD does tens of thousands of 4 KiB reads a second at depth, NVMe far more).
 
 use super::recommend::format_iops;
-use super::report::RunReport;
+use super::run::RunReport;
 use super::{CacheMode, Variant};
 
 /// Peak random-read IOPS below which a device is judged to be a hard disk.

@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::report::{Report, RunReport};
+use super::report::Report;
+use super::run::RunReport;
 use super::CacheMode;
 use crate::units::format_bytes;
 

@@ -113,7 +113,7 @@ impl Metadata {
         let mut lines = Lines::new(std::io::BufReader::new(file));
         let (_, header) = lines
             .next_line()
-            .map_err(&error)?
+            .map_err(|e| error(e.to_string()))?
             .ok_or_else(|| error("the metadata table is empty; expected a header line".into()))?;
         let all: Vec<String> = header.split('\t').skip(1).map(str::to_string).collect();
         if all.is_empty() {
@@ -137,8 +137,10 @@ impl Metadata {
             starts: vec![0],
             lookup: NameLookup::default(),
         };
-        while let Some((number, line)) = lines.next_line().map_err(&error)? {
-            table.add(line, &keep, number).map_err(&error)?;
+        while let Some((number, line)) = lines.next_line().map_err(|e| error(e.to_string()))? {
+            table
+                .add(line, &keep, number)
+                .map_err(|e| error(e.to_string()))?;
         }
         table.text.shrink_to_fit();
         table.starts.shrink_to_fit();
@@ -147,7 +149,7 @@ impl Metadata {
 
     /// Adds the line numbered `number` (from 1), keeping the cells `keep`; a document seen
     /// before must have the same cells.
-    fn add(&mut self, line: &str, keep: &[usize], number: usize) -> Result<(), String> {
+    fn add(&mut self, line: &str, keep: &[usize], number: usize) -> Result<(), LineError> {
         let start = self.text.len();
         let mut cells = line.split('\t');
         let name = cells.next().unwrap_or_default();
@@ -167,18 +169,17 @@ impl Metadata {
             };
             let old = self.row(before);
             if new.cells != old.cells {
-                return Err(format!(
-                    "line {number}: document {name:?} is listed again with other values ({:?}, before: {:?})",
-                    new.cells().collect::<Vec<_>>(),
-                    old.cells().collect::<Vec<_>>()
-                ));
+                return Err(LineError::Conflict {
+                    line: number,
+                    name: name.to_string(),
+                    new: new.cells().map(str::to_string).collect(),
+                    old: old.cells().map(str::to_string).collect(),
+                });
             }
             self.text.truncate(start);
             return Ok(());
         }
-        let row = u32::try_from(self.starts.len() - 1).map_err(|_| {
-            "the metadata table lists more than 4,294,967,295 documents".to_string()
-        })?;
+        let row = u32::try_from(self.starts.len() - 1).map_err(|_| LineError::TooMany)?;
         self.starts.push(self.text.len());
         let (text, starts) = (&self.text, &self.starts);
         let name = name_in(text, starts, row);
@@ -252,23 +253,19 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The next line that is not blank, with its number (from 1), or `None` at the end.
-    fn next_line(&mut self) -> Result<Option<(usize, &str)>, String> {
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, LineError> {
         loop {
             self.buffer.clear();
             let read = self
                 .reader
                 .read_until(b'\n', &mut self.buffer)
-                .map_err(|e| format!("cannot read the metadata table: {e}"))?;
+                .map_err(LineError::Read)?;
             if read == 0 {
                 return Ok(None);
             }
             self.number += 1;
-            let text = std::str::from_utf8(&self.buffer).map_err(|_| {
-                format!(
-                    "line {}: not UTF-8 text; save the table as UTF-8",
-                    self.number
-                )
-            })?;
+            let text = std::str::from_utf8(&self.buffer)
+                .map_err(|_| LineError::NotUtf8 { line: self.number })?;
             let text = text.strip_suffix('\n').unwrap_or(text);
             let text = text.strip_suffix('\r').unwrap_or(text);
             if !text.trim().is_empty() {
@@ -278,6 +275,35 @@ impl<R: BufRead> Lines<R> {
             }
         }
     }
+}
+
+/// What is wrong with a line of the table (said after the table's path).
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    /// The table could not be read.
+    #[error("cannot read the metadata table: {0}")]
+    Read(std::io::Error),
+    /// A line that is not UTF-8.
+    #[error("line {line}: not UTF-8 text; save the table as UTF-8")]
+    NotUtf8 {
+        /// Its number, from 1.
+        line: usize,
+    },
+    /// A document listed twice with different cells.
+    #[error("line {line}: document {name:?} is listed again with other values ({new:?}, before: {old:?})")]
+    Conflict {
+        /// The line listing it again.
+        line: usize,
+        /// The document.
+        name: String,
+        /// Its cells on that line.
+        new: Vec<String>,
+        /// Its cells before.
+        old: Vec<String>,
+    },
+    /// More documents than rows can be numbered.
+    #[error("the metadata table lists more than 4,294,967,295 documents")]
+    TooMany,
 }
 
 #[cfg(test)]

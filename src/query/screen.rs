@@ -360,7 +360,7 @@ impl Screen {
             self.pins.fetch(
                 &mut *reads.engine,
                 reads.side_cache,
-                &|_, page, bytes| layout.check_page(page, bytes),
+                &|_, page, bytes| layout.check_page(page, bytes).map_err(|e| e.to_string()),
                 reads.paths,
                 &mut side,
             )?;

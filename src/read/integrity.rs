@@ -27,6 +27,7 @@ use crate::format::{
     sidecar_path, ChecksumError, ChecksumTable, FormatError, IndexHeader, CHECKSUM_PAGE_BYTES,
 };
 use crate::io::IoError;
+use crate::IoAt;
 
 /// Why a read could not be counted.
 #[derive(Debug, thiserror::Error)]
@@ -162,10 +163,8 @@ impl Integrity {
         let mut entries = vec![0u8; 4 * pages as usize];
         crate::io::SourceFile::open(&sidecar)
             .and_then(|f| f.read_exact_at(&mut entries, table.entry_offset(first)))
-            .map_err(|source| ChecksumError::Io {
-                path: sidecar.clone(),
-                action: "cannot read checksums",
-                source,
+            .map_err(|source| {
+                ChecksumError::Io(IoAt::new(sidecar.clone(), "cannot read checksums", source))
             })?;
         table.verify(offset, bytes, |page| {
             let at = 4 * (page - first) as usize;

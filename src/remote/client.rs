@@ -459,12 +459,10 @@ pub(super) fn changed(object: &RemoteObject) -> io::Error {
         opened.remove(&object.url);
     }
     drop(opened);
-    io::Error::other(format!(
-        "{} (ETag {}, {} bytes at open); open it again",
-        crate::io::source::REMOTE_CHANGED,
-        object.etag.as_deref().unwrap_or("none"),
-        object.size
-    ))
+    io::Error::other(crate::io::source::RemoteChanged {
+        etag: object.etag.as_deref().unwrap_or("none").to_string(),
+        size: object.size,
+    })
 }
 
 /// `error` with what it means said first, keeping its kind (a missing file stays

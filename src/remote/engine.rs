@@ -304,7 +304,7 @@ async fn prefetch(
         Ok(Fetch::Parts(parts, fetched)) => (parts, fetched),
         Ok(Fetch::Singles(fetched)) => return (prefetched, fetched),
         Err(error) => {
-            let failed = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
+            let failed = crate::io::source::RemoteChanged::copy;
             for ((_, read), first) in reads.iter().zip(&mut prefetched) {
                 if matches!(first, Prefetched::No) && inside(read) {
                     *first = Prefetched::Failed(failed(&error));

@@ -5,112 +5,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::oneshot;
 
 use super::answer::{self, Answer, Answered, ResponseStats};
-use super::body::{self, BodyError};
+use super::api_error::{at_capacity, ApiError};
+use super::body;
 use super::connections::Peer;
 use super::dispatch::{JobOutcome, SearchJob};
-use super::metrics::{Rejection, SideMemory};
+use super::metrics::SideMemory;
 use super::request::{queries_of, SearchRequest, LIMIT_DEFAULT, QUERIES_PER_REQUEST_MAX};
 use super::view::View;
 use super::{AppState, SelectError};
 use crate::alphabet::BaseReading;
 use crate::answer::IndexDescription;
 use crate::answer::SkipReason;
+use crate::io::source::RemoteChanged;
 use crate::query::{QueryResult, SearchError, SearchOptions};
 use crate::search::SearchRequest as Search;
 use crate::seqfile::SeqRecord;
-
-/// An error answer: status and a message naming the problem.
-#[derive(Debug)]
-pub struct ApiError {
-    pub(super) status: StatusCode,
-    pub(super) message: String,
-    retry_after_seconds: Option<u64>,
-    /// The metrics reason, when the status alone does not say it.
-    reason: Option<Rejection>,
-}
-
-impl ApiError {
-    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            message: message.into(),
-            retry_after_seconds: None,
-            reason: None,
-        }
-    }
-
-    /// 503 for an index that cannot be searched: not worth retrying until it is fixed.
-    fn index_unavailable(message: impl Into<String>) -> ApiError {
-        let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message);
-        error.reason = Some(Rejection::IndexUnavailable);
-        error
-    }
-
-    /// The answer to a search whose reads failed: 503 when a remote file changed on its
-    /// server since it was opened (the index changed, as a local file changed on disk is, and
-    /// the server reopens it in the background: see [`AppState::reload_if_changed`]), 500 for
-    /// any other failure.
-    fn read_failed(message: String) -> ApiError {
-        if message.contains(crate::io::source::REMOTE_CHANGED) {
-            ApiError::index_unavailable(message)
-        } else {
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-        }
-    }
-
-    /// The answer to a body that could not be read.
-    fn body(error: BodyError) -> ApiError {
-        let (status, reason) = match error {
-            BodyError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, Rejection::TooLarge),
-            BodyError::OverBudget { .. } => {
-                (StatusCode::SERVICE_UNAVAILABLE, Rejection::BodyMemory)
-            }
-            BodyError::TimedOut { .. } => (StatusCode::REQUEST_TIMEOUT, Rejection::BodyTimeout),
-            BodyError::Aborted { .. } => (StatusCode::BAD_REQUEST, Rejection::ClientAborted),
-        };
-        let mut answer = ApiError::new(status, error.to_string());
-        answer.reason = Some(reason);
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            answer.retry_after_seconds = Some(1);
-        }
-        answer
-    }
-
-    pub(super) fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    fn rejection(&self) -> Option<Rejection> {
-        if self.reason.is_some() {
-            return self.reason;
-        }
-        match self.status {
-            StatusCode::BAD_REQUEST => Some(Rejection::BadRequest),
-            StatusCode::PAYLOAD_TOO_LARGE => Some(Rejection::TooLarge),
-            StatusCode::SERVICE_UNAVAILABLE => Some(Rejection::Overload),
-            StatusCode::GATEWAY_TIMEOUT => Some(Rejection::Timeout),
-            _ => None,
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.message, "status": self.status.as_u16() });
-        let mut response = (self.status, axum::Json(body)).into_response();
-        if let Some(seconds) = self.retry_after_seconds {
-            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
-        }
-        response
-    }
-}
 
 /// `POST /api/search`. The body is charged against the server's body memory budget before
 /// it is read (or refused at once: 413 from `Content-Length`, 503 when the budget is spent),
@@ -161,7 +75,7 @@ async fn search_inner(
     let group_by = match &request.group_by {
         Some(column) => Some(
             view.grouping(&state.metadata, column)
-                .map_err(ApiError::bad_request)?,
+                .map_err(|e| ApiError::bad_request(e.to_string()))?,
         ),
         None => None,
     };
@@ -209,11 +123,8 @@ async fn search_inner(
         queue_ms: ms(queued),
         ..Default::default()
     };
-    let queries = answered(records, bases, answers, &mut stats)
-        .inspect_err(|e| state.reload_if_changed(&e.message))?;
-    for failed in queries.iter().filter_map(|q| q.outcome.as_ref().err()) {
-        state.reload_if_changed(&failed.1);
-    }
+    state.reload_if_changed(answers.iter().filter_map(|a| a.as_ref().err()));
+    let queries = answered(records, bases, answers, &mut stats)?;
     let elapsed = started.elapsed();
     stats.time_ms = ms(elapsed);
     let errors = queries.iter().filter(|q| q.outcome.is_err()).count();
@@ -260,15 +171,6 @@ async fn admit(
     permit.ok_or_else(at_capacity)
 }
 
-fn at_capacity() -> ApiError {
-    let mut error = ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "the server is at capacity; retry in a moment",
-    );
-    error.retry_after_seconds = Some(1);
-    error
-}
-
 type JobAnswers = (Vec<Result<QueryResult, SearchError>>, usize, Duration);
 
 /// Hands the queries to the search workers and waits for their answers until `deadline`.
@@ -310,9 +212,10 @@ async fn run_job(
             "the server is shutting down",
         )),
         Ok(Ok(JobOutcome::IndexChanged(message))) => Err(ApiError::index_unavailable(message)),
-        Ok(Ok(JobOutcome::Failed(message))) => Err(ApiError::read_failed(format!(
-            "reading the index failed: {message}"
-        ))),
+        Ok(Ok(JobOutcome::Failed(error))) => Err(ApiError::read_failed(
+            format!("reading the index failed: {error}"),
+            RemoteChanged::within(&*error),
+        )),
         Ok(Ok(JobOutcome::Done {
             answers,
             batch_requests,
@@ -330,7 +233,7 @@ fn answered(
     stats: &mut ResponseStats,
 ) -> Result<Vec<Answered>, ApiError> {
     let mut queries = Vec::with_capacity(answers.len());
-    let mut read_failures = 0;
+    let (mut read_failures, mut changed) = (0, false);
     for ((record, answer), bases) in records.into_iter().zip(answers).zip(bases) {
         let outcome = match answer {
             Ok(result) => {
@@ -346,15 +249,17 @@ fn answered(
             Err(SearchError::ReadFailed(e)) => {
                 // Only this query needed the failed rows: the others of the batch stand.
                 read_failures += 1;
+                changed |= RemoteChanged::within(&*e);
                 Err((
                     SkipReason::ReadFailed,
                     format!("reading the index failed: {e}"),
                 ))
             }
             Err(SearchError::Io(e)) => {
-                return Err(ApiError::read_failed(format!(
-                    "reading the index failed: {e}"
-                )))
+                return Err(ApiError::read_failed(
+                    format!("reading the index failed: {e}"),
+                    RemoteChanged::within(&e),
+                ))
             }
         };
         queries.push(Answered {
@@ -366,7 +271,7 @@ fn answered(
     if let Some(message) = all_failed(&queries) {
         // The index failed the request, not its input: a server error.
         return Err(if read_failures > 0 {
-            ApiError::read_failed(message)
+            ApiError::read_failed(message, changed)
         } else {
             ApiError::bad_request(message)
         });

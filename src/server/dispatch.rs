@@ -58,8 +58,8 @@ pub enum JobOutcome {
     },
     /// The deadline passed before the job started.
     Expired,
-    /// Reading the index failed.
-    Failed(String),
+    /// Reading the index failed (the error is shared by every job of the batch).
+    Failed(Arc<SearchError>),
     /// An index the job searches changed on disk since the server opened it.
     IndexChanged(String),
 }
@@ -294,12 +294,12 @@ fn run_group(
         Err(error) => {
             // A truncated file fails its reads: say why, when that is why.
             let changes = check_files(&group, watch, true);
-            let message = error.to_string();
-            tracing::error!("search failed: {message}");
+            tracing::error!("search failed: {error}");
+            let error = Arc::new(error);
             for job in group {
                 let outcome = match change_of(&job, &changes) {
                     Some(change) => JobOutcome::IndexChanged(change.clone()),
-                    None => JobOutcome::Failed(message.clone()),
+                    None => JobOutcome::Failed(error.clone()),
                 };
                 let _ = job.reply.send(outcome);
             }

@@ -20,6 +20,7 @@
 
 mod answer;
 pub mod api;
+mod api_error;
 pub mod body;
 pub mod connections;
 pub mod dispatch;
@@ -151,13 +152,8 @@ pub enum ServerError {
     #[error("no index could be opened:\n{0}")]
     NothingToServe(String),
     /// An index file's identity could not be read.
-    #[error("{path}: cannot open: {source}")]
-    Identity {
-        /// The index file.
-        path: PathBuf,
-        /// What `stat` said.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Identity(#[from] crate::IoAt),
     /// The metadata file could not be read.
     #[error("{0}")]
     Metadata(String),
@@ -216,12 +212,17 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Reopens what is served, in the background, when `error` says a remote file changed on
-    /// its server since it was opened: the request that met it fails, the ones after it are
-    /// answered from the new version. One such reload at a time.
-    pub fn reload_if_changed(self: &Arc<Self>, error: &str) {
+    /// Reopens what is served, in the background, when one of a search's `errors` was caused
+    /// by a remote file changed on its server since it was opened
+    /// ([`crate::io::source::RemoteChanged`], matched by type): the request that met it fails,
+    /// the ones after it are answered from the new version. One such reload at a time.
+    pub fn reload_if_changed<'a>(
+        self: &Arc<Self>,
+        mut errors: impl Iterator<Item = &'a crate::query::SearchError>,
+    ) {
+        use crate::io::source::RemoteChanged;
         use std::sync::atomic::Ordering;
-        if !error.contains(crate::io::source::REMOTE_CHANGED)
+        if !errors.any(|error| RemoteChanged::within(error))
             || self.remote_reload.swap(true, Ordering::AcqRel)
         {
             return;

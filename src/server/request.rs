@@ -9,7 +9,7 @@ use std::path::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use super::api::ApiError;
+use super::api_error::ApiError;
 use crate::alphabet::{normalize, BaseReading};
 use crate::answer::Cutoff;
 use crate::seqfile::{SeqReader, SeqRecord};

@@ -97,6 +97,17 @@ pub struct View {
     warmup: Mutex<Option<Warmup>>,
 }
 
+/// Why the documents cannot be grouped by a column.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupingError {
+    /// The server was started without a sample table.
+    #[error("cannot group by {0:?}: this server was started without a sample table")]
+    NoTable(String),
+    /// The table has no such column, or its cells cannot group the documents.
+    #[error("{0}")]
+    Column(String),
+}
+
 /// Why a request's `indexes` cannot be searched.
 #[derive(Debug, PartialEq, Eq)]
 pub enum SelectError {
@@ -131,7 +142,7 @@ impl View {
         // Identities first: a change made while the files are being opened is seen.
         let in_collection = sorted.set.collection_files();
         let watch = IndexWatch::capture(&sorted.set.paths, &in_collection)
-            .map_err(|(path, source)| ServerError::Identity { path, source })?;
+            .map_err(|(path, source)| crate::IoAt::new(path, "cannot open", source))?;
         let watch = Arc::new(watch);
         let opened = search_setup(config).open_set(&sorted.set, sources_of(&sorted.names))?;
         tell(config, &opened);
@@ -226,18 +237,22 @@ impl View {
 
     /// The grouping of the documents by `column` of `metadata`, made on first use; an
     /// error when the server has no such column.
-    pub fn grouping(&self, metadata: &Metadata, column: &str) -> Result<Arc<Grouping>, String> {
+    pub fn grouping(
+        &self,
+        metadata: &Metadata,
+        column: &str,
+    ) -> Result<Arc<Grouping>, GroupingError> {
         if metadata.columns().is_empty() {
-            return Err(format!(
-                "cannot group by {column:?}: this server was started without a sample table"
-            ));
+            return Err(GroupingError::NoTable(column.to_string()));
         }
         let mut groupings = self.groupings.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(grouping) = groupings.get(column) {
             return Ok(grouping.clone());
         }
-        let grouping = Grouping::new(&self.index, metadata, column).map_err(|e| e.to_string())?;
-        let grouping = Arc::new(grouping);
+        let grouping = Arc::new(
+            Grouping::new(&self.index, metadata, column)
+                .map_err(|e| GroupingError::Column(e.to_string()))?,
+        );
         groupings.insert(column.to_string(), grouping.clone());
         Ok(grouping)
     }

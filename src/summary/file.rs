@@ -24,7 +24,9 @@
 
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
+use super::damage::Damage;
 use super::filter::{Filter, HASHES_MAX, WORDS_LOG2_MAX};
+use super::identity::{BlockSummary, IndexIdentity};
 use super::layout::{self, Layout};
 
 /// First and last eight bytes of a summaries file.
@@ -37,41 +39,6 @@ pub const SCHEME: u32 = 1;
 const HEADER_BYTES: usize = 56;
 const BLOCK_BYTES: usize = 32;
 const FOOTER_BYTES: usize = 24;
-
-/// What the summaries describe: the index they belong to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IndexIdentity {
-    /// Term size.
-    pub k: u32,
-    /// Canonical k-mers.
-    pub canonical: bool,
-    /// Hash functions of the index.
-    pub num_hashes: u32,
-    /// Documents.
-    pub documents: u64,
-    /// Header fingerprint.
-    pub fingerprint: u64,
-    /// Digest of the index's data ([`crate::format::content::content_digest`]), which binds
-    /// the summaries to one build; 0 when not recorded (format 1 and format 2 version 2).
-    pub content: u64,
-    /// The CRC-32C that ends the index's checksum sidecar, plus 2^32 (0: no sidecar, or not
-    /// recorded): it covers every page checksum, so it binds the summaries to every byte of
-    /// the build whose sidecar it is ([`crate::format::checksums::sidecar_digest`]).
-    pub checksums: u64,
-}
-
-/// One block's summary.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockSummary {
-    /// First document of the block.
-    pub first_document: u64,
-    /// Documents of the block.
-    pub document_count: u64,
-    /// Estimated distinct k-mers of the block's documents.
-    pub kmers_estimate: u64,
-    /// The filter of their union.
-    pub filter: Filter,
-}
 
 /// A decoded file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,14 +109,14 @@ impl SummaryFile {
 
     /// Decodes a file of either format, checking its framing, checksums and fields. The error
     /// text says what is wrong (the caller adds the path).
-    pub fn decode(bytes: &[u8]) -> Result<SummaryFile, String> {
+    pub fn decode(bytes: &[u8]) -> Result<SummaryFile, Damage> {
         if bytes.len() >= 8 && &bytes[..8] == layout::MAGIC {
             return SummaryFile::decode_v2(bytes);
         }
         SummaryFile::decode_v1(bytes)
     }
 
-    fn decode_v2(bytes: &[u8]) -> Result<SummaryFile, String> {
+    fn decode_v2(bytes: &[u8]) -> Result<SummaryFile, Damage> {
         let layout = Layout::decode_header(bytes, bytes.len() as u64)?;
         let data = &bytes[(layout.header_pages * layout::PAGE_BYTES) as usize..];
         let filters = layout.read_filters(data)?;
@@ -217,31 +184,35 @@ impl SummaryFile {
     }
 
     /// Decodes a format-1 file.
-    fn decode_v1(bytes: &[u8]) -> Result<SummaryFile, String> {
+    fn decode_v1(bytes: &[u8]) -> Result<SummaryFile, Damage> {
         if bytes.len() < HEADER_BYTES + FOOTER_BYTES || &bytes[..8] != MAGIC {
-            return Err("not a bitsift summaries file (bad magic or too short)".into());
+            return Err(Damage(
+                "not a bitsift summaries file (bad magic or too short)".into(),
+            ));
         }
         let version = u32_at(bytes, 8);
         if version != VERSION {
-            return Err(format!(
+            return Err(Damage(format!(
                 "format version {version} is not supported (this bitsift reads versions {VERSION} and {})",
                 layout::VERSION
-            ));
+            )));
         }
         let footer = bytes.len() - FOOTER_BYTES;
         if &bytes[bytes.len() - 8..] != MAGIC || u64_at(bytes, footer + 8) != bytes.len() as u64 {
-            return Err("truncated or extended (the footer does not match the file length)".into());
+            return Err(Damage(
+                "truncated or extended (the footer does not match the file length)".into(),
+            ));
         }
         if u64_at(bytes, footer) != xxh64(&bytes[..footer], 0) {
-            return Err("checksum mismatch".into());
+            return Err(Damage("checksum mismatch".into()));
         }
         let scheme = u32_at(bytes, 12);
         let hashes = u32_at(bytes, 28);
         if scheme != SCHEME || !(1..=HASHES_MAX).contains(&hashes) || bytes[20] > 1 {
-            return Err(format!(
+            return Err(Damage(format!(
                 "unknown key scheme {scheme}, bit count {hashes} or canonical flag {}",
                 bytes[20]
-            ));
+            )));
         }
         let identity = IndexIdentity {
             k: u32_at(bytes, 16),
@@ -255,7 +226,7 @@ impl SummaryFile {
         let block_count = u64_at(bytes, 32);
         let table_end = (block_count as u128) * BLOCK_BYTES as u128 + HEADER_BYTES as u128;
         if table_end > footer as u128 {
-            return Err(format!("{block_count} blocks do not fit the file"));
+            return Err(Damage(format!("{block_count} blocks do not fit the file")));
         }
         let blocks = decode_blocks(bytes, block_count as usize, footer, hashes)?;
         Ok(SummaryFile {
@@ -272,22 +243,22 @@ fn decode_blocks(
     count: usize,
     footer: usize,
     hashes: u32,
-) -> Result<Vec<BlockSummary>, String> {
+) -> Result<Vec<BlockSummary>, Damage> {
     let mut data = HEADER_BYTES + BLOCK_BYTES * count;
     let mut blocks = Vec::with_capacity(count);
     for b in 0..count {
         let at = HEADER_BYTES + BLOCK_BYTES * b;
         let words_log2 = u32_at(bytes, at + 16);
         if words_log2 > WORDS_LOG2_MAX {
-            return Err(format!(
+            return Err(Damage(format!(
                 "block {b}: filter of 2^{words_log2} words is too large"
-            ));
+            )));
         }
         let len = 8usize << words_log2;
         if data + len > footer {
-            return Err(format!(
+            return Err(Damage(format!(
                 "block {b}: its filter runs past the end of the data"
-            ));
+            )));
         }
         let words = bytes[data..data + len]
             .chunks_exact(8)
@@ -302,7 +273,10 @@ fn decode_blocks(
         });
     }
     if data != footer {
-        return Err(format!("{} bytes after the last filter", footer - data));
+        return Err(Damage(format!(
+            "{} bytes after the last filter",
+            footer - data
+        )));
     }
     Ok(blocks)
 }
@@ -379,6 +353,7 @@ mod tests {
         bytes[8] = 4;
         assert!(SummaryFile::decode(&bytes)
             .unwrap_err()
+            .to_string()
             .contains("version 4"));
     }
 

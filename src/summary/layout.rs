@@ -47,8 +47,9 @@ use std::io::Write;
 
 use xxhash_rust::xxh64::xxh64;
 
-use super::file::{BlockSummary, IndexIdentity};
+use super::damage::Damage;
 use super::filter::{Filter, Probe, HASHES_MAX, WORDS_LOG2_MAX};
+use super::identity::{BlockSummary, IndexIdentity};
 
 /// First eight bytes of a format-2 summaries file.
 pub const MAGIC: &[u8; 8] = b"BSSUMRY2";
@@ -288,15 +289,15 @@ impl Layout {
     }
 
     /// Checks data page `page` (a file page number) against its checksum.
-    pub fn check_page(&self, page: u64, bytes: &[u8]) -> Result<(), String> {
+    pub fn check_page(&self, page: u64, bytes: &[u8]) -> Result<(), Damage> {
         if page < self.header_pages || bytes.len() != PAGE_BYTES as usize {
-            return Err(format!("page {page} is not a data page"));
+            return Err(Damage(format!("page {page} is not a data page")));
         }
         let data_page = page - self.header_pages;
         let (payload, trailer) = bytes.split_at(PAYLOAD_BYTES as usize);
         let expected = xxh64(payload, self.identity.fingerprint ^ data_page);
         if trailer != expected.to_le_bytes() {
-            return Err("checksum mismatch".into());
+            return Err(Damage("checksum mismatch".into()));
         }
         Ok(())
     }
@@ -346,79 +347,83 @@ impl Layout {
 
     /// The number of header pages a file starting with `first_page` has (at least one), so
     /// that a reader knows how much to read before [`decode_header`](Self::decode_header).
-    pub fn header_pages_of(first_page: &[u8]) -> Result<u64, String> {
+    pub fn header_pages_of(first_page: &[u8]) -> Result<u64, Damage> {
         if first_page.len() < fixed_bytes(VERSION_UNBOUND) || &first_page[..8] != MAGIC {
-            return Err("not a format-2 bitsift summaries file (bad magic or too short)".into());
+            return Err(Damage(
+                "not a format-2 bitsift summaries file (bad magic or too short)".into(),
+            ));
         }
         let version = u32_at(first_page, 8);
         if version != VERSION && version != VERSION_UNBOUND {
-            return Err(format!(
+            return Err(Damage(format!(
                 "format version {version} is not supported (this bitsift reads versions 1, {VERSION_UNBOUND} and {VERSION})"
-            ));
+            )));
         }
         let fixed = fixed_bytes(version);
         if first_page.len() < fixed {
-            return Err("the header is truncated".into());
+            return Err(Damage("the header is truncated".into()));
         }
         let pages = u64_at(first_page, 96);
         let blocks = u64_at(first_page, 40);
         let needed =
             (fixed as u128 + BLOCK_BYTES as u128 * blocks as u128 + 8).div_ceil(PAGE_BYTES as u128);
         if pages == 0 || pages as u128 != needed {
-            return Err(format!("{pages} header pages recorded for {blocks} blocks"));
+            return Err(Damage(format!(
+                "{pages} header pages recorded for {blocks} blocks"
+            )));
         }
         Ok(pages)
     }
 
     /// Decodes the header pages, checking every field, and the file's length.
-    pub fn decode_header(bytes: &[u8], file_bytes: u64) -> Result<Layout, String> {
+    pub fn decode_header(bytes: &[u8], file_bytes: u64) -> Result<Layout, Damage> {
         let pages = Layout::header_pages_of(bytes)?;
         if (bytes.len() as u64) < pages * PAGE_BYTES {
-            return Err("the header is truncated".into());
+            return Err(Damage("the header is truncated".into()));
         }
         let version = u32_at(bytes, 8);
         let blocks = u64_at(bytes, 40) as usize;
         let table_end = fixed_bytes(version) + BLOCK_BYTES * blocks;
         if u64_at(bytes, table_end) != xxh64(&bytes[..table_end], 0) {
-            return Err("header checksum mismatch".into());
+            return Err(Damage("header checksum mismatch".into()));
         }
         let padding = &bytes[table_end + 8..(pages * PAGE_BYTES) as usize];
         if padding.iter().any(|&b| b != 0) {
-            return Err("the header's padding is not zero".into());
+            return Err(Damage("the header's padding is not zero".into()));
         }
         let layout = Layout::decode_fields(version, bytes, blocks)?;
         if layout.file_bytes() != file_bytes {
-            return Err(format!(
+            return Err(Damage(format!(
                 "truncated or extended (the file has {file_bytes} bytes, its header describes {})",
                 layout.file_bytes()
-            ));
+            )));
         }
         Ok(layout)
     }
 
     /// Decodes the fields of a header whose checksum matched, and checks that they describe
     /// the layout this code would write for them.
-    fn decode_fields(version: u32, bytes: &[u8], count: usize) -> Result<Layout, String> {
+    fn decode_fields(version: u32, bytes: &[u8], count: usize) -> Result<Layout, Damage> {
         let (scheme, hashes, canonical) = (u32_at(bytes, 12), u32_at(bytes, 28), bytes[20]);
         let (minimizer, bucket_bits) = (u32_at(bytes, 32), u32_at(bytes, 36));
         if scheme != SCHEME || !(1..=HASHES_MAX).contains(&hashes) || canonical > 1 {
-            return Err(format!(
+            return Err(Damage(format!(
                 "unknown key scheme {scheme}, bit count {hashes} or canonical flag {canonical}"
-            ));
+            )));
         }
         if !(1..=crate::kmer::M_MAX).contains(&minimizer) || bucket_bits > WORDS_LOG2_MAX {
-            return Err(format!(
+            return Err(Damage(format!(
                 "minimizer length {minimizer} or bucket bits {bucket_bits} out of range"
-            ));
+            )));
         }
         let mut blocks = Vec::with_capacity(count);
         for b in 0..count {
             let at = fixed_bytes(version) + BLOCK_BYTES * b;
             let (words_log2, key_bits) = (u32_at(bytes, at + 16), u32_at(bytes, at + 20));
             if words_log2 > WORDS_LOG2_MAX || key_bits > words_log2 {
-                return Err(format!(
+                return Err(Damage(format!(
                     "block {b}: a filter of 2^{words_log2} words in buckets of 2^{key_bits}"
-                ));
+                )));
             }
             blocks.push(BlockGeometry {
                 first_document: u64_at(bytes, at),
@@ -457,9 +462,9 @@ impl Layout {
             layout.header_pages,
         ];
         if recorded != derived {
-            return Err(format!(
+            return Err(Damage(format!(
                 "bucket geometry {recorded:?} does not follow from the blocks ({derived:?})"
-            ));
+            )));
         }
         Ok(layout)
     }
@@ -513,13 +518,17 @@ impl Layout {
     }
 
     /// Every block's filter, from the data pages (`data`, all of them, checked).
-    pub fn read_filters(&self, data: &[u8]) -> Result<Vec<Filter>, String> {
+    pub fn read_filters(&self, data: &[u8]) -> Result<Vec<Filter>, Damage> {
         if data.len() as u64 != self.data_pages * PAGE_BYTES {
-            return Err("truncated or extended (the data pages do not match the header)".into());
+            return Err(Damage(
+                "truncated or extended (the data pages do not match the header)".into(),
+            ));
         }
         for (number, page) in data.chunks(PAGE_BYTES as usize).enumerate() {
             self.check_page(self.header_pages + number as u64, page)
-                .map_err(|e| format!("{e} in page {}", self.header_pages + number as u64))?;
+                .map_err(|e| {
+                    Damage(format!("{e} in page {}", self.header_pages + number as u64))
+                })?;
         }
         let mut words: Vec<Vec<u64>> = self
             .blocks

@@ -40,16 +40,22 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod damage;
 pub(crate) mod file;
 pub(crate) mod filter;
+pub(crate) mod identity;
 pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
 
 use crate::format::IndexHeader;
 use crate::io::SourceFile;
-use file::{fingerprint, IndexIdentity, SummaryFile};
+use crate::IoAt;
+pub use damage::Damage;
+use damage::Mismatch;
+use file::{fingerprint, SummaryFile};
 pub use filter::Probe;
+use identity::IndexIdentity;
 pub use layout::{Layout, PAGE_BYTES};
 
 /// Appended to the index file name to name its summaries.
@@ -62,18 +68,18 @@ pub fn summary_path(index: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// What [`SummaryError::Io`] says was being done.
+const READ_ACTION: &str = "cannot read block summaries";
+
+/// What [`SummaryError::IndexIo`] says was being done.
+const CHECK_ACTION: &str = "cannot read it to check the block summaries of its index";
+
 /// Why summaries could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SummaryError {
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read block summaries: {source}", path = path.display())]
-    Io {
-        /// The summaries file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file exists but could not be read ([`READ_ACTION`]).
+    #[error(transparent)]
+    Io(#[from] IoAt),
     /// The file is damaged or not a summaries file.
     #[error("{path}: damaged block summaries: {detail}; delete the file to search without summaries, or rebuild the index", path = path.display())]
     Damaged {
@@ -84,14 +90,8 @@ pub enum SummaryError {
     },
     /// The index or its checksum file could not be read to check that the summaries
     /// describe its data.
-    #[error("{path}: cannot read it to check the block summaries of its index: {source}", path = path.display())]
-    IndexIo {
-        /// The index, or its checksum file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    IndexIo(IoAt),
     /// Format-1 summaries (read whole) larger than the memory a search may give them.
     #[error("{path}: block summaries in format 1 ({size}) do not fit the side memory budget ({budget}); searches read every block of the index. Raise --side-memory, or rebuild the index: summaries in format 2 are read page by page", path = path.display())]
     TooLarge {
@@ -133,7 +133,7 @@ impl BlockSummaries {
         let bytes = match crate::io::source::read_whole(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(SummaryError::Io { path, source }),
+            Err(source) => return Err(IoAt::new(path, READ_ACTION, source).into()),
         };
         BlockSummaries::from_bytes(index_path, header, &bytes).map(Some)
     }
@@ -148,7 +148,7 @@ impl BlockSummaries {
         let path = summary_path(index_path);
         let file = SummaryFile::decode(bytes).map_err(|detail| SummaryError::Damaged {
             path: path.clone(),
-            detail,
+            detail: detail.0,
         })?;
         let blocks = file
             .blocks
@@ -157,7 +157,7 @@ impl BlockSummaries {
         check_matches(&file.identity, blocks, header).map_err(|detail| SummaryError::Mismatch {
             path: path.clone(),
             index: index_path.to_path_buf(),
-            detail,
+            detail: detail.0,
         })?;
         check_content(index_path, header, &file.identity)?;
         Ok(BlockSummaries { path, file })
@@ -329,10 +329,7 @@ pub fn open(
 ) -> Result<Option<SummarySource>, SummaryError> {
     use std::io::Read;
     let path = summary_path(index_path);
-    let io = |source| SummaryError::Io {
-        path: path.clone(),
-        source,
-    };
+    let io = |source| SummaryError::from(IoAt::new(path.clone(), READ_ACTION, source));
     let mut file = match SourceFile::open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -344,9 +341,9 @@ pub fn open(
     if read < 8 || &first[..8] != layout::MAGIC {
         return Ok(Some(SummarySource::Whole { bytes: length }));
     }
-    let damaged = |detail: String| SummaryError::Damaged {
+    let damaged = |detail: Damage| SummaryError::Damaged {
         path: path.clone(),
-        detail,
+        detail: detail.0,
     };
     let pages = Layout::header_pages_of(&first[..read]).map_err(damaged)?;
     let mut bytes = first;
@@ -360,7 +357,7 @@ pub fn open(
     check_matches(&layout.identity, blocks, header).map_err(|detail| SummaryError::Mismatch {
         path: path.clone(),
         index: index_path.to_path_buf(),
-        detail,
+        detail: detail.0,
     })?;
     check_content(index_path, header, &layout.identity)?;
     Ok(Some(SummarySource::Paged(layout)))
@@ -402,10 +399,7 @@ pub fn verify(
         }
         Some(SummarySource::Paged(layout)) => layout,
     };
-    let io = |source| SummaryError::Io {
-        path: path.clone(),
-        source,
-    };
+    let io = |source| SummaryError::from(IoAt::new(path.clone(), READ_ACTION, source));
     let file = SourceFile::open(&path).map_err(io)?;
     let mut damaged_pages = Vec::new();
     let mut chunk = vec![0u8; (PAGES_PER_READ * PAGE_BYTES) as usize];
@@ -479,7 +473,8 @@ fn check_content(
     header: &IndexHeader,
     identity: &IndexIdentity,
 ) -> Result<(), SummaryError> {
-    let io_error = |path: PathBuf| move |source| SummaryError::IndexIo { path, source };
+    let io_error =
+        |path: PathBuf| move |source| SummaryError::IndexIo(IoAt::new(path, CHECK_ACTION, source));
     let mismatch = |detail: &str| SummaryError::Mismatch {
         path: summary_path(index_path),
         index: index_path.to_path_buf(),
@@ -511,11 +506,11 @@ fn check_matches(
     id: &IndexIdentity,
     blocks: impl ExactSizeIterator<Item = (u64, u64)>,
     header: &IndexHeader,
-) -> Result<(), String> {
+) -> Result<(), Mismatch> {
     let differs = |what: &str, ours: String, theirs: String| {
-        Err(format!(
+        Err(Mismatch(format!(
             "{what} is {ours} in the summaries but {theirs} in the index"
-        ))
+        )))
     };
     if blocks.len() != header.blocks.len() {
         return differs(
@@ -558,9 +553,9 @@ fn check_matches(
         }
     }
     if id.fingerprint != header_fingerprint(header) {
-        return Err(
-            "the document names, their order or the block sizes differ (header fingerprint)".into(),
-        );
+        return Err(Mismatch(String::from(
+            "the document names, their order or the block sizes differ (header fingerprint)",
+        )));
     }
     Ok(())
 }

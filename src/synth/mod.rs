@@ -120,6 +120,9 @@ pub enum SynthError {
     /// An option is out of range.
     #[error("{0}")]
     Invalid(String),
+    /// The row layout asked for cannot spread the index's rows.
+    #[error(transparent)]
+    Layout(#[from] crate::format::LayoutFitError),
     /// The output exists, or creating or writing it failed.
     #[error(transparent)]
     Output(#[from] BuildError),

@@ -88,10 +88,7 @@ impl SynthPlan {
             rows_for(kmers_max.unwrap_or(0), options.num_hashes, options.fpr)
         };
         let rows_max = sizes.chunks(per_block).map(block_rows).max().unwrap_or(1);
-        let row_layout = options
-            .layout
-            .fit(options.k, true, page_size, rows_max)
-            .map_err(SynthError::Invalid)?;
+        let row_layout = options.layout.fit(options.k, true, page_size, rows_max)?;
         let blocks: Vec<SynthBlock> = sizes
             .chunks(per_block)
             .enumerate()
@@ -122,7 +119,7 @@ impl SynthPlan {
             .map(|d| document_name(d, options.documents))
             .collect();
         let header = write_compact_header(&layout, names.iter().map(String::as_str))
-            .map_err(SynthError::Invalid)?;
+            .map_err(|e| SynthError::Invalid(e.to_string()))?;
         let data_bytes = blocks
             .iter()
             .try_fold(0u64, |sum, b| {

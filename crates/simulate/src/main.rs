@@ -75,6 +75,7 @@
 
 mod cli;
 mod fasta;
+mod generate;
 mod markov;
 mod model;
 mod queries;

@@ -17,7 +17,8 @@ use crate::fasta::Record;
 use crate::markov::Markov;
 use crate::model::{
     accessory_gene, clean_real_gene, digits, log_uniform, make_clade, unique_name, zipf_weights,
-    Collection, Gene, GeneKind, Inserts, Params, Span, Species,
+    Collection, Gene, GeneKind, Inserts, Params, Plasmid, PlasmidHost, Span, Species,
+    SpeciesParams,
 };
 use crate::seq::{rng_for, unit, SimRng, Stream};
 
@@ -39,66 +40,6 @@ pub const CARGO_PROB: f64 = 0.8;
 /// (per gene), as rRNA operons are sometimes missing from draft assemblies: every universal
 /// gene is in 90-100 % of the genomes of every species.
 pub const UNIVERSAL_MISSING_MAX: f64 = 0.1;
-
-/// Options of the species model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SpeciesParams {
-    /// Number of species.
-    pub count: usize,
-    /// Zipf exponent of species abundances.
-    pub skew: f64,
-    /// Number of plasmids.
-    pub plasmids: usize,
-    /// Host species of plasmids are drawn with probability proportional to weight^bias.
-    pub plasmid_host_bias: f64,
-    /// Genes in nearly every genome of every species.
-    pub universal_genes: usize,
-    /// Query genes per species and class (core, accessory, absent).
-    pub query_genes: usize,
-    /// Number of species the core, accessory and absent queries are drawn from.
-    pub query_species: usize,
-    /// k of the query truth table.
-    pub truth_k: usize,
-}
-
-/// A species that carries a plasmid, and how often.
-#[derive(Clone, Debug)]
-pub struct PlasmidHost {
-    pub species: usize,
-    /// Presence probability outside the home clade.
-    pub base_freq: f64,
-    /// Presence probability inside the home clade.
-    pub home_freq: f64,
-    /// Home clade, within the species.
-    pub home_clade: usize,
-}
-
-impl PlasmidHost {
-    fn presence_prob(&self, clade: usize) -> f64 {
-        if clade == self.home_clade {
-            self.home_freq
-        } else {
-            self.base_freq
-        }
-    }
-}
-
-/// A plasmid: a backbone, the species that carry it, and its cargo of mobile genes.
-#[derive(Clone, Debug)]
-pub struct Plasmid {
-    /// `plasmid_007`.
-    pub name: String,
-    pub backbone: Vec<u8>,
-    pub hosts: Vec<PlasmidHost>,
-    /// (gene, insertion site in the backbone), sorted by site.
-    pub cargo: Vec<(usize, usize)>,
-}
-
-impl Plasmid {
-    fn host(&self, species: usize) -> Option<&PlasmidHost> {
-        self.hosts.iter().find(|h| h.species == species)
-    }
-}
 
 fn species_params(params: &Params) -> &SpeciesParams {
     params

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
+use super::values::BadValue;
 use super::{Outcome, Ui};
 
 const ABOUT: &str = "(Co)mpact (B)it-Sliced (S)ignature Index for Genome Search: COBS's command \
@@ -112,49 +113,49 @@ fn run(verb: Verb, ui: Ui) -> Result<Outcome> {
 
 /// `-k`/`--term-size`: from 1 to [`bitsift::format::K_MAX`]; a value out of range is a usage
 /// error (exit 2) naming COBS's option, as a value that is not a number is.
-fn parse_term_size(text: &str) -> Result<u32, String> {
+fn parse_term_size(text: &str) -> Result<u32, BadValue> {
     let k: u32 = text.parse().map_err(|e| format!("{e}"))?;
     if k == 0 || k > bitsift::format::K_MAX {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{k} is out of range: the term size is from 1 to {}",
             bitsift::format::K_MAX
-        ));
+        )));
     }
     Ok(k)
 }
 
 /// `--num-hashes`: from 1 to [`bitsift::format::HASHES_MAX`].
-fn parse_num_hashes(text: &str) -> Result<u32, String> {
+fn parse_num_hashes(text: &str) -> Result<u32, BadValue> {
     let hashes: u32 = text.parse().map_err(|e| format!("{e}"))?;
     if hashes == 0 || u64::from(hashes) > bitsift::format::HASHES_MAX {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{hashes} is out of range: from 1 to {} hash functions",
             bitsift::format::HASHES_MAX
-        ));
+        )));
     }
     Ok(hashes)
 }
 
 /// `-f`/`--false-positive-rate`: strictly between 0 and 1.
-fn parse_false_positive_rate(text: &str) -> Result<f64, String> {
+fn parse_false_positive_rate(text: &str) -> Result<f64, BadValue> {
     let rate: f64 = text.parse().map_err(|e| format!("{e}"))?;
     if !(rate > 0.0 && rate < 1.0) {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{text} is out of range: the false positive rate is between 0 and 1 (e.g. 0.3)"
-        ));
+        )));
     }
     Ok(rate)
 }
 
 /// `-p`/`--page-size`: 0 (COBS's, from the number of documents) or from 1 to
 /// [`bitsift::format::PAGE_SIZE_MAX`].
-fn parse_page_size(text: &str) -> Result<u64, String> {
+fn parse_page_size(text: &str) -> Result<u64, BadValue> {
     let bytes: u64 = text.parse().map_err(|e| format!("{e}"))?;
     if bytes > bitsift::format::PAGE_SIZE_MAX {
-        return Err(format!(
+        return Err(BadValue(format!(
             "{bytes} is out of range: from 1 to {} bytes per row (0: COBS's page size)",
             bitsift::format::PAGE_SIZE_MAX
-        ));
+        )));
     }
     Ok(bytes)
 }

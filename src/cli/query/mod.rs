@@ -25,6 +25,7 @@ use super::choices::FormatArg;
 use super::indexes::{no_index_hint, NO_INDEX_GIVEN};
 use super::output_file::Sink;
 use super::search_args::{EngineArgs, IndexArgs};
+use super::values::BadValue;
 use super::{
     parse_identity, parse_memory_size, parse_read_size, parse_threshold, Outcome, Ui, UsageError,
 };
@@ -232,11 +233,11 @@ impl QueryArgs {
     }
 }
 
-fn parse_yes_no(text: &str) -> Result<bool, String> {
+fn parse_yes_no(text: &str) -> Result<bool, BadValue> {
     match text {
         "yes" | "true" | "1" => Ok(true),
         "no" | "false" | "0" => Ok(false),
-        other => Err(format!("{other:?}: expected yes or no")),
+        other => Err(BadValue(format!("{other:?}: expected yes or no"))),
     }
 }
 
