@@ -46,8 +46,6 @@ pub mod kmer;
 pub mod metadata;
 pub mod query;
 pub mod read;
-#[cfg(feature = "remote")]
-pub mod remote;
 pub mod seqfile;
 #[cfg(feature = "server")]
 pub mod server;

@@ -360,8 +360,9 @@ impl PyIndex {
         let setup = SessionSetup {
             engine: EngineOptions {
                 choice: options::engine(engine)?,
-                queue_depth,
+                queue_depth: crate::remote::queue_depth(&paths, queue_depth),
                 direct: options::direct_io(direct_io)?,
+                ..EngineOptions::default()
             },
             memory: None,
             threads,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use bitsift::io::{EngineOptions, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::EngineOptions;
 use bitsift::server::{IndexSources, ServerConfig, ServerError};
 use clap::Args;
 
@@ -103,9 +103,10 @@ pub struct ServeArgs {
     /// I/O engine
     #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "I/O")]
     engine: EngineArg,
-    /// Reads in flight (uring) or reader threads (pread), per worker
-    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
-    queue_depth: u32,
+    /// Reads in flight (uring), reader threads (pread) or range requests (remote indexes),
+    /// per worker [default: 64; 256 for remote indexes]
+    #[arg(long, value_name = "N", help_heading = "I/O")]
+    queue_depth: Option<u32>,
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
     direct_io: DirectIoArg,
@@ -141,7 +142,7 @@ fn parse_grace(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    args.remote.apply()?;
+    args.remote.apply(args.queue_depth)?;
     let config = ServerConfig {
         sources: IndexSources {
             paths: args.indexes,
@@ -157,11 +158,12 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         max_query_bases: args.max_query_bases,
         request_timeout: args.timeout,
         workers: args.workers.max(1),
-        engine: EngineOptions {
+        engine: args.remote.engine(EngineOptions {
             choice: args.engine.into(),
             queue_depth: args.queue_depth,
             direct: args.direct_io.into(),
-        },
+            ..EngineOptions::default()
+        }),
         metadata: args.metadata,
         skip_broken: args.skip_broken,
         summaries: !args.no_summaries,

@@ -1,5 +1,5 @@
 //! Where a file lies: a local path, or a URL (`http://`, `https://`, `s3://`) read through
-//! [`crate::remote`]. Locations travel as `PathBuf`s either way, so every error keeps naming
+//! [`crate::io::remote`]. Locations travel as `PathBuf`s either way, so every error keeps naming
 //! the file as the user gave it, and side files are found beside an index by the same
 //! names (a URL's last segment is replaced as a path's file name is).
 //!
@@ -23,6 +23,28 @@ pub const REMOTE_DISABLED: &str =
 /// server reopens its view when a search meets it).
 pub const REMOTE_CHANGED: &str = "the file changed on the server since it was opened";
 
+/// A remote file replaced on its server since it was opened: its ETag or size differ from
+/// those seen at open. It travels inside the [`std::io::Error`] of the read that met it (so
+/// a sequential reader's error keeps it), and the engine reports it as
+/// [`super::IoError::Changed`].
+#[derive(Debug, thiserror::Error)]
+#[error("{REMOTE_CHANGED} (ETag {}, {size} bytes at open); open it again", etag.as_deref().unwrap_or("none"))]
+pub struct ChangedOnServer {
+    /// The ETag seen at open, if the server gave one.
+    pub etag: Option<String>,
+    /// The size seen at open.
+    pub size: u64,
+}
+
+impl ChangedOnServer {
+    /// Whether `error` is (or wraps) a [`ChangedOnServer`].
+    pub fn is_in(error: &std::io::Error) -> bool {
+        error
+            .get_ref()
+            .is_some_and(|inner| inner.downcast_ref::<ChangedOnServer>().is_some())
+    }
+}
+
 /// Whether `path` is a URL of a remote file rather than a local path.
 pub fn is_remote(path: &Path) -> bool {
     let bytes = path.as_os_str().as_bytes();
@@ -37,7 +59,7 @@ pub enum SourceFile {
     Local(File),
     /// A remote file.
     #[cfg(feature = "remote")]
-    Remote(crate::remote::RemoteReader),
+    Remote(crate::io::remote::RemoteReader),
 }
 
 impl SourceFile {
@@ -51,8 +73,10 @@ impl SourceFile {
         }
         #[cfg(feature = "remote")]
         {
-            let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
-            Ok(SourceFile::Remote(crate::remote::RemoteReader::new(object)))
+            let object = crate::io::remote::RemoteObject::open(&path.to_string_lossy())?;
+            Ok(SourceFile::Remote(crate::io::remote::RemoteReader::new(
+                object,
+            )))
         }
         #[cfg(not(feature = "remote"))]
         Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))
@@ -135,7 +159,7 @@ pub fn prefetch(paths: &[PathBuf]) {
             .map(|path| path.to_string_lossy().into_owned())
             .collect();
         if urls.len() > 1 {
-            crate::remote::RemoteObject::open_all(&urls);
+            crate::io::remote::RemoteObject::open_all(&urls);
         }
     }
     #[cfg(not(feature = "remote"))]
@@ -153,8 +177,8 @@ pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     }
     #[cfg(feature = "remote")]
     {
-        let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
-        crate::remote::read_whole(&object)
+        let object = crate::io::remote::RemoteObject::open(&path.to_string_lossy())?;
+        crate::io::remote::read_whole(&object)
     }
     #[cfg(not(feature = "remote"))]
     Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))

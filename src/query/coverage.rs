@@ -22,9 +22,9 @@
 
 use super::hashing::KmerArena;
 use super::index::Index;
-use super::plan::{Plan, PlanBlock, ReadShape};
+use super::plan::{Plan, PlanBlock};
 use super::session::Answer;
-use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine};
+use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape};
 use crate::read::ReadError;
 
 /// Matching stretches of at most this many k-mers between missing ones count as missing

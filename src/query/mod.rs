@@ -38,6 +38,7 @@ mod setup;
 pub mod sliced;
 mod stats;
 
+pub use crate::io::{MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
@@ -46,7 +47,7 @@ pub use rank::{count_threshold, Hit};
 pub use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, AND_BYTES_MAX, COUNTER_BYTES_MAX,
-    LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
+    LOOKUPS_PER_BATCH_MAX,
 };
 pub use setup::SessionSetup;
 pub use stats::{BatchStats, QueryStats, RowSource};

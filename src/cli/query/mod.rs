@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use bitsift::alphabet::{is_nucleotide, BaseReading};
 use bitsift::format::HeaderOptions;
-use bitsift::io::{EngineOptions, Warmup, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{EngineOptions, Warmup};
 use bitsift::metadata::{Metadata, MetadataError};
 use bitsift::query::output::{OutputSetup, Provenance, ResultWriter, SearchSettings};
 use bitsift::query::present::Cutoff;
@@ -171,9 +171,10 @@ pub struct QueryArgs {
     /// Stream the index into the cache in the background (needs --cache-size)
     #[arg(long, requires = "cache_size", help_heading = "I/O")]
     warm: bool,
-    /// Reads in flight (uring) or reader threads (pread)
-    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
-    queue_depth: u32,
+    /// Reads in flight (uring), reader threads (pread) or range requests (remote indexes)
+    /// [default: 64; 256 for remote indexes]
+    #[arg(long, value_name = "N", help_heading = "I/O")]
+    queue_depth: Option<u32>,
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_enum, default_value_t = DirectIoArg::Auto, help_heading = "I/O")]
     direct_io: DirectIoArg,
@@ -242,7 +243,7 @@ impl QueryArgs {
             cache_size: None,
             side_memory: SIDE_MEMORY_DEFAULT,
             warm: false,
-            queue_depth: QUEUE_DEPTH_DEFAULT,
+            queue_depth: None,
             direct_io: DirectIoArg::Auto,
             remote: super::remote::RemoteArgs::default(),
         }
@@ -319,11 +320,12 @@ fn open_queries(args: &QueryArgs) -> Result<Queries> {
 }
 
 fn open_searcher(args: &QueryArgs, ui: Ui) -> Result<(Searcher, Option<Warmup>)> {
-    let engine = EngineOptions {
+    let engine = args.remote.engine(EngineOptions {
         choice: args.engine.into(),
         queue_depth: args.queue_depth,
         direct: args.direct_io.into(),
-    };
+        ..EngineOptions::default()
+    });
     let header_options = HeaderOptions {
         legacy_k: args.legacy_k,
         legacy_canonical: args.legacy_canonical,
@@ -473,7 +475,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         return Err(UsageError(NO_INDEX_GIVEN.into()).into());
     }
     check_output_options(&args)?;
-    args.remote.apply()?;
+    args.remote.apply(args.queue_depth)?;
     let reading = base_reading(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&args, ui)?;
