@@ -8,9 +8,9 @@
 //! Modules, in the direction they depend on each other:
 //! - [`kmer`]: k-mers, canonical form and hashes, exactly as COBS;
 //! - [`format`]: COBS index headers and geometry, reading and writing;
-//! - [`io`]: engines that read batches of byte ranges (no k-mers here);
-//! - `remote` (cargo feature `remote`, on by default): the engine and readers of files on
-//!   HTTP(S) servers and S3-compatible object stores;
+//! - [`io`]: engines that read batches of byte ranges (no k-mers here), each saying how it
+//!   wants to be read; with cargo feature `remote` (on by default) `io::remote`, the engine
+//!   and readers of files on HTTP(S) servers and S3-compatible object stores;
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
 //! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),

@@ -82,10 +82,7 @@ pub use mmap::MmapEngine;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use resident::{residency, Residency, ResidentFiles};
-pub use shape::{
-    ReadShape, MERGE_GAP_DEFAULT, MERGE_GAP_MULTIRANGE, MERGE_GAP_NETWORK, MERGE_GAP_REMOTE,
-    READ_BYTES_MAX_DEFAULT, READ_BYTES_MAX_NETWORK, READ_BYTES_MAX_REMOTE,
-};
+pub use shape::{ReadShape, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use source::{is_remote, SourceFile};
 pub use uring::UringEngine;
 pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
@@ -245,7 +242,7 @@ pub enum IoError {
 impl IoError {
     /// The failure of a read of `len` bytes at `offset` of `path`: [`IoError::Changed`] when
     /// `source` says the file changed on its server, else [`IoError::Read`].
-    pub fn read(path: PathBuf, offset: u64, len: u64, source: std::io::Error) -> IoError {
+    pub(crate) fn read(path: PathBuf, offset: u64, len: u64, source: std::io::Error) -> IoError {
         if source::ChangedOnServer::is_in(&source) {
             IoError::Changed {
                 path,

@@ -16,24 +16,24 @@ pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
 /// close, so it costs sparse queries nothing.
 pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
 /// Merge gap on network and parallel file systems, where every request is a round trip.
-pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
+pub(crate) const MERGE_GAP_NETWORK: u64 = 256 << 10;
 /// Largest merged read on network and parallel file systems.
-pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
+pub(crate) const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
 /// Merge gap for remote files (HTTP, S3). With `D` requests in flight a request costs a
 /// round trip divided by `D` of wall time, so merging two reads pays when the gap costs less
 /// than that: `gap < bandwidth × RTT / D`, about 20 KB at 100 MB/s, 50 ms and 256 in flight.
 /// A 1 MiB gap (one round trip's worth at depth 1) read a whole 5 GiB index for one gene in
 /// BENCHMARKS.md ("Remote indexes"): the rows of ~1,000 k-mers lie ~300 KB apart per block.
-pub const MERGE_GAP_REMOTE: u64 = 64 << 10;
+pub(crate) const MERGE_GAP_REMOTE: u64 = 64 << 10;
 /// Merge gap for remote files read by HTTP multi-range requests: a separate range costs
 /// about a hundred bytes of part header and none of the requests in flight, so only reads
 /// closer than a page are merged. At 50 ms on the 661k rehearsal this fetched a species gene
 /// in 12.7 MiB and 1.2 s against 30 MiB and 2.1 s with [`MERGE_GAP_REMOTE`], and a COBS file of
 /// 128-byte rows in 21 MiB instead of the whole 661 MiB (BENCHMARKS.md).
-pub const MERGE_GAP_MULTIRANGE: u64 = 4 << 10;
+pub(crate) const MERGE_GAP_MULTIRANGE: u64 = 4 << 10;
 /// Largest merged read of remote files: large enough that a dense query needs few requests,
 /// small enough that hundreds of them in flight still spread over the file.
-pub const READ_BYTES_MAX_REMOTE: u64 = 8 << 20;
+pub(crate) const READ_BYTES_MAX_REMOTE: u64 = 8 << 20;
 
 /// How reads are shaped: what an engine answers and the planner follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

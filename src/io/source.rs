@@ -38,7 +38,7 @@ pub struct ChangedOnServer {
 
 impl ChangedOnServer {
     /// Whether `error` is (or wraps) a [`ChangedOnServer`].
-    pub fn is_in(error: &std::io::Error) -> bool {
+    pub(crate) fn is_in(error: &std::io::Error) -> bool {
         error
             .get_ref()
             .is_some_and(|inner| inner.downcast_ref::<ChangedOnServer>().is_some())
