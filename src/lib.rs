@@ -8,9 +8,9 @@
 //! Modules, in the direction they depend on each other:
 //! - [`kmer`]: k-mers, canonical form and hashes, exactly as COBS;
 //! - [`format`]: COBS index headers and geometry, reading and writing;
-//! - [`io`]: engines that read batches of byte ranges (no k-mers here);
-//! - `remote` (cargo feature `remote`, on by default): the engine and readers of files on
-//!   HTTP(S) servers and S3-compatible object stores;
+//! - [`io`]: engines that read batches of byte ranges (no k-mers here), each saying how it
+//!   wants to be read; with cargo feature `remote` (on by default) `io::remote`, the engine
+//!   and readers of files on HTTP(S) servers and S3-compatible object stores;
 //! - [`query`]: planning, accumulation, ranking (no file descriptors here);
 //! - [`search`]: the front ends' way in, above `collection` and `query`: one setup, one
 //!   open, one request and one query batch for the command line, the server and Python;
@@ -57,8 +57,6 @@ pub mod kmer;
 pub mod metadata;
 pub mod query;
 pub mod read;
-#[cfg(feature = "remote")]
-pub mod remote;
 pub mod search;
 pub mod seqfile;
 #[cfg(feature = "server")]

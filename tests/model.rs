@@ -182,14 +182,16 @@ fn engines() -> Vec<EngineOptions> {
     ] {
         engines.push(EngineOptions {
             choice,
-            queue_depth: 16,
+            queue_depth: Some(16),
             direct: DirectIo::Auto,
+            ..EngineOptions::default()
         });
     }
     engines.push(EngineOptions {
         choice: EngineChoice::Pread,
-        queue_depth: 3,
+        queue_depth: Some(3),
         direct: DirectIo::Off,
+        ..EngineOptions::default()
     });
     engines
 }
@@ -330,8 +332,9 @@ fn search_all(built: &Built, queries: &[Vec<u8>]) -> Vec<Vec<(usize, u64, u32)>>
 fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
     let options = EngineOptions {
         choice: EngineChoice::Pread,
-        queue_depth: 8,
+        queue_depth: Some(8),
         direct: DirectIo::Auto,
+        ..EngineOptions::default()
     };
     let mut searcher = open_session(&built.index, &options, threads(1)).unwrap();
     let ram = EngineOptions {
@@ -517,8 +520,9 @@ fn check_summaries(
     for choice in [EngineChoice::Pread, EngineChoice::Ram] {
         let options = EngineOptions {
             choice,
-            queue_depth: 8,
+            queue_depth: Some(8),
             direct: DirectIo::Auto,
+            ..EngineOptions::default()
         };
         let mut searcher = open_session(&built.index, &options, threads(1)).unwrap();
         for threshold in [0.3, 0.5, 0.8] {
@@ -693,8 +697,9 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
     );
     let options = EngineOptions {
         choice: EngineChoice::Pread,
-        queue_depth: 8,
+        queue_depth: Some(8),
         direct: DirectIo::Auto,
+        ..EngineOptions::default()
     };
     let everything = SearchOptions {
         threshold: 0.0,
@@ -999,8 +1004,9 @@ fn an_absent_gene_is_ruled_out_by_a_sample_of_its_summary_pages() {
     let gene = rng.dna(3000);
     let options = EngineOptions {
         choice: EngineChoice::Pread,
-        queue_depth: 8,
+        queue_depth: Some(8),
         direct: DirectIo::Off,
+        ..EngineOptions::default()
     };
     let side_pages = |threshold: f64| {
         // A fresh searcher each time: nothing in its side cache.

@@ -40,7 +40,7 @@ pyo3::create_exception!(
 );
 
 /// What the library says of a remote file whose ETag or size changed since it was opened
-/// (src/remote/client.rs); the index opened on it is no longer the file there.
+/// (src/io/remote/client.rs); the index opened on it is no longer the file there.
 const CHANGED_ON_SERVER: &str = "changed on the server since it was opened";
 
 /// An `OSError` of the right subclass for `kind`, with `message` as its text; a remote file
@@ -75,11 +75,11 @@ pub fn open_error(error: &OpenError) -> PyErr {
 
 fn io_error(error: &IoError, message: String) -> PyErr {
     match error {
-        IoError::Open { source, .. } | IoError::Read { source, .. } => {
-            os_error(Some(source.kind()), message)
-        }
+        IoError::Open { source, .. }
+        | IoError::Read { source, .. }
+        | IoError::Changed { source, .. } => os_error(Some(source.kind()), message),
         // A file that ends too soon, or bytes that do not match: a damaged index.
-        IoError::UnexpectedEnd { .. } | IoError::Checksum(_) | IoError::Invalid { .. } => {
+        IoError::UnexpectedEnd { .. } | IoError::Corrupt(_) | IoError::Invalid { .. } => {
             IndexError::new_err(message)
         }
         IoError::Unavailable { .. } => PyOSError::new_err(message),

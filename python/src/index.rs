@@ -293,6 +293,7 @@ impl PyIndex {
         let max_sessions = count_or("max_sessions", max_sessions, cores.max(4))?;
         let queue_depth = u32::try_from(options::count("queue_depth", queue_depth)?)
             .map_err(|_| PyValueError::new_err("queue_depth is too large"))?;
+        let queue_depth = crate::remote::queue_depth(&paths, queue_depth);
         let setup = SearchSetup {
             sources: IndexSources {
                 paths,
@@ -312,6 +313,7 @@ impl PyIndex {
                     choice: options::engine(engine)?,
                     queue_depth,
                     direct: options::direct_io(direct_io)?,
+                    ..EngineOptions::default()
                 },
                 config: SessionConfig {
                     memory: None,

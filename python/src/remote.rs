@@ -3,16 +3,33 @@
 //! `--remote-timeout`, `--remote-retries`, `--remote-deadline`, `--cache-dir` and
 //! `--cache-dir-size` set them.
 //!
-//! The options belong to the process ([`bitsift::remote::configure`]): a keyword left out
+//! The options belong to the process ([`bitsift::io::remote::configure`]): a keyword left out
 //! keeps the value in force. The client of a server or bucket is made the first time the
 //! process opens a file there and keeps the timeouts and retries in force then; the depth
-//! applies to indexes opened afterwards, the cache to every read from then on.
+//! (kept here, and given to each engine with its options: [`queue_depth`]) applies to indexes
+//! opened afterwards, the cache to every read from then on.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 
 use crate::options;
+
+/// Requests in flight for remote indexes, as `configure_remote(depth=…)` last set it.
+static DEPTH: AtomicU32 = AtomicU32::new(bitsift::io::REMOTE_DEPTH_DEFAULT);
+
+/// The requests in flight of an index on `paths`: `local` (the `queue_depth` of `Index`)
+/// for local files, the depth of `configure_remote` for remote ones.
+pub fn queue_depth(paths: &[PathBuf], local: u32) -> Option<u32> {
+    if paths.iter().any(|p| bitsift::io::is_remote(p)) {
+        Some(DEPTH.load(Ordering::Relaxed))
+    } else {
+        Some(local)
+    }
+}
 
 /// `value` as a positive, finite number of seconds.
 fn seconds(name: &str, value: f64) -> PyResult<std::time::Duration> {
@@ -95,7 +112,12 @@ pub fn configure_remote(
             "cache_dir_size 0 holds nothing: give a size, or cache_dir=False to turn the cache off",
         ));
     }
-    let depth = depth.map(|d| options::count("depth", d)).transpose()?;
+    let depth = depth
+        .map(|d| {
+            u32::try_from(options::count("depth", d)?)
+                .map_err(|_| PyValueError::new_err("depth is too large"))
+        })
+        .transpose()?;
     if depth == Some(0) {
         return Err(PyValueError::new_err(
             "depth 0: keep at least 1 request in flight",
@@ -117,7 +139,7 @@ pub fn configure_remote(
 /// The checked changes of one [`configure_remote`] call.
 #[cfg_attr(not(feature = "remote"), allow(dead_code))]
 struct Changes {
-    depth: Option<usize>,
+    depth: Option<u32>,
     timeout: Option<std::time::Duration>,
     retries: Option<usize>,
     deadline: Option<std::time::Duration>,
@@ -127,9 +149,9 @@ struct Changes {
 
 #[cfg(feature = "remote")]
 fn apply(changes: Changes) -> PyResult<()> {
-    use bitsift::remote::{CacheOptions, CACHE_BYTES_DEFAULT};
-    let mut options = bitsift::remote::options();
-    options.depth = changes.depth.unwrap_or(options.depth);
+    use bitsift::io::remote::{CacheOptions, CACHE_BYTES_DEFAULT};
+    let mut options = bitsift::io::remote::options();
+    options.connections = changes.depth.map_or(options.connections, |d| d as usize);
     options.timeout = changes.timeout.unwrap_or(options.timeout);
     options.retries = changes.retries.unwrap_or(options.retries);
     options.deadline = changes.deadline.unwrap_or(options.deadline);
@@ -149,7 +171,10 @@ fn apply(changes: Changes) -> PyResult<()> {
         };
         cache.bytes = bytes;
     }
-    bitsift::remote::configure(options);
+    bitsift::io::remote::configure(options);
+    if let Some(depth) = changes.depth {
+        DEPTH.store(depth, Ordering::Relaxed);
+    }
     Ok(())
 }
 
@@ -168,9 +193,9 @@ pub fn remote_options(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 #[cfg(feature = "remote")]
 fn options_dict(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-    let options = bitsift::remote::options();
+    let options = bitsift::io::remote::options();
     let dict = PyDict::new(py);
-    dict.set_item("depth", options.depth)?;
+    dict.set_item("depth", DEPTH.load(Ordering::Relaxed))?;
     dict.set_item("timeout", options.timeout.as_secs_f64())?;
     dict.set_item("retries", options.retries)?;
     dict.set_item("deadline", options.deadline.as_secs_f64())?;

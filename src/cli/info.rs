@@ -118,7 +118,7 @@ fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<Summary
 }
 
 pub fn run(args: InfoArgs) -> Result<Outcome> {
-    args.remote.apply()?;
+    args.remote.apply(None)?;
     if bitsift::collection::is_collection(&args.index) {
         return collection_info(&args);
     }

@@ -233,7 +233,7 @@ fn run_all(bench: &Bench, log: &dyn Fn(String)) -> Result<Report> {
 #[cfg(feature = "remote")]
 const REMOTE_SIZES: [u64; 2] = [64 << 10, 1 << 20];
 
-/// `iobench URL`: range requests at each depth and size (see [`bitsift::remote::bench`]).
+/// `iobench URL`: range requests at each depth and size (see [`bitsift::io::remote::bench`]).
 #[cfg(feature = "remote")]
 fn run_remote(args: &IobenchArgs, url: &str, ui: Ui) -> Result<Outcome> {
     let log = |line: String| {
@@ -251,7 +251,8 @@ fn run_remote(args: &IobenchArgs, url: &str, ui: Ui) -> Result<Outcome> {
         seconds(args.duration),
         seconds(args.duration * runs)
     ));
-    let report = bitsift::remote::bench::run(url, &depths, &sizes, args.duration, args.seed, &log)?;
+    let report =
+        bitsift::io::remote::bench::run(url, &depths, &sizes, args.duration, args.seed, &log)?;
     let mut stdout = std::io::stdout().lock();
     match args.format {
         Format::Json => serde_json::to_writer_pretty(&mut stdout, &report)?,

@@ -1,9 +1,11 @@
 //! The options of remote indexes (`-i https://…`, `-i s3://bucket/key`), shared by every
-//! command that opens an index: requests in flight, timeouts and retries, the local cache.
+//! command that opens an index: requests in flight and ranges a request (which travel with
+//! the engine options), timeouts and retries, the local cache (the process's clients').
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use bitsift::io::EngineOptions;
 use clap::Args;
 
 use super::{parse_size, UsageError};
@@ -11,14 +13,14 @@ use super::{parse_size, UsageError};
 /// How remote indexes are read; ignored for local files.
 #[derive(Args, Debug, Clone)]
 pub struct RemoteArgs {
-    /// Remote indexes: requests kept in flight at once
+    /// Remote indexes: requests kept in flight at once [default: 256]; where the command
+    /// takes --queue-depth, that one wins
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 256,
         help_heading = "Remote indexes (http, https, s3)"
     )]
-    remote_depth: usize,
+    remote_depth: Option<u32>,
     /// Remote indexes: seconds one request may take before it is retried
     #[arg(
         long,
@@ -72,7 +74,7 @@ impl Default for RemoteArgs {
     /// The command line's defaults.
     fn default() -> Self {
         RemoteArgs {
-            remote_depth: 256,
+            remote_depth: None,
             remote_timeout: 30.0,
             remote_retries: 4,
             remote_deadline: 120.0,
@@ -84,8 +86,21 @@ impl Default for RemoteArgs {
 }
 
 impl RemoteArgs {
-    /// Sets these options for every remote file the process opens.
-    pub fn apply(&self) -> Result<(), UsageError> {
+    /// `engine` with the remote engine's settings of this command line: the requests in
+    /// flight (`--queue-depth` when given, else `--remote-depth`, else each engine's default)
+    /// and the ranges a request (`--remote-ranges`).
+    pub fn engine(&self, engine: EngineOptions) -> EngineOptions {
+        EngineOptions {
+            queue_depth: engine.queue_depth.or(self.remote_depth),
+            remote_ranges: self.remote_ranges,
+            ..engine
+        }
+    }
+
+    /// Sets the clients' options (connections, timeouts, retries, the page cache) for every
+    /// remote file the process opens; `queue_depth` is the command's `--queue-depth`, if it
+    /// takes one.
+    pub fn apply(&self, queue_depth: Option<u32>) -> Result<(), UsageError> {
         let seconds = |value: f64, flag: &str| {
             if value.is_finite() && value > 0.0 {
                 Ok(Duration::from_secs_f64(value))
@@ -97,29 +112,33 @@ impl RemoteArgs {
         };
         let timeout = seconds(self.remote_timeout, "--remote-timeout")?;
         let deadline = seconds(self.remote_deadline, "--remote-deadline")?;
-        if self.remote_depth == 0 {
+        if self.remote_depth == Some(0) {
             return Err(UsageError("--remote-depth must be at least 1".into()));
         }
         if self.remote_ranges == 0 {
             return Err(UsageError("--remote-ranges must be at least 1".into()));
         }
         #[cfg(feature = "remote")]
-        bitsift::remote::configure(bitsift::remote::RemoteOptions {
-            depth: self.remote_depth,
+        bitsift::io::remote::configure(bitsift::io::remote::RemoteOptions {
+            connections: self
+                .engine(EngineOptions {
+                    queue_depth,
+                    ..EngineOptions::default()
+                })
+                .remote_depth() as usize,
             timeout,
             retries: self.remote_retries,
             deadline,
-            ranges: self.remote_ranges,
             cache: self
                 .cache_dir
                 .as_ref()
-                .map(|dir| bitsift::remote::CacheOptions {
+                .map(|dir| bitsift::io::remote::CacheOptions {
                     dir: dir.clone(),
                     bytes: self.cache_dir_size,
                 }),
         });
         #[cfg(not(feature = "remote"))]
-        let _ = (timeout, deadline);
+        let _ = (timeout, deadline, queue_depth);
         Ok(())
     }
 }

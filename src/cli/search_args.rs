@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use bitsift::io::{DirectIo, EngineChoice, EngineOptions, QUEUE_DEPTH_DEFAULT};
+use bitsift::io::{DirectIo, EngineChoice, EngineOptions};
 use bitsift::search::IndexSources;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::Args;
@@ -49,9 +49,10 @@ pub(crate) struct EngineArgs {
     /// I/O engine
     #[arg(long, value_parser = engine_names(), default_value_t = EngineChoice::Auto, help_heading = "I/O")]
     pub engine: EngineChoice,
-    /// Reads in flight (uring) or reader threads (pread), per session (`serve`: per worker)
-    #[arg(long, default_value_t = QUEUE_DEPTH_DEFAULT, value_name = "N", help_heading = "I/O")]
-    pub queue_depth: u32,
+    /// Reads in flight (uring), reader threads (pread) or range requests (remote indexes),
+    /// per session (`serve`: per worker) [default: 64; 256 for remote indexes]
+    #[arg(long, value_name = "N", help_heading = "I/O")]
+    pub queue_depth: Option<u32>,
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_parser = direct_io_names(), default_value_t = DirectIo::Auto, help_heading = "I/O")]
     pub direct_io: DirectIo,
@@ -75,6 +76,7 @@ impl EngineArgs {
             choice: self.engine,
             queue_depth: self.queue_depth,
             direct: self.direct_io,
+            ..EngineOptions::default()
         }
     }
 }

@@ -121,7 +121,7 @@ fn parse_grace(text: &str) -> Result<Duration, BadValue> {
 }
 
 pub fn run(args: ServeArgs) -> Result<Outcome> {
-    args.remote.apply()?;
+    args.remote.apply(args.engine.queue_depth)?;
     let config = ServerConfig {
         sources: args.indexes.sources(),
         listen: args.listen,
@@ -133,7 +133,7 @@ pub fn run(args: ServeArgs) -> Result<Outcome> {
         max_query_bases: args.max_query_bases,
         request_timeout: args.timeout,
         workers: args.workers.max(1),
-        engine: args.engine.options(),
+        engine: args.remote.engine(args.engine.options()),
         metadata: args.metadata,
         skip_broken: args.skip_broken,
         summaries: !args.no_summaries,

@@ -49,15 +49,16 @@ enum Verdict {
 type SummaryVerdict = std::result::Result<Option<String>, Vec<String>>;
 
 pub fn run(args: VerifyArgs) -> Result<Outcome> {
-    args.remote.apply()?;
+    args.remote.apply(None)?;
+    let engine = args.remote.engine(EngineOptions::default());
     let sources = find_indexes(&args.indexes, &[])?;
     let mut tally = Tally::default();
     for source in &sources {
         match source {
             IndexSource::File(index) => {
-                tally.file(index, verify_one(index), verify_summaries(index))
+                tally.file(index, verify_one(index, &engine), verify_summaries(index))
             }
-            IndexSource::Collection(directory) => verify_collection(directory, &mut tally),
+            IndexSource::Collection(directory) => verify_collection(directory, &engine, &mut tally),
         }
     }
     tally.finish()
@@ -65,7 +66,7 @@ pub fn run(args: VerifyArgs) -> Result<Outcome> {
 
 /// Verifies the collection in `directory`: its manifest, then exactly the files it lists;
 /// files it does not list are noted, and neither checked nor counted against it.
-fn verify_collection(directory: &Path, tally: &mut Tally) {
+fn verify_collection(directory: &Path, engine: &EngineOptions, tally: &mut Tally) {
     let check = match bitsift::collection::check(directory) {
         Ok(check) => check,
         Err(error) => {
@@ -90,7 +91,7 @@ fn verify_collection(directory: &Path, tally: &mut Tally) {
             ),
             None => tally.file(
                 &sub.path,
-                verify_one(&sub.path),
+                verify_one(&sub.path, engine),
                 verify_summaries(&sub.path),
             ),
         }
@@ -210,7 +211,7 @@ fn another_build(error: FormatError, whole: Result<Verdict>) -> Result<Verdict> 
     Ok(Verdict::Damaged(problems))
 }
 
-fn verify_one(index: &Path) -> Result<Verdict> {
+fn verify_one(index: &Path, engine: &EngineOptions) -> Result<Verdict> {
     let header = open_for_geometry(index);
     // An index whose header opens and matches its sidecar is read through the read path,
     // which fetches the checksums page by page; anything else is compared whole, which names
@@ -242,7 +243,7 @@ fn verify_one(index: &Path) -> Result<Verdict> {
         legacy_canonical: Some(opened.canonical),
     };
     let searched = Index::open(&[index.to_path_buf()], &options)?;
-    let problems = read_checked(&searched)?;
+    let problems = read_checked(&searched, engine)?;
     if problems.is_empty() {
         return Ok(Verdict::Intact {
             pages: table.page_count(),
@@ -258,8 +259,8 @@ const CHECK_READ_BYTES: u64 = 1 << 20;
 /// Reads the whole of `index`'s one file through the read path, every page checked against
 /// its checksums, and lists the damaged pages (a read that fails is read again page by page
 /// to name each one).
-fn read_checked(index: &Index) -> Result<Vec<String>> {
-    let opened = open_engine(index.read_paths(), &EngineOptions::default())?;
+fn read_checked(index: &Index, engine: &EngineOptions) -> Result<Vec<String>> {
+    let opened = open_engine(index.read_paths(), engine)?;
     let mut engine = opened.engine;
     let size = index.headers()[0].file_size;
     let align = engine.alignment().max(CHECKSUM_PAGE_BYTES);
@@ -293,10 +294,10 @@ fn read_checked(index: &Index) -> Result<Vec<String>> {
 
 /// One line for a failed read: a damaged page as `verify` has always named it.
 fn describe(index: &Path, error: &IoError) -> String {
-    if let IoError::Checksum(checksum) = error {
-        if let ChecksumError::Mismatch {
+    if let IoError::Corrupt(corrupt) = error {
+        if let Some(ChecksumError::Mismatch {
             offset, location, ..
-        } = checksum.as_ref()
+        }) = corrupt.downcast_ref::<ChecksumError>()
         {
             let damage = Damage::Page {
                 offset: *offset,

@@ -61,7 +61,7 @@ pub struct RemoteVersion {
 /// The version of the remote manifest `url` this process opened, if it opened it.
 #[cfg(feature = "remote")]
 fn remote_version_read(url: &Path) -> Option<RemoteVersion> {
-    let object = crate::remote::RemoteObject::open(&url.to_string_lossy()).ok()?;
+    let object = crate::io::remote::RemoteObject::open(&url.to_string_lossy()).ok()?;
     Some(RemoteVersion {
         etag: object.etag.clone(),
         size: object.size,
@@ -84,7 +84,7 @@ impl CollectionSeen {
         #[cfg(feature = "remote")]
         {
             let url = self.directory.join(MANIFEST_NAME);
-            let now = crate::remote::RemoteObject::stamp_now(&url.to_string_lossy());
+            let now = crate::io::remote::RemoteObject::stamp_now(&url.to_string_lossy());
             Some(now.map(|stamp| RemoteVersion {
                 etag: stamp.etag,
                 size: stamp.size,

@@ -1,7 +1,9 @@
 //! One conformance suite for every engine: the same batches, the same expected bytes, each
-//! engine run bare, wrapped in a [`FaultEngine`] with transient faults (which must change
-//! nothing), and under the read path's layers (checksums, the row cache, both; bare and with
-//! faults: `crate::read`'s conformance tests add what only the layers do). Further tests drive each kind of fault through every engine: storms of `EINTR`,
+//! engine run bare and wrapped in a [`FaultEngine`] with transient faults (which must change
+//! nothing). The checks of a whole engine list are functions (`returns_the_requested_bytes`
+//! and the like), so `crate::read`'s conformance tests run them over its layers (checksums,
+//! the row cache, both; bare and with faults) without io knowing of the layers, and add what
+//! only the layers do. Further tests drive each kind of fault through every engine: storms of `EINTR`,
 //! `EAGAIN` that ends and that does not, `EIO` then success, short and empty reads, bad pages
 //! that must fail exactly the reads covering them, reordered completions and flipped bits.
 
@@ -41,8 +43,9 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
         for direct in [DirectIo::Auto, DirectIo::Off] {
             let options = EngineOptions {
                 choice,
-                queue_depth: 8,
+                queue_depth: Some(8),
                 direct,
+                ..EngineOptions::default()
             };
             match open_engine(paths, &options) {
                 Ok(opened) => engines.push((format!("{choice:?} {direct:?}"), opened.engine)),
@@ -54,15 +57,15 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
     #[cfg(feature = "remote")]
     engines.push((
         "remote (in-memory store)".into(),
-        Box::new(crate::remote::engine::in_memory(paths, 8)),
+        Box::new(crate::io::remote::engine::in_memory(paths, 8)),
     ));
     #[cfg(feature = "remote")]
     engines.push((
         "remote (in-memory store, multi-range requests)".into(),
-        Box::new(crate::remote::engine::in_memory_multirange(
+        Box::new(crate::io::remote::engine::in_memory_multirange(
             paths,
             8,
-            crate::remote::engine::Serve::Multipart,
+            crate::io::remote::engine::Serve::Multipart,
         )),
     ));
     engines
@@ -85,13 +88,15 @@ pub(crate) fn faulty_engines(paths: &[PathBuf], plan: &FaultPlan) -> Vec<(String
         .collect()
 }
 
+/// A list of named engines over the given files, for the suite's checks.
+pub(crate) type Engines = fn(&[PathBuf]) -> Vec<(String, Box<dyn ReadEngine>)>;
+
 /// Every engine bare, then every engine with transient faults.
 fn engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine>)> {
     let mut all = bare_engines(paths);
     for (name, engine) in faulty_engines(paths, &FaultPlan::transient(1)) {
         all.push((name, Box::new(engine)));
     }
-    all.extend(crate::read::conformance::layered_engines(paths));
     all
 }
 
@@ -219,6 +224,11 @@ pub(crate) fn two_files(dir: &std::path::Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_engine_returns_the_requested_bytes() {
+    returns_the_requested_bytes(engines);
+}
+
+/// The check of [`every_engine_returns_the_requested_bytes`] over `engines`.
+pub(crate) fn returns_the_requested_bytes(engines: Engines) {
     let dir = tempfile::tempdir().unwrap();
     let paths = two_files(dir.path());
     for (name, mut engine) in engines(&paths) {
@@ -256,6 +266,11 @@ fn every_engine_returns_the_requested_bytes() {
 
 #[test]
 fn every_engine_reports_reads_beyond_the_end() {
+    reports_reads_beyond_the_end(engines);
+}
+
+/// The check of [`every_engine_reports_reads_beyond_the_end`] over `engines`.
+pub(crate) fn reports_reads_beyond_the_end(engines: Engines) {
     let dir = tempfile::tempdir().unwrap();
     let paths = vec![write_pattern(dir.path(), 0, 10_000)];
     for (name, mut engine) in engines(&paths) {
@@ -335,6 +350,11 @@ impl ReadConsumer for EveryThirdDeclined {
 
 #[test]
 fn every_engine_skips_requests_the_consumer_no_longer_wants() {
+    skips_requests_the_consumer_no_longer_wants(engines);
+}
+
+/// The check of [`every_engine_skips_requests_the_consumer_no_longer_wants`] over `engines`.
+pub(crate) fn skips_requests_the_consumer_no_longer_wants(engines: Engines) {
     let dir = tempfile::tempdir().unwrap();
     let paths = vec![write_pattern(dir.path(), 0, 1 << 20)];
     for (name, mut engine) in engines(&paths) {

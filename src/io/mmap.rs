@@ -19,7 +19,8 @@ use super::fault::{Attempt, FaultHook};
 use super::retry::settle_in_memory;
 use super::sigbus::{self, GuardError, Registration};
 use super::{
-    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ResidentFiles,
+    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
+    ResidentFiles,
 };
 
 /// One mapped file. `guard` is declared before `map` so that it unregisters first.
@@ -199,6 +200,11 @@ impl ReadEngine for MmapEngine {
 
     fn alignment(&self) -> u64 {
         1
+    }
+
+    fn read_shape(&self) -> ReadShape {
+        // Page faults, one at a time per reading thread.
+        ReadShape::local(self.maps.iter().map(|m| m.path.as_path()), 1, 1)
     }
 
     fn direct(&self) -> bool {

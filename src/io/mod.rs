@@ -51,9 +51,12 @@ mod mmap;
 mod names;
 mod pread;
 mod ram;
+#[cfg(feature = "remote")]
+pub mod remote;
 mod resident;
 pub(crate) mod retry;
 mod ring_alloc;
+mod shape;
 mod sigbus;
 pub mod source;
 mod uring;
@@ -81,6 +84,7 @@ pub use names::UnknownName;
 pub use pread::PreadEngine;
 pub use ram::RamEngine;
 pub use resident::{residency, Residency, ResidentFiles};
+pub use shape::{ReadShape, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use source::{is_remote, SourceFile};
 pub use uring::UringEngine;
 pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
@@ -182,6 +186,21 @@ pub enum IoError {
         #[source]
         source: std::io::Error,
     },
+    /// A remote file changed on its server since it was opened (its ETag or size differ):
+    /// the read is refused rather than mixing two versions; opening the file again sees the
+    /// new one. The source is a [`source::RemoteChanged`].
+    #[error("{path}: read of {len} bytes at offset {offset} failed: {source}", path = path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the failed read.
+        offset: u64,
+        /// Its length.
+        len: u64,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The file ended before a read that should lie inside it (the file shrank while open).
     #[error("{path}: the file ended at {size} bytes, before offset {offset}; was it truncated while in use?", path = path.display())]
     UnexpectedEnd {
@@ -192,10 +211,11 @@ pub enum IoError {
         /// Size of the file: at open, or, when it was seen to shrink, its size then.
         size: u64,
     },
-    /// The bytes were read but do not match the index's checksums (reported by the checksum
-    /// layer of [`crate::read`]).
+    /// The bytes were read but are not what was written: a layer above the engines found
+    /// them corrupt (the checksum layer of the read path, with its own typed error inside,
+    /// which callers may downcast).
     #[error(transparent)]
-    Checksum(Box<crate::format::ChecksumError>),
+    Corrupt(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// A page of a file was read but does not hold what it should (a side file's page that
     /// fails its own check).
     #[error("{path}: damaged page at offset {offset}: {detail}", path = path.display())]
@@ -219,6 +239,29 @@ pub enum IoError {
         /// What failed and, when known, what to do.
         detail: String,
     },
+}
+
+impl IoError {
+    /// The failure of a read of `len` bytes at `offset` of `path`: [`IoError::Changed`] when
+    /// `source` says the file changed on its server, else [`IoError::Read`].
+    #[cfg(feature = "remote")]
+    pub(crate) fn read(path: PathBuf, offset: u64, len: u64, source: std::io::Error) -> IoError {
+        if source::RemoteChanged::of(&source).is_some() {
+            IoError::Changed {
+                path,
+                offset,
+                len,
+                source,
+            }
+        } else {
+            IoError::Read {
+                path,
+                offset,
+                len,
+                source,
+            }
+        }
+    }
 }
 
 /// The engines.
@@ -302,30 +345,56 @@ impl DirectIo {
     }
 }
 
-/// How to open an engine.
+/// How to open an engine, local or remote: the one place its settings travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOptions {
-    /// Which engine.
+    /// Which engine (remote files always get the remote engine).
     pub choice: EngineChoice,
-    /// Reads kept in flight (io_uring) or threads (pread).
-    pub queue_depth: u32,
+    /// Requests kept in flight: reads (io_uring), reader threads (pread), range requests
+    /// (remote). `None` leaves it to the engine: [`QUEUE_DEPTH_DEFAULT`] for local files,
+    /// [`REMOTE_DEPTH_DEFAULT`] for remote ones.
+    pub queue_depth: Option<u32>,
     /// O_DIRECT policy for uring and pread.
     pub direct: DirectIo,
+    /// Byte ranges one HTTP request of the remote engine may ask for at most, where the
+    /// server takes several; 1 sends one range a request.
+    pub remote_ranges: usize,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             choice: EngineChoice::Auto,
-            queue_depth: QUEUE_DEPTH_DEFAULT,
+            queue_depth: None,
             direct: DirectIo::Auto,
+            remote_ranges: REMOTE_RANGES_DEFAULT,
         }
+    }
+}
+
+impl EngineOptions {
+    /// Requests in flight for local files: as asked, else [`QUEUE_DEPTH_DEFAULT`].
+    pub fn local_depth(&self) -> u32 {
+        self.queue_depth.unwrap_or(QUEUE_DEPTH_DEFAULT).max(1)
+    }
+
+    /// Requests in flight for remote files: as asked, else [`REMOTE_DEPTH_DEFAULT`].
+    pub fn remote_depth(&self) -> u32 {
+        self.queue_depth.unwrap_or(REMOTE_DEPTH_DEFAULT).max(1)
     }
 }
 
 /// Default reads in flight. The virtual disks we measured saturate near 32; NVMe wants more,
 /// and 64 costs nothing where the device is slower.
 pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
+
+/// Default range requests in flight for remote files: a round trip of 50 ms at 256 requests
+/// in flight is ~5,000 requests a second, the rate of a few fast disks.
+pub const REMOTE_DEPTH_DEFAULT: u32 = 256;
+
+/// Default byte ranges one HTTP request may ask for at most (`Range: bytes=a-b,c-d,…`)
+/// where the server takes them. See `docs/architecture.md`.
+pub const REMOTE_RANGES_DEFAULT: usize = 64;
 
 /// Receives the reads of a batch, each with its own outcome (as RocksDB's `MultiRead` gives
 /// each request its own status).
@@ -378,6 +447,10 @@ pub trait ReadEngine: Send {
 
     /// Offsets and lengths of requests must be multiples of this.
     fn alignment(&self) -> u64;
+
+    /// How this engine wants to be read: alignment, merge gap, largest read and requests in
+    /// flight, from what a request costs on its storage (see [`ReadShape`]).
+    fn read_shape(&self) -> ReadShape;
 
     /// Whether reads bypass the page cache.
     fn direct(&self) -> bool;
@@ -459,6 +532,13 @@ impl<T: EngineLayer> ReadEngine for T {
         self.layer_alignment()
     }
 
+    fn read_shape(&self) -> ReadShape {
+        ReadShape {
+            alignment: self.layer_alignment(),
+            ..self.inner().read_shape()
+        }
+    }
+
     fn direct(&self) -> bool {
         self.inner().direct()
     }
@@ -521,9 +601,9 @@ pub const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
 /// or `off` overrides the page-cache part of the rule.
 pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
     if paths.iter().any(|p| source::is_remote(p)) {
-        return open_remote(paths);
+        return open_remote(paths, options);
     }
-    let depth = options.queue_depth.max(1);
+    let depth = options.local_depth();
     let plain = |engine: Box<dyn ReadEngine>| OpenedEngine {
         engine,
         notice: None,
@@ -547,7 +627,7 @@ pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedE
 }
 
 /// The engine of remote files: every file must be remote.
-fn open_remote(paths: &[PathBuf]) -> Result<OpenedEngine, IoError> {
+fn open_remote(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
     if let Some(local) = paths.iter().find(|p| !source::is_remote(p)) {
         return Err(IoError::Unavailable {
             engine: "remote",
@@ -559,13 +639,15 @@ fn open_remote(paths: &[PathBuf]) -> Result<OpenedEngine, IoError> {
     }
     #[cfg(feature = "remote")]
     {
-        let depth = crate::remote::options().depth;
+        let (depth, ranges) = (options.remote_depth() as usize, options.remote_ranges);
         Ok(OpenedEngine {
-            engine: Box::new(crate::remote::RemoteEngine::open(paths, depth)?),
+            engine: Box::new(remote::RemoteEngine::open(paths, depth, ranges)?),
             notice: None,
             resident_fraction: None,
         })
     }
+    #[cfg(not(feature = "remote"))]
+    let _ = options;
     #[cfg(not(feature = "remote"))]
     Err(IoError::Unavailable {
         engine: "remote",
@@ -594,7 +676,7 @@ fn open_auto(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine,
         DirectIo::Auto if fits => DirectIo::Off,
         other => other,
     };
-    let depth = options.queue_depth.max(1);
+    let depth = options.local_depth();
     let mut opened = match UringEngine::open(paths, depth, direct) {
         Ok(engine) => OpenedEngine {
             engine: Box::new(engine),

@@ -26,7 +26,7 @@ use super::fault::{self, Attempt, FaultHook};
 use super::retry::{attempt_of, Progress, Step};
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadConsumer, ReadEngine, ReadRequest,
+    IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
 };
 
 struct Job {
@@ -202,6 +202,14 @@ impl ReadEngine for PreadEngine {
 
     fn alignment(&self) -> u64 {
         self.offset_align
+    }
+
+    fn read_shape(&self) -> ReadShape {
+        ReadShape::local(
+            self.files.iter().map(|f| f.path.as_path()),
+            self.offset_align,
+            self.threads,
+        )
     }
 
     fn direct(&self) -> bool {

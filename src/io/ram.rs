@@ -9,7 +9,7 @@ use super::fault::{Attempt, FaultHook};
 use super::retry::settle_in_memory;
 use super::{
     usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
-    ReadRequest, ResidentFiles,
+    ReadRequest, ReadShape, ResidentFiles,
 };
 
 /// Whole files in memory; see the module documentation.
@@ -107,6 +107,10 @@ impl ReadEngine for RamEngine {
 
     fn alignment(&self) -> u64 {
         1
+    }
+
+    fn read_shape(&self) -> ReadShape {
+        ReadShape::local(self.files.iter().map(|(path, ..)| path.as_path()), 1, 1)
     }
 
     fn direct(&self) -> bool {

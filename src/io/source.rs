@@ -1,5 +1,5 @@
 //! Where a file lies: a local path, or a URL (`http://`, `https://`, `s3://`) read through
-//! [`crate::remote`]. Locations travel as `PathBuf`s either way, so every error keeps naming
+//! [`crate::io::remote`]. Locations travel as `PathBuf`s either way, so every error keeps naming
 //! the file as the user gave it, and side files are found beside an index by the same
 //! names (a URL's last segment is replaced as a path's file name is).
 //!
@@ -81,7 +81,7 @@ pub enum SourceFile {
     Local(File),
     /// A remote file.
     #[cfg(feature = "remote")]
-    Remote(crate::remote::RemoteReader),
+    Remote(crate::io::remote::RemoteReader),
 }
 
 impl SourceFile {
@@ -95,8 +95,10 @@ impl SourceFile {
         }
         #[cfg(feature = "remote")]
         {
-            let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
-            Ok(SourceFile::Remote(crate::remote::RemoteReader::new(object)))
+            let object = crate::io::remote::RemoteObject::open(&path.to_string_lossy())?;
+            Ok(SourceFile::Remote(crate::io::remote::RemoteReader::new(
+                object,
+            )))
         }
         #[cfg(not(feature = "remote"))]
         Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))
@@ -179,7 +181,7 @@ pub fn prefetch(paths: &[PathBuf]) {
             .map(|path| path.to_string_lossy().into_owned())
             .collect();
         if urls.len() > 1 {
-            crate::remote::RemoteObject::open_all(&urls);
+            crate::io::remote::RemoteObject::open_all(&urls);
         }
     }
     #[cfg(not(feature = "remote"))]
@@ -197,8 +199,8 @@ pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     }
     #[cfg(feature = "remote")]
     {
-        let object = crate::remote::RemoteObject::open(&path.to_string_lossy())?;
-        crate::remote::read_whole(&object)
+        let object = crate::io::remote::RemoteObject::open(&path.to_string_lossy())?;
+        crate::io::remote::read_whole(&object)
     }
     #[cfg(not(feature = "remote"))]
     Err(io::Error::new(io::ErrorKind::Unsupported, REMOTE_DISABLED))

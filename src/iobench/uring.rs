@@ -114,6 +114,12 @@ fn bench_error(plan: &RunPlan, error: IoError) -> IobenchError {
             len,
             source,
             ..
+        }
+        | IoError::Changed {
+            offset,
+            len,
+            source,
+            ..
         } => plan.read_error(offset, len, source),
         IoError::UnexpectedEnd { offset, size, .. } => {
             let source = std::io::Error::new(
@@ -131,7 +137,7 @@ fn bench_error(plan: &RunPlan, error: IoError) -> IobenchError {
             detail,
         },
         // A bare engine reports none of these (they come from the read path's layers).
-        other @ (IoError::Checksum(_) | IoError::Invalid { .. } | IoError::Shared(_)) => {
+        other @ (IoError::Corrupt(_) | IoError::Invalid { .. } | IoError::Shared(_)) => {
             IobenchError::file(&plan.path, other.to_string())
         }
     }

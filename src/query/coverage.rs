@@ -23,8 +23,8 @@
 use super::hashing::KmerArena;
 use super::hit::Hit;
 use super::index::Index;
-use super::plan::{Plan, PlanBlock, ReadShape};
-use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine};
+use super::plan::{Plan, PlanBlock};
+use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape};
 use crate::read::ReadError;
 
 /// Matching stretches of at most this many k-mers between missing ones count as missing

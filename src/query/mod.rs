@@ -29,6 +29,7 @@ mod session;
 pub mod sliced;
 mod stats;
 
+pub use crate::io::{MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
 pub use grouping::{GroupTally, Grouping, NoColumn};
@@ -38,7 +39,7 @@ pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_M
 pub use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
-    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT,
+    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX,
 };
 pub use stats::{BatchStats, QueryStats, RowSource};
 

@@ -13,7 +13,7 @@
 //! a batch is larger than every one before it.
 
 use crate::format::RowMap;
-use crate::io::ReadRequest;
+use crate::io::{ReadRequest, ReadShape};
 
 /// A block of some index, flattened for planning and accumulation.
 #[derive(Clone, Debug)]
@@ -79,17 +79,6 @@ pub struct PlannedRow {
     pub lookup_start: u32,
     /// End of the lookup range.
     pub lookup_end: u32,
-}
-
-/// How reads are shaped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadShape {
-    /// Offsets and lengths are multiples of this (the engine's alignment).
-    pub alignment: u64,
-    /// Merge spans separated by at most this many bytes.
-    pub gap_bytes: u64,
-    /// Never merge beyond this size (a single row may still be longer).
-    pub read_bytes_max: u64,
 }
 
 /// A planned batch.
@@ -354,6 +343,7 @@ mod tests {
             alignment: 4096,
             gap_bytes: 0,
             read_bytes_max: 8192,
+            in_flight: 1,
         };
         plan.finish(&blocks, &shape);
         assert_eq!(plan.rows.len(), 3);
@@ -385,6 +375,7 @@ mod tests {
                 alignment: 4096,
                 gap_bytes: 0,
                 read_bytes_max: 4096,
+                in_flight: 1,
             },
         );
         assert_eq!(plan.rows.len(), 2);
@@ -406,6 +397,7 @@ mod tests {
                 alignment: 512,
                 gap_bytes: 0,
                 read_bytes_max: 512,
+                in_flight: 1,
             },
         );
         assert_eq!(plan.rows.len(), 5);
@@ -431,6 +423,7 @@ mod tests {
                 alignment: 4096,
                 gap_bytes: 0,
                 read_bytes_max: 1 << 20,
+                in_flight: 1,
             },
         );
         // Rows 0 and 1 overlap on the aligned grid: one read; row 8 alone.
@@ -455,6 +448,7 @@ mod tests {
                 alignment: 4096,
                 gap_bytes: 1 << 20,
                 read_bytes_max: 1 << 20,
+                in_flight: 1,
             },
         );
         assert_eq!(plan.reads.len(), 2);
@@ -491,6 +485,7 @@ mod batch_tests {
             alignment: 512,
             gap_bytes: 0,
             read_bytes_max: 1 << 20,
+            in_flight: 1,
         };
         plan.finish(&blocks, &shape);
         assert_eq!(plan.rows.len(), 3, "row 6 is shared");
@@ -520,6 +515,7 @@ mod batch_tests {
             alignment: 512,
             gap_bytes: 0,
             read_bytes_max: 1 << 20,
+            in_flight: 1,
         };
         plan.finish(&blocks, &shape);
         assert_eq!(plan.reads[0].len, 1024);
@@ -536,6 +532,7 @@ mod batch_tests {
             alignment: 512,
             gap_bytes: 0,
             read_bytes_max: 1 << 20,
+            in_flight: 1,
         };
         plan.finish(&blocks, &shape);
         assert_eq!(plan.pair_count, 3);

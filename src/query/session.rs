@@ -28,7 +28,7 @@ use super::grouping::{GroupTally, Grouping};
 use super::hashing::KmerArena;
 use super::hit::{count_threshold, Hit};
 use super::index::{Index, OpenError};
-use super::plan::{Plan, ReadShape};
+use super::plan::Plan;
 use super::rank::{rank, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
@@ -36,8 +36,8 @@ use super::stats::{BatchStats, QueryStats, RowSource};
 use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
-    storage_kind, IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadEngine,
-    ResidentFiles, RowMemory, StorageKind, WarmRange,
+    IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadEngine, ReadShape,
+    ResidentFiles, RowMemory, WarmRange,
 };
 use crate::read::{with_layers, LayerScratch, ReadError};
 
@@ -47,61 +47,6 @@ pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
 pub const COUNTER_BYTES_MAX: usize = 256 << 20;
 /// Upper bound on AND-accumulator memory when indexes use several hash functions.
 pub const AND_BYTES_MAX: usize = 256 << 20;
-/// Default cap on one coalesced read.
-pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
-/// Default gap up to which neighbouring reads merge on local storage. Merging pays when
-/// reading the gap costs less device time than one more request: gap ≈ bandwidth / IOPS.
-/// The disks measured here (BENCHMARKS.md: ~60k random 4 KiB reads/s at depth 32, over
-/// 1 GB/s sequential) put that near 16–32 KiB; a 30-gene batch on the simulated collection
-/// ran 2.8× faster with 16 KiB than without merging. A single gene's rows are rarely that
-/// close, so it costs sparse queries nothing.
-pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
-/// Merge gap on network and parallel file systems, where every request is a round trip.
-pub const MERGE_GAP_NETWORK: u64 = 256 << 10;
-/// Largest merged read on network and parallel file systems.
-pub const READ_BYTES_MAX_NETWORK: u64 = 4 << 20;
-/// Merge gap for remote files (HTTP, S3). With `D` requests in flight a request costs a
-/// round trip divided by `D` of wall time, so merging two reads pays when the gap costs less
-/// than that: `gap < bandwidth × RTT / D`, about 20 KB at 100 MB/s, 50 ms and 256 in flight.
-/// A 1 MiB gap (one round trip's worth at depth 1) read a whole 5 GiB index for one gene in
-/// BENCHMARKS.md ("Remote indexes"): the rows of ~1,000 k-mers lie ~300 KB apart per block.
-pub const MERGE_GAP_REMOTE: u64 = 64 << 10;
-/// Merge gap for remote files read by HTTP multi-range requests: a separate range costs
-/// about a hundred bytes of part header and none of the requests in flight, so only reads
-/// closer than a page are merged. At 50 ms on the 661k rehearsal this fetched a species gene
-/// in 12.7 MiB and 1.2 s against 30 MiB and 2.1 s with [`MERGE_GAP_REMOTE`], and a COBS file of
-/// 128-byte rows in 21 MiB instead of the whole 661 MiB (BENCHMARKS.md).
-#[cfg(feature = "remote")]
-pub const MERGE_GAP_MULTIRANGE: u64 = 4 << 10;
-/// Largest merged read of remote files: large enough that a dense query needs few requests,
-/// small enough that hundreds of them in flight still spread over the file.
-pub const READ_BYTES_MAX_REMOTE: u64 = 8 << 20;
-
-/// The merge gap of an index with remote files: [`MERGE_GAP_MULTIRANGE`] when every remote
-/// file may be read by multi-range requests (HTTP(S), more than one range a request allowed),
-/// else [`MERGE_GAP_REMOTE`] (S3 has one range a request).
-fn remote_merge_gap(index: &Index) -> u64 {
-    #[cfg(feature = "remote")]
-    {
-        let http = |path: &std::path::Path| {
-            let text = path.to_string_lossy();
-            text.starts_with("http://") || text.starts_with("https://")
-        };
-        let multirange = crate::remote::options().ranges > 1
-            && index
-                .headers()
-                .iter()
-                .filter(|h| crate::io::is_remote(&h.path))
-                .all(|h| http(&h.path));
-        if multirange {
-            return MERGE_GAP_MULTIRANGE;
-        }
-    }
-    #[cfg(not(feature = "remote"))]
-    let _ = index;
-    MERGE_GAP_REMOTE
-}
-
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -304,7 +249,7 @@ impl Session {
             Some(RowMemory::Image(image)) => (None, Some(image.clone())),
             None => (None, None),
         };
-        let shape = configured_shape(&index, engine.alignment(), cache.as_deref(), config);
+        let shape = configured_shape(&index, engine.as_ref(), cache.as_deref(), config);
         let summaries = index.summaries();
         let arena = KmerArena::new(index.headers().iter().enumerate().map(|(file, h)| {
             // The rows' minimizers, else the summaries' (the two agree: Summaries::open
@@ -999,16 +944,20 @@ fn wave_range(len: usize, from: f64, to: f64) -> Range<usize> {
     at(from)..at(to)
 }
 
-/// The read shape of a session: the storage's (see `read_shape`), reads of whole pages of
+/// The read shape of a session: the engine's ([`ReadEngine::read_shape`]), whole pages of
 /// `cache` when there is one, and the merge gap and largest read `config` asks for.
 fn configured_shape(
     index: &Index,
-    engine_alignment: u64,
+    engine: &dyn ReadEngine,
     cache: Option<&PageCache>,
     config: &SessionConfig,
 ) -> ReadShape {
-    let alignment = read_alignment(index, engine_alignment);
-    let mut shape = read_shape(index, alignment);
+    // The engine says how it wants to be read; checksum pages and a cache only widen alignment.
+    let alignment = read_alignment(index, engine.alignment());
+    let mut shape = ReadShape {
+        alignment,
+        ..engine.read_shape()
+    };
     if let Some(cache) = cache {
         shape.alignment = alignment.max(cache.page_size() as u64);
     }
@@ -1039,41 +988,4 @@ fn in_memory<'a>(
         return Some((files, RowSource::Resident));
     }
     Some((image?.resident()?, RowSource::Image))
-}
-
-/// Read shape for `index` on this engine: network file systems merge far more.
-fn read_shape(index: &Index, alignment: u64) -> ReadShape {
-    if index
-        .headers()
-        .iter()
-        .any(|h| crate::io::is_remote(&h.path))
-    {
-        return ReadShape {
-            alignment,
-            gap_bytes: remote_merge_gap(index),
-            read_bytes_max: READ_BYTES_MAX_REMOTE,
-        };
-    }
-    let network = index
-        .headers()
-        .iter()
-        .find_map(|h| match storage_kind(&h.path) {
-            StorageKind::Network(name) => Some(name),
-            StorageKind::Local => None,
-        });
-    match network {
-        Some(name) => {
-            tracing::info!("{name} detected: merging reads up to {MERGE_GAP_NETWORK} bytes apart");
-            ReadShape {
-                alignment,
-                gap_bytes: MERGE_GAP_NETWORK,
-                read_bytes_max: READ_BYTES_MAX_NETWORK,
-            }
-        }
-        None => ReadShape {
-            alignment,
-            gap_bytes: MERGE_GAP_DEFAULT,
-            read_bytes_max: READ_BYTES_MAX_DEFAULT,
-        },
-    }
 }

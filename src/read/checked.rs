@@ -184,7 +184,7 @@ impl Verifier<'_> {
             (Ok(()), _) => Ok(()),
             // The checksum itself could not be read: that read's failure is this one's.
             (Err(_), Some(error)) => Err(IoError::Shared(error)),
-            (Err(error), None) => Err(IoError::Checksum(Box::new(error))),
+            (Err(error), None) => Err(IoError::Corrupt(Box::new(error))),
         }
     }
 

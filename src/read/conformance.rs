@@ -1,8 +1,8 @@
 //! The read path's layers under the engines' conformance suite, and what only they do.
 //!
 //! [`layered_engines`] puts every engine (bare, and with transient faults) under the checksum
-//! layer, the row cache, and both: `crate::io`'s conformance suite runs all of them with
-//! the same batches and expects the same bytes. The tests here check what the layers add:
+//! layer, the row cache, and both: the checks of `crate::io`'s conformance suite run over all
+//! of them with the same batches and expect the same bytes. The tests here check what the layers add:
 //! a page changed on disk fails exactly the reads that cover it, with its offset; a flipped
 //! bit never reaches the consumer; a sidecar page that cannot be read fails the reads whose
 //! checks need it, and only those; the row cache serves a repeated batch without a read.
@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use super::testing::{files_with_sidecars, Stack, Which};
 use crate::io::conformance::{
-    bare_engines, expected, faulty_engines, read_all, spread_requests, two_files,
+    bare_engines, expected, faulty_engines, read_all, reports_reads_beyond_the_end,
+    returns_the_requested_bytes, skips_requests_the_consumer_no_longer_wants, spread_requests,
+    two_files,
 };
 use crate::io::{FaultPlan, IoCounters, ReadEngine};
 
@@ -57,6 +59,21 @@ pub(crate) fn layered_engines(data: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngi
         engines.push((format!("{name} under checks+cache"), Box::new(stack)));
     }
     engines
+}
+
+#[test]
+fn every_layered_engine_returns_the_requested_bytes() {
+    returns_the_requested_bytes(layered_engines);
+}
+
+#[test]
+fn every_layered_engine_reports_reads_beyond_the_end() {
+    reports_reads_beyond_the_end(layered_engines);
+}
+
+#[test]
+fn every_layered_engine_skips_requests_the_consumer_no_longer_wants() {
+    skips_requests_the_consumer_no_longer_wants(layered_engines);
 }
 
 #[test]

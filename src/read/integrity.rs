@@ -43,7 +43,10 @@ pub enum ReadError {
 impl From<IoError> for ReadError {
     fn from(error: IoError) -> ReadError {
         match error {
-            IoError::Checksum(error) => ReadError::Checksum(*error),
+            IoError::Corrupt(error) => match error.downcast::<ChecksumError>() {
+                Ok(checksum) => ReadError::Checksum(*checksum),
+                Err(other) => ReadError::Io(IoError::Corrupt(other)),
+            },
             other => ReadError::Io(other),
         }
     }

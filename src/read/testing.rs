@@ -109,6 +109,13 @@ impl ReadEngine for Stack {
         align
     }
 
+    fn read_shape(&self) -> crate::io::ReadShape {
+        crate::io::ReadShape {
+            alignment: self.alignment(),
+            ..self.engine.read_shape()
+        }
+    }
+
     fn direct(&self) -> bool {
         self.engine.direct()
     }

@@ -457,7 +457,7 @@ impl Views {
         }
         let manifests = view.manifests_now();
         #[cfg(feature = "remote")]
-        crate::remote::RemoteObject::forget_all();
+        crate::io::remote::RemoteObject::forget_all();
         let (config, shared) = (config.clone(), metrics.clone());
         let number = view.number + 1;
         let opened = tokio::task::spawn_blocking(move || View::open(&config, number, &shared))

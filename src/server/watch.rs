@@ -28,7 +28,7 @@ use crate::io::FileIdentity;
 struct Watched {
     path: PathBuf,
     /// `None` for a remote file: the ETag of every response is compared with the one seen
-    /// at open instead ([`crate::remote`]), so a change fails the reads it would spoil.
+    /// at open instead ([`crate::io::remote`]), so a change fails the reads it would spoil.
     identity: Option<FileIdentity>,
     /// The file itself, for a collection's sub-index: compared through the open file, since
     /// a committed merge unlinks the files it replaced while searches may still read them.

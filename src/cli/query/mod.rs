@@ -312,7 +312,7 @@ fn search_setup(args: &QueryArgs) -> SearchSetup {
         warm: args.warm,
         sessions: 1,
         session: SessionSetup {
-            engine: args.engine.options(),
+            engine: args.remote.engine(args.engine.options()),
             config: SessionConfig {
                 memory: None,
                 threads: args.threads,
@@ -471,7 +471,7 @@ pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let setup = search_setup(&args);
     check_setup(&setup)?;
     check_output_options(&args)?;
-    args.remote.apply()?;
+    args.remote.apply(args.engine.queue_depth)?;
     let request = search_request(&args);
     let mut queries = open_queries(&args)?;
     let (mut searcher, warmup) = open_searcher(&setup, &request, ui)?;

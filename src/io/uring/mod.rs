@@ -49,7 +49,7 @@ use super::retry::{attempt_of, Failure, Progress, Step};
 use super::ring_alloc::RingAlloc;
 use super::{
     open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadConsumer, ReadEngine, ReadRequest,
+    IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
 };
 
 /// The buffer arena grows to the batch's total read size, up to this: 8 MiB in flight or
@@ -613,6 +613,14 @@ impl ReadEngine for UringEngine {
 
     fn alignment(&self) -> u64 {
         self.offset_align
+    }
+
+    fn read_shape(&self) -> ReadShape {
+        ReadShape::local(
+            self.files.iter().map(|f| f.path.as_path()),
+            self.offset_align,
+            self.queue_depth as usize,
+        )
     }
 
     fn direct(&self) -> bool {

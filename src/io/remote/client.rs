@@ -22,7 +22,6 @@ use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectSto
 use super::config::{s3_settings, Auth};
 use super::location::RemoteUrl;
 use super::options::{options, RemoteOptions};
-use super::reader::FIRST_BYTES;
 
 /// Worker threads of the runtime: requests are I/O-bound; two threads keep hundreds in
 /// flight.
@@ -82,6 +81,17 @@ pub struct RemoteObject {
     /// The file's first bytes, fetched by the open itself, until a reader from the start
     /// takes them (see [`RemoteObject::take_first`]).
     first: Mutex<Option<Bytes>>,
+}
+
+impl RemoteObject {
+    /// The version of this file that the local cache keys its pages by.
+    pub fn version(&self) -> super::cache::Version<'_> {
+        super::cache::Version {
+            url: &self.url,
+            etag: self.etag.as_deref(),
+            size: self.size,
+        }
+    }
 }
 
 impl std::fmt::Debug for RemoteObject {
@@ -246,10 +256,10 @@ impl RemoteObject {
     /// the version of the file seen at open. Served from the local cache when it holds them.
     pub async fn fetch(&self, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
         assert!(range.start <= range.end && range.end <= self.size);
-        if let Some(bytes) = super::cache::lookup(self, &range) {
+        if let Some(bytes) = super::cache::lookup(self.version(), &range) {
             return Ok((bytes, Fetched::default()));
         }
-        let wide = super::cache::widen(self, &range);
+        let wide = super::cache::widen(self.version(), &range);
         let started = Instant::now();
         let bytes = self.get(wide.clone()).await?;
         let fetched = Fetched {
@@ -257,7 +267,7 @@ impl RemoteObject {
             bytes: bytes.len() as u64,
             elapsed: started.elapsed(),
         };
-        super::cache::store(self, wide.start, &bytes);
+        super::cache::store(self.version(), wide.start, &bytes);
         let from = (range.start - wide.start) as usize;
         let to = from + (range.end - range.start) as usize;
         Ok((bytes.slice(from..to), fetched))
@@ -307,6 +317,9 @@ impl RemoteObject {
         wait(async move { object.fetch(range).await })
     }
 }
+
+/// The first window of a sequential run (and what an open fetches with the file's size).
+pub(super) const FIRST_BYTES: u64 = 256 << 10;
 
 /// Opens `url`: one request for its first [`FIRST_BYTES`] with its size and ETag (from the
 /// `Content-Range` and `ETag` of the answer), which is what a `HEAD` gives plus the bytes every
@@ -582,7 +595,7 @@ fn client_options(options: &RemoteOptions, plain_http: bool) -> ClientOptions {
     ClientOptions::new()
         .with_timeout(options.timeout)
         .with_connect_timeout(options.timeout.min(CONNECT_TIMEOUT_MAX))
-        .with_pool_max_idle_per_host(options.depth)
+        .with_pool_max_idle_per_host(options.connections)
         .with_allow_http(plain_http)
 }
 

@@ -1,35 +1,31 @@
 //! How remote requests are made, set once per process (by the command line or the Python
-//! package) before the first remote file is opened.
+//! package) before the first remote file is opened: what the process's clients (one per
+//! server or bucket, shared by every engine and reader) and its page cache on disk are made
+//! with. What an engine does (requests in flight, ranges a request) travels with its
+//! [`crate::io::EngineOptions`] instead.
 
 use std::path::PathBuf;
 use std::sync::{PoisonError, RwLock};
 use std::time::Duration;
 
-/// Requests kept in flight by default: a round trip of 50 ms at 256 requests in flight is
-/// ~5,000 requests a second, the rate of a few fast disks.
-pub const DEPTH_DEFAULT: usize = 256;
 /// Default time a request may take before it is abandoned (and retried).
 pub const TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
 /// Default retries of a failed request (server errors, timeouts, dropped connections).
 pub const RETRIES_DEFAULT: usize = 4;
 /// Default deadline after which a request is no longer retried.
 pub const DEADLINE_DEFAULT: Duration = Duration::from_secs(120);
-/// Byte ranges one HTTP request may ask for at most (`Range: bytes=a-b,c-d,…`) where the
-/// server takes them; 1 sends one range a request. See `docs/architecture.md`.
-pub const RANGES_DEFAULT: usize = 64;
 /// The options; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteOptions {
-    /// Requests in flight at once.
-    pub depth: usize,
+    /// Idle connections each client keeps to its server: as many as the requests in flight
+    /// of the engines that will use it ([`crate::io::EngineOptions::remote_depth`]).
+    pub connections: usize,
     /// Time one request may take.
     pub timeout: Duration,
     /// Retries of a failed request.
     pub retries: usize,
     /// No retry starts after this long since the first attempt.
     pub deadline: Duration,
-    /// Byte ranges one HTTP request may ask for at most.
-    pub ranges: usize,
     /// The local cache of fetched pages, when one is wanted.
     pub cache: Option<CacheOptions>,
 }
@@ -49,11 +45,10 @@ pub const CACHE_BYTES_DEFAULT: u64 = 4 << 30;
 impl Default for RemoteOptions {
     fn default() -> Self {
         RemoteOptions {
-            depth: DEPTH_DEFAULT,
+            connections: crate::io::REMOTE_DEPTH_DEFAULT as usize,
             timeout: TIMEOUT_DEFAULT,
             retries: RETRIES_DEFAULT,
             deadline: DEADLINE_DEFAULT,
-            ranges: RANGES_DEFAULT,
             cache: None,
         }
     }
@@ -64,8 +59,6 @@ static OPTIONS: RwLock<Option<RemoteOptions>> = RwLock::new(None);
 /// Sets the options of this process's remote requests. Clients already made (one per server
 /// or bucket) keep the options they were made with; call this before opening.
 pub fn configure(options: RemoteOptions) {
-    assert!(options.depth > 0, "at least one request in flight");
-    assert!(options.ranges > 0, "at least one range a request");
     *OPTIONS.write().unwrap_or_else(PoisonError::into_inner) = Some(options);
 }
 

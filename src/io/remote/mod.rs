@@ -32,6 +32,6 @@ pub use engine::RemoteEngine;
 pub use location::RemoteUrl;
 pub use options::{
     configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
-    DEPTH_DEFAULT, RANGES_DEFAULT, RETRIES_DEFAULT, TIMEOUT_DEFAULT,
+    RETRIES_DEFAULT, TIMEOUT_DEFAULT,
 };
 pub use reader::{read_whole, RemoteReader};

@@ -273,7 +273,7 @@ fn http_client() -> io::Result<reqwest::Client> {
     let made = reqwest::Client::builder()
         .timeout(options.timeout)
         .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-        .pool_max_idle_per_host(options.depth)
+        .pool_max_idle_per_host(options.connections)
         .build()
         .map_err(|e| io::Error::other(format!("cannot make the HTTP client: {e}")))?;
     *client = Some(made.clone());

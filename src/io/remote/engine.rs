@@ -5,7 +5,7 @@
 //!
 //! Where a file's server takes multi-range requests (HTTP; learnt from the first one, see
 //! [`super::multirange`]), consecutive reads of the file go out as one request of up to
-//! `ranges` ranges ([`super::options::RemoteOptions::ranges`]) and [`GROUP_BYTES_MAX`]
+//! `ranges` ranges ([`crate::io::EngineOptions::remote_ranges`]) and [`GROUP_BYTES_MAX`]
 //! bytes: the batch's reads spread evenly over the requests the depth allows, so a batch of
 //! thousands of reads takes one round of requests instead of one per `depth` reads. Pages in
 //! the local cache are not asked for; fetched ones are stored. While a file's first
@@ -30,7 +30,7 @@ use super::multirange::{self, Fetch, Support, Transport};
 use crate::io::retry::{Progress, Step};
 use crate::io::{
     fault, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadConsumer,
-    ReadEngine, ReadRequest,
+    ReadEngine, ReadRequest, ReadShape,
 };
 
 /// Bytes one multi-range request asks for at most (the planner's largest remote read).
@@ -89,8 +89,9 @@ enum Prefetched {
 }
 
 impl RemoteEngine {
-    /// Opens the remote files `paths` (URLs), keeping `depth` requests in flight.
-    pub fn open(paths: &[PathBuf], depth: usize) -> Result<RemoteEngine, IoError> {
+    /// Opens the remote files `paths` (URLs), keeping `depth` requests in flight, each asking
+    /// for `ranges` byte ranges at most.
+    pub fn open(paths: &[PathBuf], depth: usize, ranges: usize) -> Result<RemoteEngine, IoError> {
         let objects = paths
             .iter()
             .map(|path| {
@@ -100,11 +101,15 @@ impl RemoteEngine {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(RemoteEngine::from_objects(objects, depth))
+        Ok(RemoteEngine::from_objects(objects, depth, ranges))
     }
 
     /// An engine over files already opened.
-    pub fn from_objects(objects: Vec<Arc<RemoteObject>>, depth: usize) -> RemoteEngine {
+    pub fn from_objects(
+        objects: Vec<Arc<RemoteObject>>,
+        depth: usize,
+        ranges: usize,
+    ) -> RemoteEngine {
         let transports = objects
             .iter()
             .map(|object| {
@@ -114,13 +119,14 @@ impl RemoteEngine {
                 })
             })
             .collect();
-        RemoteEngine::with_transports(objects, transports, depth)
+        RemoteEngine::with_transports(objects, transports, depth, ranges)
     }
 
     fn with_transports(
         objects: Vec<Arc<RemoteObject>>,
         transports: Vec<Option<Arc<dyn Transport>>>,
         depth: usize,
+        ranges: usize,
     ) -> RemoteEngine {
         assert_eq!(objects.len(), transports.len());
         let paths = objects.iter().map(|o| PathBuf::from(&o.url)).collect();
@@ -129,7 +135,7 @@ impl RemoteEngine {
             transports,
             paths,
             depth: depth.max(1),
-            ranges: super::options::options().ranges.max(1),
+            ranges: ranges.max(1),
             hook: None,
         }
     }
@@ -282,7 +288,7 @@ async fn prefetch(
     let mut prefetched: Vec<Prefetched> = reads
         .iter()
         .map(
-            |(_, read)| match super::cache::lookup(object, &range(read)) {
+            |(_, read)| match super::cache::lookup(object.version(), &range(read)) {
                 Some(bytes) => Prefetched::Cached(bytes),
                 None => Prefetched::No,
             },
@@ -292,7 +298,7 @@ async fn prefetch(
         .iter()
         .zip(&prefetched)
         .filter(|((_, read), first)| matches!(first, Prefetched::No) && inside(read))
-        .map(|((_, read), _)| super::cache::widen(object, &range(read)))
+        .map(|((_, read), _)| super::cache::widen(object.version(), &range(read)))
         .collect();
     let wire = disjoint(missing);
     if wire.len() < 2 {
@@ -319,7 +325,7 @@ async fn prefetch(
         }
     };
     for (range, bytes) in wire.iter().zip(&parts) {
-        super::cache::store(object, range.start, bytes);
+        super::cache::store(object.version(), range.start, bytes);
     }
     for ((_, read), first) in reads.iter().zip(&mut prefetched) {
         if matches!(first, Prefetched::No) && inside(read) {
@@ -397,12 +403,7 @@ async fn read_one(
                 bytes
             }
             Err(source) => {
-                outcome.result = Err(IoError::Read {
-                    path: path(),
-                    offset: start,
-                    len: end - start,
-                    source,
-                });
+                outcome.result = Err(IoError::read(path(), start, end - start, source));
                 return outcome;
             }
         };
@@ -452,6 +453,17 @@ impl ReadEngine for RemoteEngine {
 
     fn alignment(&self) -> u64 {
         1
+    }
+
+    fn read_shape(&self) -> ReadShape {
+        // Multi-range requests where every file is on an HTTP(S) server (S3 has none) and
+        // more than one range a request is allowed.
+        let http = |path: &PathBuf| {
+            let text = path.to_string_lossy();
+            text.starts_with("http://") || text.starts_with("https://")
+        };
+        let multirange = self.ranges > 1 && self.paths.iter().all(http);
+        ReadShape::remote(multirange, 1, self.depth)
     }
 
     fn direct(&self) -> bool {
@@ -555,7 +567,7 @@ pub(crate) fn in_memory(paths: &[PathBuf], depth: usize) -> RemoteEngine {
             RemoteObject::in_store(&url, store.clone(), key, bytes).expect("in-memory object")
         })
         .collect();
-    RemoteEngine::from_objects(objects, depth)
+    RemoteEngine::from_objects(objects, depth, crate::io::REMOTE_RANGES_DEFAULT)
 }
 
 /// How the in-memory server of the tests answers multi-range requests.
@@ -660,7 +672,7 @@ pub(crate) fn in_memory_multirange(paths: &[PathBuf], depth: usize, serve: Serve
         };
         transports.push(Some(Arc::new(transport)));
     }
-    RemoteEngine::with_transports(objects, transports, depth)
+    RemoteEngine::with_transports(objects, transports, depth, crate::io::REMOTE_RANGES_DEFAULT)
 }
 
 #[cfg(test)]

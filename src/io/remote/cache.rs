@@ -22,8 +22,19 @@ use std::time::SystemTime;
 use bytes::{Bytes, BytesMut};
 use xxhash_rust::xxh64::xxh64;
 
-use super::client::RemoteObject;
 use super::options::{options, CacheOptions};
+
+/// Which version of which remote file pages belong to: its URL, and the ETag and size seen
+/// at open (a changed file has new keys, so its old pages are never served).
+#[derive(Clone, Copy, Debug)]
+pub struct Version<'a> {
+    /// The URL as given.
+    pub url: &'a str,
+    /// ETag at open; without one nothing is cached.
+    pub etag: Option<&'a str>,
+    /// Size at open.
+    pub size: u64,
+}
 
 /// Bytes per cached page: reads are widened to whole pages when a cache is in use.
 pub const PAGE_BYTES: u64 = 64 << 10;
@@ -36,9 +47,9 @@ static WRITTEN: AtomicU64 = AtomicU64::new(0);
 static TEMP_NUMBER: AtomicU64 = AtomicU64::new(0);
 
 /// The cache's directory for `object`, when a cache is in use and the object has an ETag.
-fn object_dir(object: &RemoteObject) -> Option<(CacheOptions, PathBuf)> {
+fn object_dir(object: Version<'_>) -> Option<(CacheOptions, PathBuf)> {
     let cache = options().cache?;
-    let etag = object.etag.as_deref()?;
+    let etag = object.etag?;
     let key = xxh64(
         format!("{}\0{etag}\0{}", object.url, object.size).as_bytes(),
         0,
@@ -49,7 +60,7 @@ fn object_dir(object: &RemoteObject) -> Option<(CacheOptions, PathBuf)> {
 
 /// `range` widened to whole cache pages (cut at the end of the file) when a cache is in
 /// use, else `range`.
-pub fn widen(object: &RemoteObject, range: &Range<u64>) -> Range<u64> {
+pub fn widen(object: Version<'_>, range: &Range<u64>) -> Range<u64> {
     if object_dir(object).is_none() || range.is_empty() {
         return range.clone();
     }
@@ -59,7 +70,7 @@ pub fn widen(object: &RemoteObject, range: &Range<u64>) -> Range<u64> {
 }
 
 /// The bytes of `range` from the cache, when it holds every page of it intact.
-pub fn lookup(object: &RemoteObject, range: &Range<u64>) -> Option<Bytes> {
+pub fn lookup(object: Version<'_>, range: &Range<u64>) -> Option<Bytes> {
     let (_, dir) = object_dir(object)?;
     if range.is_empty() {
         return None;
@@ -134,7 +145,7 @@ fn read_page(dir: &Path, page: u64, want: usize) -> Option<Vec<u8>> {
 
 /// Keeps the whole pages of `bytes` (fetched at `start`, a page boundary) in the cache.
 /// Failures are logged and otherwise ignored: the cache only saves requests.
-pub fn store(object: &RemoteObject, start: u64, bytes: &[u8]) {
+pub fn store(object: Version<'_>, start: u64, bytes: &[u8]) {
     let Some((cache, dir)) = object_dir(object) else {
         return;
     };

@@ -9,10 +9,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::client::RemoteObject;
-
-/// The first window of a sequential run (and what an open fetches with the file's size).
-pub(super) const FIRST_BYTES: u64 = 256 << 10;
+use super::client::{RemoteObject, FIRST_BYTES};
 /// Each window after the first is this many times the last...
 const GROWTH: u64 = 8;
 /// ...up to this.

@@ -165,7 +165,7 @@ fn recommend(runs: &[RemoteRun]) -> Recommendation {
         .filter(|r| r.requests_per_second >= 0.9 * best_rate)
         .map(|r| r.depth)
         .min()
-        .unwrap_or(crate::remote::DEPTH_DEFAULT);
+        .unwrap_or(crate::io::REMOTE_DEPTH_DEFAULT as usize);
     let bandwidth = runs.iter().map(|r| r.bytes_per_second).fold(0.0, f64::max);
     let round_trip_ms = small
         .iter()
