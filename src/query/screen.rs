@@ -360,7 +360,7 @@ impl Screen {
             self.pins.fetch(
                 &mut *reads.engine,
                 reads.side_cache,
-                &|_, page, bytes| layout.check_page(page, bytes).map_err(|e| e.to_string()),
+                &|_, page, bytes| Ok(layout.check_page(page, bytes)?),
                 reads.paths,
                 &mut side,
             )?;

@@ -28,8 +28,9 @@ pub const GAP_PAGES: u64 = 4;
 const PAGE: usize = SIDE_PAGE_BYTES as usize;
 
 /// Checks a side page as it arrives: `(file, page number, bytes)`; an error says what is
-/// wrong with it.
-pub type PageCheck<'a> = &'a dyn Fn(u32, u64, &[u8]) -> Result<(), String>;
+/// wrong with it (the checker's own type: the summaries' damage, a checksum mismatch).
+pub type PageCheck<'a> =
+    &'a dyn Fn(u32, u64, &[u8]) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 /// The key of page `page` of engine file `file`.
 #[inline]
@@ -245,11 +246,11 @@ impl ReadConsumer for Sink<'_, '_> {
             let out = &mut self.pins.data[slot * PAGE..(slot + 1) * PAGE];
             out[..got.len()].copy_from_slice(got);
             out[got.len()..].fill(0);
-            if let Err(detail) = (self.check)(request.file, page, out) {
+            if let Err(error) = (self.check)(request.file, page, out) {
                 self.pins.failures[slot] = Some(Arc::new(IoError::Invalid {
                     path: self.paths[request.file as usize].clone(),
                     offset: page * SIDE_PAGE_BYTES,
-                    detail,
+                    detail: error.to_string(),
                 }));
                 continue;
             }

@@ -43,7 +43,7 @@ use std::time::Instant;
 
 use io_uring::{opcode, types};
 
-use self::ring::Ring;
+use self::ring::{Ring, RingError};
 use super::fault::{self, Attempt, AttemptResult, FaultHook};
 use super::retry::{attempt_of, Failure, Progress, Step};
 use super::ring_alloc::RingAlloc;
@@ -241,9 +241,9 @@ impl UringEngine {
         if self.ring.in_flight() == 0 {
             return Ok(());
         }
-        self.ring.drain().map_err(|detail| {
-            self.broken = Some(detail.clone());
-            ring_error(detail)
+        self.ring.drain().map_err(|error| {
+            self.broken = Some(error.to_string());
+            ring_error(error)
         })
     }
 
@@ -599,10 +599,10 @@ impl UringEngine {
 }
 
 /// The error of a failed ring.
-fn ring_error(detail: String) -> IoError {
+fn ring_error(error: RingError) -> IoError {
     IoError::Unavailable {
         engine: "uring",
-        detail,
+        detail: error.to_string(),
     }
 }
 
@@ -642,9 +642,10 @@ impl ReadEngine for UringEngine {
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
         if let Some(detail) = &self.broken {
-            return Err(ring_error(format!(
-                "the ring failed earlier ({detail}); open the engine again"
-            )));
+            return Err(IoError::Unavailable {
+                engine: "uring",
+                detail: format!("the ring failed earlier ({detail}); open the engine again"),
+            });
         }
         // Reads left in flight by a batch that unwound (a consumer that panicked) land first.
         self.drain()?;
@@ -665,8 +666,8 @@ impl Drop for UringEngine {
     /// writes into freed memory. If the ring is broken, the arena is leaked rather than freed.
     fn drop(&mut self) {
         if self.broken.is_none() && self.ring.in_flight() > 0 {
-            if let Err(detail) = self.ring.drain() {
-                self.broken = Some(detail);
+            if let Err(error) = self.ring.drain() {
+                self.broken = Some(error.to_string());
             }
         }
         if self.broken.is_some() {

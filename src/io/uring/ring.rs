@@ -5,6 +5,23 @@
 
 use io_uring::{squeue, IoUring, Submitter};
 
+/// Why the ring failed a push, a submission or a reap. Any of them breaks the ring.
+#[derive(Debug, thiserror::Error)]
+pub enum RingError {
+    /// The submission queue had no room, even after submitting what it held.
+    #[error("the submission queue stayed full")]
+    QueueFull,
+    /// `io_uring_enter` returned `EBUSY` or `EAGAIN` too many times with no completion.
+    #[error("io_uring_enter kept failing with {0} and no completion arrived")]
+    Busy(std::io::Error),
+    /// `io_uring_enter` failed otherwise.
+    #[error("io_uring_enter failed: {0}")]
+    Enter(std::io::Error),
+    /// A completion whose tag matches no read in flight.
+    #[error("a completion with user_data {0:#x} matches no read in flight (unknown, duplicated or stale)")]
+    UnknownCompletion(u64),
+}
+
 /// The tag of a slot with no read in flight.
 const IDLE: u64 = u64::MAX;
 /// `EBUSY`/`EAGAIN` from `io_uring_enter` in a row, with nothing reaped in between, before
@@ -63,7 +80,7 @@ impl Ring {
     /// The buffer `entry` reads into must stay valid, and must not be read or written by
     /// anyone else, until this slot's completion is reaped ([`Ring::reap`]) or drained
     /// ([`Ring::drain`]).
-    pub unsafe fn push(&mut self, slot: u32, entry: squeue::Entry) -> Result<(), String> {
+    pub unsafe fn push(&mut self, slot: u32, entry: squeue::Entry) -> Result<(), RingError> {
         assert_eq!(
             self.tags[slot as usize], IDLE,
             "slot {slot} already has a read"
@@ -80,14 +97,14 @@ impl Ring {
             }
             self.submit(0)?;
         }
-        Err("the submission queue stayed full".into())
+        Err(RingError::QueueFull)
     }
 
     /// Submits what is queued and waits for at least `want` completions. A wait interrupted
     /// by a signal (`EINTR`) is resumed. `EBUSY` and `EAGAIN` (the completion queue is full,
     /// or the kernel is short of memory) return at once so the caller reaps first. Any other
     /// error breaks the ring.
-    pub fn submit(&mut self, want: usize) -> Result<(), String> {
+    pub fn submit(&mut self, want: usize) -> Result<(), RingError> {
         loop {
             match self.ring.submit_and_wait(want) {
                 Ok(_) => return Ok(()),
@@ -95,13 +112,11 @@ impl Ring {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EBUSY | libc::EAGAIN)) => {
                     self.busy_streak += 1;
                     if self.busy_streak > BUSY_STREAK_MAX {
-                        return Err(format!(
-                            "io_uring_enter kept failing with {e} and no completion arrived"
-                        ));
+                        return Err(RingError::Busy(e));
                     }
                     return Ok(());
                 }
-                Err(e) => return Err(format!("io_uring_enter failed: {e}")),
+                Err(e) => return Err(RingError::Enter(e)),
             }
         }
     }
@@ -109,7 +124,7 @@ impl Ring {
     /// Takes every available completion. Those that match a read in flight land (their tag is
     /// cleared) and go to `landed` as (slot, result); the first that matches none is
     /// returned as an error, after the others have landed.
-    pub fn reap(&mut self, landed: &mut Vec<(u32, i32)>) -> Result<(), String> {
+    pub fn reap(&mut self, landed: &mut Vec<(u32, i32)>) -> Result<(), RingError> {
         self.completions.clear();
         self.completions.extend(
             self.ring
@@ -133,9 +148,7 @@ impl Ring {
         self.check();
         match unknown {
             None => Ok(()),
-            Some(tag) => Err(format!(
-                "a completion with user_data {tag:#x} matches no read in flight (unknown, duplicated or stale)"
-            )),
+            Some(tag) => Err(RingError::UnknownCompletion(tag)),
         }
     }
 
@@ -143,7 +156,7 @@ impl Ring {
     /// and ignores unknown completions: the kernel may write into the buffers of reads in
     /// flight until they complete. An error means the ring itself failed, reads may still be
     /// in flight, and their buffers must never be freed.
-    pub fn drain(&mut self) -> Result<(), String> {
+    pub fn drain(&mut self) -> Result<(), RingError> {
         let mut landed = Vec::new();
         while self.in_flight > 0 {
             self.submit(1)?;
