@@ -29,7 +29,7 @@ impl IoAt {
 
     /// A function that turns an `std::io::Error` into the error of `action` on `path`, for
     /// `map_err` (and `?` converts it into the caller's error type).
-    pub fn with(
+    pub(crate) fn with(
         path: impl Into<PathBuf>,
         action: &'static str,
     ) -> impl FnOnce(std::io::Error) -> IoAt {

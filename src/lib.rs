@@ -5,32 +5,31 @@
 //! reading one row per k-mer, hash function and block. bitsift plans all those reads of a
 //! query at once, submits them at depth (io_uring, O_DIRECT) and counts what every query cost.
 //!
-//! Modules, in the direction they depend on each other:
-//! - [`kmer`]: k-mers, canonical form and hashes, exactly as COBS;
-//! - [`format`]: COBS index headers and geometry, reading and writing;
+//! Modules, from the ground floor up; each imports only from those before it (the tour of
+//! the house is `docs/architecture.md`):
+//! - [`kmer`], [`alphabet`], [`units`], [`tsv`], [`metadata`], [`cores`], [`IoAt`],
+//!   `tempfiles`: k-mers and their hashes exactly as COBS, what counts as a base, byte sizes,
+//!   TSV escaping, document metadata tables, threads per core, the one error of an operation
+//!   on a file, and temporary outputs removed on error, on SIGINT/SIGTERM and after a crash
+//!   (the one way files are replaced atomically);
 //! - [`io`]: engines that read batches of byte ranges (no k-mers here), each saying how it
-//!   wants to be read; with cargo feature `remote` (on by default) `io::remote`, the engine
-//!   and readers of files on HTTP(S) servers and S3-compatible object stores;
-//! - [`query`]: planning, accumulation, ranking (no file descriptors here);
-//! - [`search`]: the front ends' way in, above `collection` and `query`: one setup, one
-//!   open, one request and one query batch for the command line, the server and Python;
-//! - [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
-//! - [`doclist`]: COBS's document types (text, McCortex, k-mer buffers, FASTA/FASTQ, multi-FASTA),
-//!   names and terms, for builds that reproduce COBS's;
-//! - [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
-//! - [`answer`]: answers as the front ends show them (TSV, JSON, matrix writers; the
-//!   per-query JSON answer; the index description; identity and cutoff), above `query` and
-//!   `collection`;
-//! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`);
-//! - `iobench`, `synth`: the storage benchmark and synthetic indexes for benchmarks (cargo
-//!   features of the same names);
-//! - [`IoAt`]: the one error of an operation on a file (its path, the action, the cause),
-//!   carried by every error type that reads or writes files;
-//! - [`alphabet`], [`seqfile`], [`metadata`], [`tsv`], [`units`], [`cores`]: what counts as a
-//!   base, sequence files, document metadata tables, how text fields are escaped in
-//!   tab-separated outputs, byte sizes, how many threads "one per core" is; `tempfiles`: temporary outputs removed on
-//!   error, on SIGINT/SIGTERM and after a crash, and the one way files are replaced atomically;
-//!   `walk`: the one recursive directory walk and list-file reader.
+//!   wants to be read ([`io::ReadShape`]); with cargo feature `remote` (on by default)
+//!   `io::remote`, the engine and readers of files on HTTP(S) servers and S3-compatible
+//!   object stores; [`seqfile`]: FASTA/FASTQ records; `walk`: the one recursive directory
+//!   walk and list-file reader; `iobench`: the storage benchmark (cargo feature);
+//! - [`format`]: COBS and bitsift index files, exact to the byte (headers, names, row layouts,
+//!   checksum sidecars, writers); [`doclist`]: COBS's document types, for builds that
+//!   reproduce COBS's;
+//! - [`read`]: the read path above an engine (checked reads, pinned side pages, integrity);
+//!   [`summary`]: block summaries, filters of each block's k-mers that rule blocks out;
+//! - [`query`]: planning, execution, accumulation, ranking (no file descriptors here);
+//!   [`builder`]: building compact indexes from FASTA/FASTQ in bounded memory;
+//! - [`collection`]: collections of sub-indexes (manifest, add, remove, merge, recover);
+//!   [`answer`]: answers as the front ends show them (writers, the per-query JSON answer, the
+//!   index description, identity and cutoff); `synth`: synthetic indexes (cargo feature);
+//! - [`search`]: the front ends' way in: one setup, one open, one request and one query
+//!   batch for the command line, the server and Python;
+//! - `server`: the HTTP search server (JSON API and web page; cargo feature `server`).
 //!
 //! Cargo features: the default `cli` builds the `bitsift` and `cobs` programs and turns on
 //! `server`, `iobench` and `synth`. With `default-features = false` (as the Python package

@@ -9,11 +9,11 @@ use needletail::parser::FastxReader;
 use crate::alphabet::{normalize, BaseReading};
 
 /// Extensions of sequence files (before any compression extension), as found in the wild.
-pub const SEQUENCE_EXTENSIONS: &[&str] = &[
+pub(crate) const SEQUENCE_EXTENSIONS: &[&str] = &[
     "fa", "fasta", "fna", "ffn", "frn", "fas", "fsa", "mfa", "mfasta", "seq", "fq", "fastq",
 ];
 /// Extensions of compressed files.
-pub const COMPRESSION_EXTENSIONS: &[&str] = &["gz", "bgz", "xz", "zst", "zstd", "bz2"];
+pub(crate) const COMPRESSION_EXTENSIONS: &[&str] = &["gz", "bgz", "xz", "zst", "zstd", "bz2"];
 
 /// Why a sequence file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -122,7 +122,7 @@ impl SeqReader {
     }
 
     /// Records read so far.
-    pub fn records_read(&self) -> u64 {
+    pub(crate) fn records_read(&self) -> u64 {
         self.records
     }
 }
@@ -179,7 +179,7 @@ pub fn document_name(path: &Path) -> String {
 }
 
 /// Whether `path` has a sequence extension (optionally followed by a compression extension).
-pub fn has_sequence_extension(path: &Path) -> bool {
+pub(crate) fn has_sequence_extension(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())

@@ -156,7 +156,7 @@ impl AtomicFile {
     }
 
     /// As [`AtomicFile::create`], with a write buffer of `buffer_bytes`.
-    pub fn with_buffer(destination: &Path, buffer_bytes: usize) -> std::io::Result<AtomicFile> {
+    pub(crate) fn with_buffer(destination: &Path, buffer_bytes: usize) -> std::io::Result<AtomicFile> {
         let (temporary, file) = create_temporary(destination)?;
         Ok(AtomicFile {
             temporary: Some(temporary),
@@ -172,13 +172,13 @@ impl AtomicFile {
 
     /// The temporary file being written (`None` once committed); read it only after a
     /// [`sync`](Self::sync).
-    pub fn temporary_path(&self) -> Option<&Path> {
+    pub(crate) fn temporary_path(&self) -> Option<&Path> {
         self.temporary.as_ref().map(TempPath::path)
     }
 
     /// Flushes and fsyncs what was written, so that a full disk shows now rather than at the
     /// commit.
-    pub fn sync(&mut self) -> std::io::Result<()> {
+    pub(crate) fn sync(&mut self) -> std::io::Result<()> {
         let writer = self.writer.as_mut().expect("synced after commit");
         writer.flush()?;
         writer.get_ref().sync_all()

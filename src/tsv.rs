@@ -26,7 +26,7 @@ pub fn field(value: &str) -> Cow<'_, str> {
 }
 
 /// Appends `value` to `line` as a TSV field.
-pub fn push_field(line: &mut String, value: &str) {
+pub(crate) fn push_field(line: &mut String, value: &str) {
     if !value.contains(escaped) {
         line.push_str(value);
         return;

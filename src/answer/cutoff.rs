@@ -41,7 +41,7 @@ impl Cutoff {
     }
 
     /// The threshold (fraction of k-mers) it sets on an index whose largest k is `k`.
-    pub fn threshold(self, k: u32) -> f64 {
+    pub(crate) fn threshold(self, k: u32) -> f64 {
         match self {
             Cutoff::Fraction(fraction) => fraction,
             Cutoff::Identity(identity) => threshold_for_identity(identity, k),

@@ -142,7 +142,7 @@ pub struct IndexDescription {
 impl IndexDescription {
     /// An index named `name` of one file, read from `header`, of which searches may report
     /// `documents`.
-    pub fn new(name: &str, header: &IndexHeader, documents: u64) -> IndexDescription {
+    pub(crate) fn new(name: &str, header: &IndexHeader, documents: u64) -> IndexDescription {
         IndexDescription {
             name: name.to_string(),
             file: None,

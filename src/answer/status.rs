@@ -14,7 +14,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// The value of the `status` column.
-    pub fn status(self) -> &'static str {
+    pub(crate) fn status(self) -> &'static str {
         match self {
             SkipReason::TooShort => "skipped_too_short",
             SkipReason::NotNucleotides => "skipped_not_dna",

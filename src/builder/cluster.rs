@@ -20,16 +20,16 @@ use super::sketch::{Sketch, BINS, EMPTY};
 /// Jaccard thresholds of the levels. With 31-mers, Jaccard 0.1 is about 95 % average
 /// nucleotide identity (the usual species boundary), 0.3 about 98.3 % and 0.6 about 99.1 %
 /// (Mash distance `−ln(2J / (1 + J)) / k`).
-pub const LEVELS: [f64; 3] = [0.1, 0.3, 0.6];
+pub(crate) const LEVELS: [f64; 3] = [0.1, 0.3, 0.6];
 /// Leaders remembered per (bin, value) bucket.
-pub const BUCKET_MAX: usize = 32;
+pub(crate) const BUCKET_MAX: usize = 32;
 /// Candidate leaders compared exactly per document (those sharing the most bins).
 const CANDIDATES_MAX: usize = 16;
 
 /// Groups of similar documents, each a top-level cluster with its members in nested cluster
 /// order. `rank[d]` orders documents (the size order): it decides who leads and the order
 /// within the finest clusters.
-pub fn similarity_groups(sketches: &[Sketch], rank: &[usize]) -> Vec<Vec<usize>> {
+pub(crate) fn similarity_groups(sketches: &[Sketch], rank: &[usize]) -> Vec<Vec<usize>> {
     assert_eq!(sketches.len(), rank.len(), "one rank per sketch");
     let mut all: Vec<usize> = (0..sketches.len()).collect();
     all.sort_by_key(|&d| rank[d]);
@@ -63,7 +63,7 @@ fn nest(
 
 /// Leader clustering of `members` (in this order) at `threshold`; clusters by size,
 /// descending, then by their leader's position. Each cluster lists its leader first.
-pub fn leader_clusters(members: &[usize], sketches: &[Sketch], threshold: f64) -> Vec<Vec<usize>> {
+pub(crate) fn leader_clusters(members: &[usize], sketches: &[Sketch], threshold: f64) -> Vec<Vec<usize>> {
     let mut clusters: Vec<Vec<usize>> = Vec::new();
     let mut buckets: HashMap<u64, Vec<u32>> = HashMap::new();
     let mut shared: HashMap<u32, u32> = HashMap::new();

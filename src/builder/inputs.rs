@@ -10,7 +10,7 @@ use crate::walk::{read_list, walk, Visit};
 
 /// Expands `paths` (files or directories) and `lists` (files of paths) into the input files,
 /// in a stable order: as given, directories sorted by path.
-pub fn discover(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, BuildError> {
+pub(crate) fn discover(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, BuildError> {
     let mut files = Vec::new();
     for path in paths {
         add_path(path, &mut files)?;

@@ -36,7 +36,7 @@ pub enum RowSizing {
 
 impl RowSizing {
     /// Rows of a block whose largest document has `kmers` k-mers.
-    pub fn rows(self, kmers: u64, num_hashes: u32, fpr: f64) -> u64 {
+    pub(crate) fn rows(self, kmers: u64, num_hashes: u32, fpr: f64) -> u64 {
         match self {
             RowSizing::Exact => rows_for(kmers, num_hashes, fpr),
             RowSizing::PowerOfTwo => rows_for(kmers, num_hashes, fpr).next_power_of_two(),
@@ -58,13 +58,13 @@ impl std::fmt::Display for RowSizing {
 /// The default page size for `documents` documents: the smallest power of two ≥ D/8 bytes,
 /// clamped to 8..=4096, so a small collection fits one block and a large one gets
 /// 4096-byte rows (one aligned page per k-mer per block).
-pub fn default_page_size(documents: u64) -> u64 {
+pub(crate) fn default_page_size(documents: u64) -> u64 {
     documents.div_ceil(8).next_power_of_two().clamp(8, 4096)
 }
 
 /// A planned block: its documents (positions in the ordered document list) and rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockPlan {
+pub(crate) struct BlockPlan {
     /// `documents[first..first + count]` of the ordered list.
     pub first: usize,
     /// Documents in the block.
@@ -77,7 +77,7 @@ pub struct BlockPlan {
 /// row count comes from its largest document, sized as `sizing` says, then rounded up to a
 /// whole number of the ranges of the layout `fit` chooses for the largest block's rows.
 /// Returns the blocks and that layout.
-pub fn plan_blocks<E>(
+pub(crate) fn plan_blocks<E>(
     documents: &[Document],
     page_size: u64,
     num_hashes: u32,

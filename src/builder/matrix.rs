@@ -29,7 +29,7 @@ use crate::seqfile::{SeqReader, SeqRecord};
 use crate::summary::filter::SharedFilter;
 
 /// What the fill of one block needs to know.
-pub struct BlockFill<'a> {
+pub(crate) struct BlockFill<'a> {
     /// Input files, indexed by [`Document::source`].
     pub files: &'a [PathBuf],
     /// The block's documents in block order.
@@ -65,7 +65,7 @@ fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 impl BlockFill<'_> {
     /// Sets the bits of byte columns `columns` into `matrix`: `rows` rows of `stride` bytes
     /// (zeroed by the caller), column `c` at byte `c − columns.start` of each row.
-    pub fn fill(
+    pub(crate) fn fill(
         &self,
         columns: Range<usize>,
         stride: usize,

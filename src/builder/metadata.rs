@@ -8,7 +8,7 @@ use crate::metadata::Metadata;
 
 /// One column of a metadata table, by document name.
 #[derive(Debug)]
-pub struct GroupColumn {
+pub(crate) struct GroupColumn {
     /// The table.
     pub path: PathBuf,
     /// The table, read for that column alone.
@@ -18,7 +18,7 @@ pub struct GroupColumn {
 impl GroupColumn {
     /// Reads column `column` of the TSV at `path` (see [`Metadata::load_column`]). Refuses
     /// an unknown column, naming those present.
-    pub fn load(path: &Path, column: &str) -> Result<GroupColumn, BuildError> {
+    pub(crate) fn load(path: &Path, column: &str) -> Result<GroupColumn, BuildError> {
         let table = Metadata::load_column(path, column).map_err(|e| BuildError::Input {
             path: path.to_path_buf(),
             detail: e.detail(),
@@ -30,7 +30,7 @@ impl GroupColumn {
     }
 
     /// The value of `document`, if listed.
-    pub fn get(&self, document: &str) -> Option<&str> {
+    pub(crate) fn get(&self, document: &str) -> Option<&str> {
         self.table.get(document).map(|row| row.cell(0))
     }
 }

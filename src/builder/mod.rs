@@ -27,11 +27,11 @@ pub mod classic;
 mod cluster;
 pub mod inputs;
 pub mod layout;
-pub mod matrix;
+pub(crate) mod matrix;
 mod metadata;
 pub mod order;
-pub mod output;
-pub mod scan;
+pub(crate) mod output;
+pub(crate) mod scan;
 mod sketch;
 pub mod summaries;
 
@@ -278,7 +278,7 @@ pub fn build_observed(
 
 /// The files a build reads: those of its document list (one per document), or its inputs
 /// and lists discovered ([`inputs::discover`]).
-pub fn input_files(options: &BuildOptions) -> Result<Vec<PathBuf>, BuildError> {
+pub(crate) fn input_files(options: &BuildOptions) -> Result<Vec<PathBuf>, BuildError> {
     match &options.documents {
         Some(list) if list.is_empty() => Err(BuildError::NoInputs),
         Some(list) => Ok(list.entries.iter().map(|e| e.path.clone()).collect()),
@@ -635,7 +635,7 @@ fn commit(
 }
 
 /// Progress of pass 2: k-mers on the bar, documents in its message, both to the observer.
-pub struct Progress<'a> {
+pub(crate) struct Progress<'a> {
     bar: ProgressBar,
     documents_done: AtomicU64,
     documents_total: u64,
@@ -647,7 +647,7 @@ pub struct Progress<'a> {
 impl Progress<'_> {
     /// Records one finished document of `kmers` k-mers; fails if the observer has asked the
     /// build to stop.
-    pub fn document_done(&self, kmers: u64) -> Result<(), BuildError> {
+    pub(crate) fn document_done(&self, kmers: u64) -> Result<(), BuildError> {
         let done = self.documents_done.fetch_add(1, Ordering::Relaxed) + 1;
         let kmers_done = self.kmers_done.fetch_add(kmers, Ordering::Relaxed) + kmers;
         self.bar.inc(kmers);

@@ -41,7 +41,7 @@ pub enum Order {
 
 impl Order {
     /// Whether the scan must sketch documents.
-    pub fn needs_sketches(&self) -> bool {
+    pub(crate) fn needs_sketches(&self) -> bool {
         matches!(self, Order::Similarity)
     }
 }
@@ -163,7 +163,7 @@ fn metadata_groups(
 /// as possible. Best fit, decreasing: each block takes the largest group that still fits in
 /// what is left of it; when none fits, the largest group left starts there and runs on into
 /// the next blocks (a group that spans blocks anyway costs least to cut).
-pub fn pack(groups: &[Vec<usize>], per_block: usize) -> Vec<usize> {
+pub(crate) fn pack(groups: &[Vec<usize>], per_block: usize) -> Vec<usize> {
     assert!(per_block > 0, "blocks hold documents");
     // By size; among equal sizes the earlier group comes first.
     let mut left: BTreeSet<(usize, Reverse<usize>)> = groups

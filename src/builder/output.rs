@@ -15,7 +15,7 @@ use crate::format::checksums::{sidecar_path, ChecksumBuilder, Checksums};
 use crate::tempfiles::{self, AtomicFile};
 
 /// A file being written under a temporary name.
-pub struct PendingFile {
+pub(crate) struct PendingFile {
     /// `None` once committed.
     file: Option<AtomicFile>,
     destination: PathBuf,
@@ -28,7 +28,7 @@ pub struct PendingFile {
 
 impl PendingFile {
     /// Starts writing `destination`. Refuses an existing destination unless `force`.
-    pub fn create(destination: &Path, force: bool) -> Result<PendingFile, BuildError> {
+    pub(crate) fn create(destination: &Path, force: bool) -> Result<PendingFile, BuildError> {
         if destination.exists() && !force {
             return Err(BuildError::OutputExists {
                 path: destination.to_path_buf(),
@@ -66,7 +66,7 @@ impl PendingFile {
 
     /// As [`PendingFile::create`], for an index whose header is `header_bytes` long: its
     /// checksum sidecar is computed while it is written and committed with it.
-    pub fn create_index(
+    pub(crate) fn create_index(
         destination: &Path,
         force: bool,
         header_bytes: u64,
@@ -77,7 +77,7 @@ impl PendingFile {
     }
 
     /// Appends `bytes`.
-    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
         assert!(
             self.finished.is_none(),
             "written after its checksums were finished"
@@ -94,20 +94,20 @@ impl PendingFile {
 
     /// Flushes and syncs what was written, so that a full disk shows now rather than at
     /// [`commit`](Self::commit).
-    pub fn sync(&mut self) -> Result<(), BuildError> {
+    pub(crate) fn sync(&mut self) -> Result<(), BuildError> {
         let file = self.file.as_mut().expect("synced after commit");
         file.sync().map_err(|e| write_error(&self.destination, e))
     }
 
     /// Bytes written so far.
-    pub fn written(&self) -> u64 {
+    pub(crate) fn written(&self) -> u64 {
         self.written
     }
 
     /// Syncs what was written and returns the digest of the index's data that its block
     /// summaries record ([`crate::format::content::content_digest`]), read from the
     /// temporary file: a few pages, whatever its size. `data_offset` is its header's length.
-    pub fn content_digest(&mut self, data_offset: u64) -> Result<u64, BuildError> {
+    pub(crate) fn content_digest(&mut self, data_offset: u64) -> Result<u64, BuildError> {
         self.sync()?;
         let file = self.file.as_ref().expect("read before commit");
         let path = file.temporary_path().expect("not committed yet");
@@ -118,7 +118,7 @@ impl PendingFile {
     /// The digest of the checksum sidecar this index will be committed with
     /// ([`crate::format::checksums::sidecar_digest`]), for its block summaries to record; 0
     /// when it gets none. Finishes the sidecar: call it once everything is written.
-    pub fn sidecar_digest(&mut self) -> u64 {
+    pub(crate) fn sidecar_digest(&mut self) -> u64 {
         if let Some(builder) = self.checksums.take() {
             self.finished = Some(builder.finish(&self.destination));
         }
@@ -131,7 +131,7 @@ impl PendingFile {
     /// without a sidecar, or the new pair: the old sidecar is removed before the new index
     /// is renamed into place, and the new sidecar follows it. (A sidecar that does not match
     /// its index is an error in any case: it records the size and the header's checksum.)
-    pub fn commit(mut self) -> Result<(), BuildError> {
+    pub(crate) fn commit(mut self) -> Result<(), BuildError> {
         self.sync()?;
         let finished = self.finished.take();
         let checksums = finished.or_else(|| {
@@ -202,12 +202,12 @@ fn sync_directory(path: &Path) -> Result<(), BuildError> {
 }
 
 /// The directory holding `path` (`.` for a bare file name).
-pub fn parent_directory(path: &Path) -> PathBuf {
+pub(crate) fn parent_directory(path: &Path) -> PathBuf {
     tempfiles::parent_directory(path)
 }
 
 /// A write failure, with the advice a full disk deserves.
-pub fn write_error(path: &Path, error: std::io::Error) -> BuildError {
+pub(crate) fn write_error(path: &Path, error: std::io::Error) -> BuildError {
     let detail = if error.raw_os_error() == Some(libc::ENOSPC) {
         "the disk is full; nothing was written (the partial file was removed). Free space or choose another output directory".to_string()
     } else if error.raw_os_error() == Some(libc::EDQUOT) {

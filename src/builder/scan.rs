@@ -16,7 +16,7 @@ use crate::seqfile::{document_name, SeqReader, SeqRecord};
 
 /// One document of the index to build.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
+pub(crate) struct Document {
     /// The file it comes from.
     pub source: u32,
     /// With one document per record: the record's position in the file.
@@ -31,7 +31,7 @@ pub struct Document {
 
 /// Reads every input and returns its documents (file order, then record order) and, when
 /// `sketch` gives the canonical flag of the index, one sketch per document (else none).
-pub fn scan(
+pub(crate) fn scan(
     files: &[PathBuf],
     k: u32,
     per_record: bool,
@@ -122,7 +122,7 @@ fn scan_file(
 /// The documents of a COBS document list, in its order: each entry is one document (source
 /// `i` is entry `i`), with COBS's name and COBS's term count, which sizes its filter as in
 /// COBS. Files are read here only where COBS reads them to count (FASTA, FASTQ).
-pub fn scan_entries(entries: &[DocumentEntry], k: u32) -> Result<Vec<Document>, BuildError> {
+pub(crate) fn scan_entries(entries: &[DocumentEntry], k: u32) -> Result<Vec<Document>, BuildError> {
     entries
         .par_iter()
         .enumerate()

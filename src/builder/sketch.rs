@@ -17,13 +17,13 @@ use xxhash_rust::xxh64::xxh64;
 use crate::kmer::{BaseRule, KmerHasher};
 
 /// Bins of a sketch.
-pub const BINS: usize = 64;
+pub(crate) const BINS: usize = 64;
 /// An empty bin (a document with few k-mers leaves some bins empty).
-pub const EMPTY: u32 = u32::MAX;
+pub(crate) const EMPTY: u32 = u32::MAX;
 
 /// A document's sketch.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sketch {
+pub(crate) struct Sketch {
     /// Per bin, the smallest value seen, or [`EMPTY`].
     pub bins: [u32; BINS],
 }
@@ -39,7 +39,7 @@ impl Default for Sketch {
 impl Sketch {
     /// Adds the term whose seed-0 row hash is `hash`.
     #[inline]
-    pub fn add_hash(&mut self, hash: u64) {
+    pub(crate) fn add_hash(&mut self, hash: u64) {
         let bin = (hash >> 58) as usize;
         let value = (hash >> 26) as u32;
         if value < self.bins[bin] {
@@ -49,7 +49,7 @@ impl Sketch {
 
     /// Estimated Jaccard similarity with `other`: the fraction of agreeing bins among those
     /// not empty in both (0 when all are).
-    pub fn similarity(&self, other: &Sketch) -> f64 {
+    pub(crate) fn similarity(&self, other: &Sketch) -> f64 {
         let (mut agree, mut used) = (0u32, 0u32);
         for (a, b) in self.bins.iter().zip(&other.bins) {
             if *a != EMPTY || *b != EMPTY {
@@ -65,7 +65,7 @@ impl Sketch {
     }
 
     /// Bins that are not empty.
-    pub fn filled(&self) -> usize {
+    pub(crate) fn filled(&self) -> usize {
         self.bins.iter().filter(|&&b| b != EMPTY).count()
     }
 
@@ -79,7 +79,7 @@ impl Sketch {
     /// Estimated number of distinct k-mers sketched: with `m` bins whose minima, as fractions
     /// of 2^32, are `u_b` (an empty bin counts as 1), `m (m − 1) / Σ u_b` (stochastic
     /// averaging, Flajolet and Martin). About 13 % error for 64 bins; 0 when all are empty.
-    pub fn estimated_kmers(&self) -> f64 {
+    pub(crate) fn estimated_kmers(&self) -> f64 {
         if self.filled() == 0 {
             return 0.0;
         }
@@ -114,20 +114,20 @@ fn mix(x: u64) -> u64 {
 }
 
 /// Sketches sequences with the k of the index being built (soft-masked bases as upper case).
-pub struct Sketcher {
+pub(crate) struct Sketcher {
     hasher: KmerHasher,
     /// Canonical DNA k-mers with k ≤ 32: the rolling 2-bit hash.
     packed: bool,
 }
 
 /// Whether sketching k-mers of this kind is cheap (the rolling 2-bit hash applies).
-pub fn cheap(k: u32, canonical: bool) -> bool {
+pub(crate) fn cheap(k: u32, canonical: bool) -> bool {
     canonical && k <= 32
 }
 
 impl Sketcher {
     /// A sketcher for terms of `k` bases, canonical or not, as in the index being built.
-    pub fn new(k: u32, canonical: bool) -> Sketcher {
+    pub(crate) fn new(k: u32, canonical: bool) -> Sketcher {
         Sketcher {
             hasher: KmerHasher::new(k, canonical, 1, BaseRule::FoldCase),
             packed: cheap(k, canonical),

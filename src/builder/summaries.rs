@@ -20,7 +20,7 @@ pub const DEFAULT_BITS_PER_KMER: f64 = 4.0;
 /// Default cap on the summaries of one index.
 pub const DEFAULT_MAX_RAM: u64 = 1 << 30;
 /// Bits per k-mer accepted.
-pub const BITS_PER_KMER_RANGE: (f64, f64) = (0.1, 64.0);
+pub(crate) const BITS_PER_KMER_RANGE: (f64, f64) = (0.1, 64.0);
 
 /// How block summaries are sized.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,7 +42,7 @@ impl Default for SummaryOptions {
 
 impl SummaryOptions {
     /// Checks the ranges.
-    pub fn validate(&self) -> Result<(), BuildError> {
+    pub(crate) fn validate(&self) -> Result<(), BuildError> {
         let (lo, hi) = BITS_PER_KMER_RANGE;
         if !(lo..=hi).contains(&self.bits_per_kmer) {
             return Err(BuildError::Invalid(format!(
@@ -87,7 +87,7 @@ const DIRECT_BYTES: u64 = 2 << 20;
 impl<'a> SummaryFeed<'a> {
     /// A feed into `filter` of the k-mers of an index of term size `k` and canonical flag
     /// `canonical`, placed by minimizers of `minimizer` bases.
-    pub fn new(
+    pub(crate) fn new(
         filter: &'a SharedFilter,
         k: u32,
         canonical: bool,
@@ -106,7 +106,7 @@ impl<'a> SummaryFeed<'a> {
 
     /// Starts feeding the k-mers of `sequence` (at most [`FEED_PIECE_KMERS`] of them), in
     /// order, with [`push_next`](Self::push_next).
-    pub fn begin(&mut self, sequence: &[u8]) {
+    pub(crate) fn begin(&mut self, sequence: &[u8]) {
         self.piece.clear();
         self.next = 0;
         self.minimizers.minimizers_into(sequence, &mut self.piece);
@@ -114,7 +114,7 @@ impl<'a> SummaryFeed<'a> {
 
     /// Adds the next k-mer of the piece begun, whose seed-0 row hash is `hash`.
     #[inline]
-    pub fn push_next(&mut self, hash: u64) {
+    pub(crate) fn push_next(&mut self, hash: u64) {
         let minimizer = self.piece[self.next];
         self.next += 1;
         self.push(hash, minimizer);
@@ -122,7 +122,7 @@ impl<'a> SummaryFeed<'a> {
 
     /// Adds the k-mer whose seed-0 row hash is `hash` and minimizer hash `minimizer`.
     #[inline]
-    pub fn push(&mut self, hash: u64, minimizer: u64) {
+    pub(crate) fn push(&mut self, hash: u64, minimizer: u64) {
         let slot = self.filter.slot(hash, minimizer);
         if self.direct {
             self.filter.insert_slot(slot);
@@ -135,7 +135,7 @@ impl<'a> SummaryFeed<'a> {
     }
 
     /// Inserts everything buffered.
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         self.filter.insert_slots(&mut self.slots, &mut self.scratch);
     }
 }
@@ -165,7 +165,7 @@ fn words_log2_within(bytes: u64) -> u32 {
 impl SummaryBuilder {
     /// Starts the summaries of an index whose k-mers place by minimizers of `minimizer`
     /// bases.
-    pub fn new(options: SummaryOptions, minimizer: u32) -> SummaryBuilder {
+    pub(crate) fn new(options: SummaryOptions, minimizer: u32) -> SummaryBuilder {
         SummaryBuilder {
             hashes: hashes_for(options.bits_per_kmer),
             minimizer,
@@ -175,13 +175,13 @@ impl SummaryBuilder {
     }
 
     /// The minimizer length.
-    pub fn minimizer(&self) -> u32 {
+    pub(crate) fn minimizer(&self) -> u32 {
         self.minimizer
     }
 
     /// An empty filter for a block whose documents have `kmers` k-mer positions in all (at
     /// least its distinct k-mers), taking at most `memory_bytes`.
-    pub fn start_block(&self, kmers: u64, memory_bytes: u64) -> SharedFilter {
+    pub(crate) fn start_block(&self, kmers: u64, memory_bytes: u64) -> SharedFilter {
         SharedFilter::new(
             self.start_words_log2(kmers, memory_bytes),
             KEY_BITS,
@@ -197,7 +197,7 @@ impl SummaryBuilder {
     }
 
     /// Folds a filled block filter to its size and keeps it.
-    pub fn finish_block(&mut self, filter: SharedFilter, first_document: u64, document_count: u64) {
+    pub(crate) fn finish_block(&mut self, filter: SharedFilter, first_document: u64, document_count: u64) {
         let mut filter = filter.into_filter();
         let kmers = filter.estimated_kmers();
         let wanted = words_log2_near(kmers * self.options.bits_per_kmer);
@@ -211,7 +211,7 @@ impl SummaryBuilder {
     }
 
     /// The summaries file, the largest filters halved until all fit the RAM cap.
-    pub fn finish(mut self, identity: IndexIdentity) -> SummaryFile {
+    pub(crate) fn finish(mut self, identity: IndexIdentity) -> SummaryFile {
         let total = |blocks: &[BlockSummary]| -> u64 {
             blocks
                 .iter()

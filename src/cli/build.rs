@@ -15,7 +15,7 @@ use clap::Args;
 use super::{parse_memory_size, Outcome, Ui, UsageError};
 
 #[derive(Args, Debug)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// Index file to write (COBS compact format; COBS expects the .cobs_compact extension)
     #[arg(short, long, value_name = "OUT", help_heading = "Output")]
     output: PathBuf,
@@ -80,7 +80,7 @@ pub struct BuildArgs {
 
 /// `--rows`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Rows {
+pub(crate) enum Rows {
     /// The fewest rows for the false-positive rate, as COBS sizes them
     Exact,
     /// The next power of two, so that merges can combine blocks
@@ -98,7 +98,7 @@ impl From<Rows> for RowSizing {
 
 /// Where a k-mer's rows lie: the options `build`, `add` and `synth` share.
 #[derive(Args, Debug, Clone)]
-pub struct RowLayoutArgs {
+pub(crate) struct RowLayoutArgs {
     /// Where a k-mer's rows lie: minimizer (bitsift's: the k-mers of a super-k-mer in one
     /// range of rows, one read per range, for request-bound disks; COBS cannot read it) or
     /// cobs (a row per k-mer, COBS's own layout, which COBS searches) [default: minimizer,
@@ -134,7 +134,7 @@ fn cobs_layout_note(fpr: f64, k: u32) -> String {
 
 /// `--layout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LayoutName {
+pub(crate) enum LayoutName {
     /// Rows in minimizer ranges (bitsift's format version 2)
     Minimizer,
     /// A row per hash, as COBS (COBS's format)
@@ -145,7 +145,7 @@ impl RowLayoutArgs {
     /// The row layout of a new index of term size `k` built at false-positive rate `fpr`: as
     /// given, else [`LayoutChoice::default_for`]; with the note that says why when it is
     /// COBS's.
-    pub fn resolve(&self, fpr: f64, k: u32) -> Result<(LayoutChoice, Option<String>)> {
+    pub(crate) fn resolve(&self, fpr: f64, k: u32) -> Result<(LayoutChoice, Option<String>)> {
         if let Some(given) = self.explicit()? {
             return Ok((given, None));
         }
@@ -155,7 +155,7 @@ impl RowLayoutArgs {
     }
 
     /// The row layout given (`None` when neither option was).
-    pub fn explicit(&self) -> Result<Option<LayoutChoice>> {
+    pub(crate) fn explicit(&self) -> Result<Option<LayoutChoice>> {
         match (self.name, self.range_rows) {
             (None, None) => Ok(None),
             (Some(LayoutName::Cobs), Some(_)) => {
@@ -173,14 +173,14 @@ impl RowLayoutArgs {
     }
 
     /// Whether `--layout minimizer` was asked for explicitly.
-    pub fn names_minimizer(&self) -> bool {
+    pub(crate) fn names_minimizer(&self) -> bool {
         self.name == Some(LayoutName::Minimizer) || self.range_rows.is_some()
     }
 }
 
 /// Block order and summaries: the options `build` and `add` share.
 #[derive(Args, Debug)]
-pub struct LayoutArgs {
+pub(crate) struct LayoutArgs {
     /// Which documents share blocks: size (COBS's order), input (as given), similarity
     /// (clusters of similar k-mer content) or group:COLUMN (equal values of COLUMN in
     /// --metadata share blocks)
@@ -205,7 +205,7 @@ pub struct LayoutArgs {
 impl LayoutArgs {
     /// The order, its metadata table and the summaries to write; refuses an order and a
     /// metadata table that do not go together.
-    pub fn resolve(self) -> Result<(Order, Option<PathBuf>, Option<SummaryOptions>)> {
+    pub(crate) fn resolve(self) -> Result<(Order, Option<PathBuf>, Option<SummaryOptions>)> {
         match (&self.order, &self.metadata) {
             (Order::Group(column), None) => {
                 bail!("--order group:{column} needs --metadata TSV, a table whose first column names the documents")
@@ -244,7 +244,7 @@ fn cobs_documents(args: &BuildArgs) -> Result<Option<DocumentList>> {
     Ok(Some(list))
 }
 
-pub fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
     let documents = cobs_documents(&args)?;
     let (order, metadata, mut summaries) = args.layout.resolve()?;
     let layout = match documents {

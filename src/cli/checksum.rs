@@ -11,7 +11,7 @@ use clap::Args;
 use super::Outcome;
 
 #[derive(Args, Debug)]
-pub struct ChecksumArgs {
+pub(crate) struct ChecksumArgs {
     /// Index files (.cobs_compact, .cobs_classic) or directories of them
     #[arg(value_name = "INDEX", required = true)]
     indexes: Vec<PathBuf>,

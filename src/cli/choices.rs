@@ -9,7 +9,7 @@ use clap::ValueEnum;
 
 /// `--format` of `bitsift query` ([`OutputFormat`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
+pub(crate) enum FormatArg {
     /// Header line, then `query document kmers_found kmers_total fraction identity`; with
     /// `--group-by`, one line per query and group instead.
     #[default]

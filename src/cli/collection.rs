@@ -21,7 +21,7 @@ Examples:
   bitsift add genomes/ batch1/*.fa.gz              create genomes/ and index batch 1
   bitsift add genomes/ --list week2.txt            add more genomes as a new sub-index
   bitsift add genomes/ --adopt old.cobs_compact    bring an existing COBS index in")]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// The collection directory (created, with these options, if it does not exist)
     #[arg(value_name = "DIR")]
     directory: PathBuf,
@@ -159,7 +159,7 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
 }
 
 #[derive(Args, Debug)]
-pub struct RemoveArgs {
+pub(crate) struct RemoveArgs {
     /// The collection directory
     #[arg(value_name = "DIR")]
     directory: PathBuf,
@@ -224,7 +224,7 @@ pub fn remove(args: RemoveArgs, ui: Ui) -> Result<Outcome> {
 }
 
 #[derive(Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The collection directory
     #[arg(value_name = "DIR")]
     directory: PathBuf,
@@ -319,7 +319,7 @@ Rebuilds collection.json from the sub-index files (sub-NNNNNN.cobs_compact, .cob
 when it is missing, not a file, unreadable or damaged; refuses a readable one. The removals
 the lost manifest recorded are lost: every document of the files is found again until it is
 removed again. What stood in the manifest's place is kept as collection.json.lost-TIME.")]
-pub struct RecoverArgs {
+pub(crate) struct RecoverArgs {
     /// The collection directory
     #[arg(value_name = "DIR")]
     directory: PathBuf,

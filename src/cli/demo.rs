@@ -30,7 +30,7 @@ mod bundled {
 }
 
 #[derive(Args, Debug)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Keep the genomes and the index in DIR (default: a temporary directory, removed after)
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -42,7 +42,7 @@ pub struct DemoArgs {
     threshold: f64,
 }
 
-pub fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
     if bundled::GENOMES.is_empty() || bundled::QUERIES.is_empty() {
         bail!("this binary was built without the bundled data (data/demo); build it from the bitsift repository");
     }

@@ -4,11 +4,11 @@
 use bitsift::collection::CollectionError;
 
 /// What `query` and `serve` say when no index was given (or none was found).
-pub const NO_INDEX_GIVEN: &str =
+pub(crate) const NO_INDEX_GIVEN: &str =
     "no index given: pass -i INDEX (a file, a directory of indexes or a collection) or --index-list FILE";
 
 /// Adds the options to an error that says no index was given.
-pub fn no_index_hint(error: CollectionError) -> anyhow::Error {
+pub(crate) fn no_index_hint(error: CollectionError) -> anyhow::Error {
     match error {
         CollectionError::Open(bitsift::query::OpenError::NoIndex) => {
             anyhow::anyhow!(NO_INDEX_GIVEN)

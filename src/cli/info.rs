@@ -13,7 +13,7 @@ use clap::Args;
 use super::Outcome;
 
 #[derive(Args, Debug)]
-pub struct InfoArgs {
+pub(crate) struct InfoArgs {
     /// Index file (.cobs_compact or .cobs_classic) or collection directory
     #[arg(value_name = "INDEX")]
     index: PathBuf,
@@ -117,7 +117,7 @@ fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<Summary
     }
 }
 
-pub fn run(args: InfoArgs) -> Result<Outcome> {
+pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
     args.remote.apply(None)?;
     if bitsift::collection::is_collection(&args.index) {
         return collection_info(&args);

@@ -20,7 +20,7 @@ const FILE_DEFAULT: &str = "bitsift-iobench.dat";
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// An aligned table for people
     #[default]
     Table,
@@ -34,7 +34,7 @@ Examples:
   bitsift iobench /data/iobench.dat                  all variants, 4 GiB file, cold cache
   bitsift iobench --variants uring,direct -d 10s     longer runs of the O_DIRECT engines
   bitsift iobench --warm --format json x.dat         page-cache speed, for the suite")]
-pub struct IobenchArgs {
+pub(crate) struct IobenchArgs {
     /// Benchmark file, created with a verifiable pattern when missing [default: bitsift-iobench.dat]
     #[arg(value_name = "FILE", help_heading = "File")]
     file: Option<PathBuf>,

@@ -36,7 +36,7 @@ where
 
 /// Installs the logger: warnings by default, info with `-v`, debug with `-vv`, errors only
 /// with `--quiet`.
-pub fn init(verbose: u8, quiet: bool) {
+pub(crate) fn init(verbose: u8, quiet: bool) {
     let level = if quiet {
         Level::ERROR
     } else {

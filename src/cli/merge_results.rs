@@ -18,7 +18,7 @@ use serde::Deserialize;
 use super::Outcome;
 
 #[derive(Args, Debug)]
-pub struct MergeResultsArgs {
+pub(crate) struct MergeResultsArgs {
     /// Results of `bitsift query --format json`, one per job, in the order of their indexes
     #[arg(value_name = "RESULTS.json", required = true)]
     inputs: Vec<PathBuf>,
@@ -87,7 +87,7 @@ fn load(path: &PathBuf) -> Result<Results> {
     })
 }
 
-pub fn run(args: MergeResultsArgs) -> Result<Outcome> {
+pub(crate) fn run(args: MergeResultsArgs) -> Result<Outcome> {
     let results: Vec<Results> = args.inputs.iter().map(load).collect::<Result<_>>()?;
     let (files, offsets) = merged_files(&args.inputs, &results)?;
     same_queries(&args.inputs, &results)?;

@@ -118,21 +118,21 @@ pub enum Outcome {
 }
 
 /// Exit status of a run that failed (an error was printed).
-pub const EXIT_FAILURE: u8 = 1;
+pub(crate) const EXIT_FAILURE: u8 = 1;
 /// Exit status of a wrong command line: clap's own usage errors and [`UsageError`].
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit status of a run that skipped some queries ([`Outcome::Partial`]).
-pub const EXIT_PARTIAL: u8 = 3;
+pub(crate) const EXIT_PARTIAL: u8 = 3;
 
 /// A mistake on the command line found after parsing (a file name where a sequence goes);
 /// exits with [`EXIT_USAGE`], as clap's own usage errors do.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct UsageError(pub String);
+pub(crate) struct UsageError(pub String);
 
 /// How to talk to the user.
 #[derive(Clone, Copy, Debug)]
-pub struct Ui {
+pub(crate) struct Ui {
     /// Draw progress bars (standard error is a terminal and not --quiet).
     pub progress: bool,
     /// Print only errors.
@@ -141,7 +141,7 @@ pub struct Ui {
 
 /// Runs the command line and returns the process exit status. Under the name `cobs` (the
 /// `cobs` executable, or a link so named) the command line is COBS's ([`cobs`]).
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     if cobs::invoked_as_cobs() {
         return cobs::main();
     }

@@ -16,7 +16,7 @@ pub struct AtomicFile(bitsift::AtomicFile);
 
 impl AtomicFile {
     /// Creates the temporary file beside `path`.
-    pub fn create(path: &Path) -> Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> Result<AtomicFile> {
         if path.is_dir() {
             anyhow::bail!(
                 "{}: is a directory; give a file name for the output",
@@ -51,7 +51,7 @@ impl Write for AtomicFile {
 }
 
 /// Standard output, an atomic file, or a device or pipe written directly.
-pub enum Sink {
+pub(crate) enum Sink {
     /// Standard output.
     Stdout(io::Stdout),
     /// A file that appears when the run succeeds.
@@ -63,7 +63,7 @@ pub enum Sink {
 impl Sink {
     /// Standard output when `path` is `None`; the device or pipe `path` names, when it names
     /// one; else an [`AtomicFile`].
-    pub fn open(path: Option<&Path>) -> Result<Sink> {
+    pub(crate) fn open(path: Option<&Path>) -> Result<Sink> {
         Ok(match path {
             Some(path) if is_stream(path) => Sink::Stream(
                 std::fs::OpenOptions::new()
@@ -77,7 +77,7 @@ impl Sink {
     }
 
     /// Ends the output: a file is renamed into place.
-    pub fn commit(self) -> Result<()> {
+    pub(crate) fn commit(self) -> Result<()> {
         match self {
             Sink::Stdout(mut out) => Ok(out.flush()?),
             Sink::File(file) => file.commit(),

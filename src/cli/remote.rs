@@ -12,7 +12,7 @@ use super::{parse_size, UsageError};
 
 /// How remote indexes are read; ignored for local files.
 #[derive(Args, Debug, Clone)]
-pub struct RemoteArgs {
+pub(crate) struct RemoteArgs {
     /// Remote indexes: requests kept in flight at once [default: 256]; where the command
     /// takes --queue-depth, that one wins
     #[arg(
@@ -89,7 +89,7 @@ impl RemoteArgs {
     /// `engine` with the remote engine's settings of this command line: the requests in
     /// flight (`--queue-depth` when given, else `--remote-depth`, else each engine's default)
     /// and the ranges a request (`--remote-ranges`).
-    pub fn engine(&self, engine: EngineOptions) -> EngineOptions {
+    pub(crate) fn engine(&self, engine: EngineOptions) -> EngineOptions {
         EngineOptions {
             queue_depth: engine.queue_depth.or(self.remote_depth),
             remote_ranges: self.remote_ranges,
@@ -100,7 +100,7 @@ impl RemoteArgs {
     /// Sets the clients' options (connections, timeouts, retries, the page cache) for every
     /// remote file the process opens; `queue_depth` is the command's `--queue-depth`, if it
     /// takes one.
-    pub fn apply(&self, queue_depth: Option<u32>) -> Result<(), UsageError> {
+    pub(crate) fn apply(&self, queue_depth: Option<u32>) -> Result<(), UsageError> {
         let seconds = |value: f64, flag: &str| {
             if value.is_finite() && value > 0.0 {
                 Ok(Duration::from_secs_f64(value))

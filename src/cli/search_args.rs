@@ -71,7 +71,7 @@ impl Default for EngineArgs {
 
 impl EngineArgs {
     /// The engine options, as the library says them.
-    pub(crate) fn options(&self) -> EngineOptions {
+    pub fn options(&self) -> EngineOptions {
         EngineOptions {
             choice: self.engine,
             queue_depth: self.queue_depth,
@@ -82,7 +82,7 @@ impl EngineArgs {
 }
 
 /// `--engine`'s values: the library's names and descriptions, read by its `FromStr`.
-pub(crate) fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
+pub fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
     let values = EngineChoice::ALL.map(|c| PossibleValue::new(c.as_str()).help(c.describe()));
     PossibleValuesParser::new(values).try_map(|name| name.parse::<EngineChoice>())
 }

@@ -13,7 +13,7 @@ use super::values::BadValue;
 use super::{parse_memory_size, parse_size, Outcome};
 
 #[derive(Args, Debug)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     #[command(flatten)]
     indexes: IndexArgs,
     /// TSV of document metadata: a header, then the document name and its columns
@@ -120,7 +120,7 @@ fn parse_grace(text: &str) -> Result<Duration, BadValue> {
     Duration::try_from_secs_f64(seconds).map_err(|e| BadValue(format!("{text} seconds: {e}")))
 }
 
-pub fn run(args: ServeArgs) -> Result<Outcome> {
+pub(crate) fn run(args: ServeArgs) -> Result<Outcome> {
     args.remote.apply(args.engine.queue_depth)?;
     let config = ServerConfig {
         sources: args.indexes.sources(),

@@ -14,7 +14,7 @@ use super::{Outcome, Ui};
 const GENE_BASES: u64 = 1000;
 
 #[derive(Args, Debug)]
-pub struct SynthArgs {
+pub(crate) struct SynthArgs {
     /// Index file to write (COBS compact format)
     #[arg(short, long, value_name = "OUT", help_heading = "Output")]
     output: PathBuf,
@@ -68,7 +68,7 @@ pub struct SynthArgs {
     row_layout: super::build::RowLayoutArgs,
 }
 
-pub fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
     let options = SynthOptions {
         output: args.output,
         documents: args.documents,

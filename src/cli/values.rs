@@ -23,7 +23,7 @@ impl From<bitsift::units::SizeError> for BadValue {
 }
 
 /// `-k`: from 1 to [`K_MAX`].
-pub fn k(text: &str) -> Result<u32, BadValue> {
+pub(crate) fn k(text: &str) -> Result<u32, BadValue> {
     let k: u32 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
@@ -34,7 +34,7 @@ pub fn k(text: &str) -> Result<u32, BadValue> {
 }
 
 /// `--fpr`: strictly between 0 and 1.
-pub fn fpr(text: &str) -> Result<f64, BadValue> {
+pub(crate) fn fpr(text: &str) -> Result<f64, BadValue> {
     let fpr: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
@@ -47,7 +47,7 @@ pub fn fpr(text: &str) -> Result<f64, BadValue> {
 }
 
 /// `--hashes`: from 1 to [`HASHES_MAX`].
-pub fn hashes(text: &str) -> Result<u32, BadValue> {
+pub(crate) fn hashes(text: &str) -> Result<u32, BadValue> {
     let hashes: u32 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
@@ -58,7 +58,7 @@ pub fn hashes(text: &str) -> Result<u32, BadValue> {
 }
 
 /// `--page-size`: from 1 to [`PAGE_SIZE_MAX`] bytes per row.
-pub fn page_size(text: &str) -> Result<u64, BadValue> {
+pub(crate) fn page_size(text: &str) -> Result<u64, BadValue> {
     let bytes: u64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number of bytes"))?;

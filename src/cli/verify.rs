@@ -26,7 +26,7 @@ use super::checksum::{finish, open_for_geometry};
 use super::Outcome;
 
 #[derive(Args, Debug)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Index files (.cobs_compact, .cobs_classic), collections, or directories of them
     #[arg(value_name = "INDEX", required = true)]
     indexes: Vec<PathBuf>,
@@ -48,7 +48,7 @@ enum Verdict {
 /// (`Ok(Some(line))`), or problems, one line each.
 type SummaryVerdict = std::result::Result<Option<String>, Vec<String>>;
 
-pub fn run(args: VerifyArgs) -> Result<Outcome> {
+pub(crate) fn run(args: VerifyArgs) -> Result<Outcome> {
     args.remote.apply(None)?;
     let engine = args.remote.engine(EngineOptions::default());
     let sources = find_indexes(&args.indexes, &[])?;

@@ -4,7 +4,7 @@
 /// ORs `len` bits of `source`, starting at bit `from`, into `target` starting at bit `to`.
 /// Bits of `target` outside `to..to + len` are untouched; inside they must be zero for the
 /// result to be a copy. Panics if either range is out of bounds (a planning bug).
-pub fn or_bits(source: &[u8], from: usize, target: &mut [u8], to: usize, len: usize) {
+pub(crate) fn or_bits(source: &[u8], from: usize, target: &mut [u8], to: usize, len: usize) {
     assert!(from + len <= source.len() * 8, "source bits out of range");
     assert!(to + len <= target.len() * 8, "target bits out of range");
     // 56 bits at a time: shifted by up to 7 they still fit one u64.

@@ -14,7 +14,7 @@ use super::CollectionError;
 /// only temporaries, and refuses a directory that holds sub-index files: they belong to a
 /// collection whose manifest is lost ([`CollectionError::ManifestLost`]), and deleting them
 /// would lose its genomes. Returns the names removed.
-pub fn clean(
+pub(crate) fn clean(
     directory: &Path,
     manifest: Option<&Manifest>,
 ) -> Result<Vec<String>, CollectionError> {
@@ -47,7 +47,7 @@ pub fn clean(
 /// Files in `directory` that `manifest` does not account for (not the manifest, the lock, a
 /// listed sub-index or a sidecar of one), in name order, each with whether it is what an
 /// interrupted writer leaves (which the next writer removes) rather than someone else's file.
-pub fn unlisted(
+pub(crate) fn unlisted(
     directory: &Path,
     manifest: &Manifest,
 ) -> Result<Vec<(String, bool)>, CollectionError> {
@@ -68,14 +68,14 @@ pub fn unlisted(
 
 /// Whether `directory` (which has no manifest) holds only what a collection writer makes, so
 /// a new collection may be started in it.
-pub fn only_leftovers(directory: &Path) -> Result<bool, CollectionError> {
+pub(crate) fn only_leftovers(directory: &Path) -> Result<bool, CollectionError> {
     Ok(entry_names(directory)?
         .iter()
         .all(|name| classify(name) != Entry::Foreign))
 }
 
 /// Deletes the sidecars of sub-index `file` (`file.bitsift-*`).
-pub fn remove_sidecars(directory: &Path, file: &str) -> Result<(), CollectionError> {
+pub(crate) fn remove_sidecars(directory: &Path, file: &str) -> Result<(), CollectionError> {
     let prefix = format!("{file}.bitsift-");
     for name in entry_names(directory)? {
         if name.starts_with(&prefix) {

@@ -4,10 +4,10 @@
 //! manifest is the commit point. Never set them outside tests.
 
 /// The environment variable naming a crash point.
-pub const CRASH_VARIABLE: &str = "BITSIFT_TEST_CRASH_AT";
+pub(crate) const CRASH_VARIABLE: &str = "BITSIFT_TEST_CRASH_AT";
 
 /// Aborts (or pauses) here when [`CRASH_VARIABLE`] names `point`.
-pub fn point(point: &str) {
+pub(crate) fn point(point: &str) {
     let Some(value) = std::env::var_os(CRASH_VARIABLE) else {
         return;
     };
@@ -25,7 +25,7 @@ pub fn point(point: &str) {
 /// Damages the file at `path` here when [`CRASH_VARIABLE`] is `POINT:damage`: flips one bit
 /// in the middle of it, as a bad disk or a stray write would, so a test can show that the
 /// checks after this point catch it. Never set outside tests.
-pub fn damage(point: &str, path: &std::path::Path) {
+pub(crate) fn damage(point: &str, path: &std::path::Path) {
     let Some(value) = std::env::var_os(CRASH_VARIABLE) else {
         return;
     };

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use super::CollectionError;
 
 /// The lock file's name inside the collection directory.
-pub const LOCK_NAME: &str = ".collection.lock";
+pub(crate) const LOCK_NAME: &str = ".collection.lock";
 
 /// An exclusive `flock` on the collection's lock file, held until dropped. Readers take no
 /// lock: they see the manifest before or after a writer's commit, never between.
 #[derive(Debug)]
-pub struct WriterLock {
+pub(crate) struct WriterLock {
     _file: File,
     path: PathBuf,
 }
@@ -24,7 +24,7 @@ impl WriterLock {
     /// ([`super::add()`]); a writer that was waiting on that file then holds the lock of a
     /// file no longer there, so it checks, once it has the lock, that the file it locked is
     /// still the lock file, and starts again if not.
-    pub fn acquire(directory: &Path) -> Result<WriterLock, CollectionError> {
+    pub(crate) fn acquire(directory: &Path) -> Result<WriterLock, CollectionError> {
         const ATTEMPTS: usize = 100;
         let path = directory.join(LOCK_NAME);
         for _ in 0..ATTEMPTS {
@@ -46,7 +46,7 @@ impl WriterLock {
     }
 
     /// The lock file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -153,7 +153,7 @@ impl From<IndexKind> for SubIndexKind {
 
 impl SubIndex {
     /// Numbers of the documents searches must not report: tombstoned names and placeholders.
-    pub fn hidden_documents(&self) -> Vec<u64> {
+    pub(crate) fn hidden_documents(&self) -> Vec<u64> {
         let names: HashSet<&str> = self.hidden.iter().map(String::as_str).collect();
         let mut hidden: Vec<u64> = self
             .documents
@@ -170,7 +170,7 @@ impl SubIndex {
     }
 
     /// Whether each document is shown (not hidden, not a placeholder), in header order.
-    pub fn visible_mask(&self) -> Vec<bool> {
+    pub(crate) fn visible_mask(&self) -> Vec<bool> {
         let mut visible = vec![true; self.documents.len()];
         for number in self.hidden_documents() {
             visible[number as usize] = false;
@@ -200,7 +200,7 @@ impl SubIndex {
 
     /// The digest of the names this entry records: `names_digest`, or, in a manifest of
     /// version 1, the digest of `documents`.
-    pub fn expected_names_digest(&self) -> u64 {
+    pub(crate) fn expected_names_digest(&self) -> u64 {
         self.names_digest.unwrap_or_else(|| {
             crate::format::names_digest(self.documents.iter().map(String::as_str))
         })
@@ -225,7 +225,7 @@ impl SubIndex {
     /// Checks that `header`, the sub-index's file as it is, is the file this entry of a
     /// collection of `parameters` describes: its kind, k, canonical form, hash functions, page
     /// size, blocks, documents, names, row layout and size. The text says what differs.
-    pub fn check_header(
+    pub(crate) fn check_header(
         &self,
         parameters: &Parameters,
         header: &IndexHeader,
@@ -429,7 +429,7 @@ pub struct Manifest {
 
 impl Manifest {
     /// An empty manifest (generation 0: nothing committed yet).
-    pub fn new(parameters: Parameters) -> Manifest {
+    pub(crate) fn new(parameters: Parameters) -> Manifest {
         Manifest {
             format: FORMAT_NAME.into(),
             version: FORMAT_VERSION,
@@ -461,7 +461,7 @@ impl Manifest {
 
     /// Parses and checks manifest bytes read from `path`: format, version, checksum, and the
     /// rules of the module documentation.
-    pub fn parse(path: &Path, text: &[u8]) -> Result<Manifest, CollectionError> {
+    pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Manifest, CollectionError> {
         let (_, manifest) = checked_parse::<Manifest>(path, text)?;
         manifest
             .validate()
@@ -502,7 +502,7 @@ impl Manifest {
     }
 
     /// The manifest's bytes as written: pretty-printed JSON ending with its checksum.
-    pub fn encode(&self) -> Result<Vec<u8>, CollectionError> {
+    pub(crate) fn encode(&self) -> Result<Vec<u8>, CollectionError> {
         let text = serde_json::to_vec_pretty(self).map_err(|e| {
             CollectionError::Invalid(format!("cannot encode the collection manifest: {e}"))
         })?;
@@ -513,7 +513,7 @@ impl Manifest {
     /// file, fsync, rename over the manifest, fsync of the directory), in the current version
     /// with its checksum. Raises the generation first. Entries of a version-1 manifest get
     /// their names digest here, once their names are checked against their files.
-    pub fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
+    pub(crate) fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
         self.seal_entries(directory)?;
         self.version = FORMAT_VERSION;
         self.generation += 1;
@@ -567,12 +567,12 @@ impl Manifest {
     }
 
     /// File names of the sub-indexes.
-    pub fn files(&self) -> HashSet<&str> {
+    pub(crate) fn files(&self) -> HashSet<&str> {
         self.subindexes.iter().map(|s| s.file.as_str()).collect()
     }
 
     /// The file name of the next sub-index, with extension `extension`, and reserves it.
-    pub fn reserve_file(&mut self, extension: &str) -> String {
+    pub(crate) fn reserve_file(&mut self, extension: &str) -> String {
         let name = format!("sub-{:06}.{extension}", self.next_subindex);
         self.next_subindex += 1;
         name
@@ -585,13 +585,13 @@ fn is_plain_file_name(name: &str) -> bool {
 }
 
 /// fsyncs a directory, so renames and new entries in it are durable.
-pub fn sync_directory(directory: &Path) -> Result<(), CollectionError> {
+pub(crate) fn sync_directory(directory: &Path) -> Result<(), CollectionError> {
     tempfiles::sync_directory_itself(directory)
         .map_err(CollectionError::io(directory, "cannot sync the directory"))
 }
 
 /// The path of sub-index `file` of the collection in `directory`.
-pub fn subindex_path(directory: &Path, file: &str) -> PathBuf {
+pub(crate) fn subindex_path(directory: &Path, file: &str) -> PathBuf {
     directory.join(file)
 }
 

@@ -57,7 +57,7 @@ pub(super) struct Column {
 
 impl Column {
     /// The source block.
-    pub fn source(&self) -> (usize, usize) {
+    pub(crate) fn source(&self) -> (usize, usize) {
         (self.member, self.block)
     }
 }
@@ -122,7 +122,7 @@ pub(super) fn folded_fpr(set: u64, rows: u64, factor: u64, hashes: u32) -> f64 {
 
 impl OutBlock {
     /// Rows of this block (`sources` gives the rows of copied blocks).
-    pub fn rows(&self, sources: &[SourceBlock]) -> u64 {
+    pub(crate) fn rows(&self, sources: &[SourceBlock]) -> u64 {
         match self {
             OutBlock::Copy { member, block } => source_rows(sources, *member, *block),
             OutBlock::Pack { rows, .. } => *rows,
@@ -139,12 +139,12 @@ fn source_rows(sources: &[SourceBlock], member: usize, block: usize) -> u64 {
 
 impl Plan {
     /// Bytes of the blocks' rows.
-    pub fn data_bytes(&self, sources: &[SourceBlock]) -> u64 {
+    pub(crate) fn data_bytes(&self, sources: &[SourceBlock]) -> u64 {
         self.blocks.iter().map(|b| b.rows(sources)).sum::<u64>() * self.page_size
     }
 
     /// Columns placed into a block whose rows they fold to (fewer than their own).
-    pub fn folded(&self) -> impl Iterator<Item = (&Column, u64)> {
+    pub(crate) fn folded(&self) -> impl Iterator<Item = (&Column, u64)> {
         self.blocks.iter().flat_map(|block| match block {
             OutBlock::Pack { rows, columns, .. } => columns
                 .iter()

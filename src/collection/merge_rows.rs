@@ -27,7 +27,7 @@ pub(super) struct Sources {
 
 impl Sources {
     /// Opens the members' files (`paths`, in member order).
-    pub fn open(paths: &[PathBuf]) -> Result<Sources, CollectionError> {
+    pub(crate) fn open(paths: &[PathBuf]) -> Result<Sources, CollectionError> {
         let index = Index::open(paths, &HeaderOptions::default())?;
         let engine = open_engine(index.read_paths(), &EngineOptions::default())?.engine;
         Ok(Sources {
@@ -39,7 +39,7 @@ impl Sources {
     }
 
     /// Hands bytes `offset..offset + len` of member `member` to `sink`, checked, in order.
-    pub fn read(
+    pub(crate) fn read(
         &mut self,
         member: usize,
         offset: u64,

@@ -56,9 +56,9 @@ use crate::IoAt;
 use std::path::PathBuf;
 
 pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
-pub use bits::or_bits;
-pub use clean::clean;
-pub use lock::WriterLock;
+pub(crate) use bits::or_bits;
+pub(crate) use clean::clean;
+pub(crate) use lock::WriterLock;
 pub use manifest::{
     Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, PADDING_NAME,
 };
@@ -72,7 +72,7 @@ pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
 /// block summaries). They travel with their index when it is adopted and are deleted with it.
-pub const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summaries"];
+pub(crate) const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summaries"];
 
 /// Why a collection could not be read or changed. Nothing is changed when a writer fails.
 #[derive(Debug, thiserror::Error)]

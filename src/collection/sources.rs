@@ -77,7 +77,7 @@ impl CollectionSeen {
     /// The version of a remote collection's manifest on its server now (one `HEAD`
     /// request; `None` for a local collection). A version other than the one read is
     /// forgotten by this process, so that the next open reads the new one.
-    pub fn remote_version_now(&self) -> Option<std::io::Result<RemoteVersion>> {
+    pub(crate) fn remote_version_now(&self) -> Option<std::io::Result<RemoteVersion>> {
         if !crate::io::is_remote(&self.directory) {
             return None;
         }
@@ -98,7 +98,7 @@ impl CollectionSeen {
 
     /// Whether the manifest file is no longer the one read (a commit replaced it); always
     /// false for a remote collection, whose server is asked by [`Self::remote_version_now`].
-    pub fn manifest_changed(&self) -> bool {
+    pub(crate) fn manifest_changed(&self) -> bool {
         let now = FileIdentity::of(&self.directory.join(MANIFEST_NAME)).ok();
         match (&self.manifest, now) {
             (Some(seen), Some(now)) => seen.difference(&now).is_some(),
@@ -150,7 +150,7 @@ impl SearchSet {
     /// Expands `paths` and the paths listed in `lists` (relative to the list's folder; `#`
     /// comments and empty lines skipped). `subindexes`, when not empty, keeps only the
     /// sub-indexes of that file name in the collections given (each name must exist).
-    pub fn expand(
+    pub(crate) fn expand(
         paths: &[PathBuf],
         lists: &[PathBuf],
         subindexes: &[String],
@@ -212,7 +212,7 @@ impl SearchSet {
 
     /// Keeps the files `keep` marks (a file past its end is kept), with what is known of
     /// each; the collections read stay listed.
-    pub fn retain(&mut self, keep: &[bool]) {
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
         let mut flags = keep.iter();
         self.paths.retain(|_| *flags.next().unwrap_or(&true));
         let mut flags = keep.iter();
@@ -233,13 +233,13 @@ impl SearchSet {
     }
 
     /// Per file: whether it belongs to a collection.
-    pub fn collection_files(&self) -> Vec<bool> {
+    pub(crate) fn collection_files(&self) -> Vec<bool> {
         self.collection_of.iter().map(Option::is_some).collect()
     }
 
     /// What answers call the files: a collection's files by the collection (its directory
     /// as given), other files by their path as given.
-    pub fn sources(&self) -> Sources {
+    pub(crate) fn sources(&self) -> Sources {
         let mut sources = Sources::default();
         let mut source_of_collection: HashMap<usize, u32> = HashMap::new();
         for (path, collection) in self.paths.iter().zip(&self.collection_of) {
@@ -302,21 +302,21 @@ impl SearchSet {
     }
 
     /// Whether any path was a collection.
-    pub fn has_collection(&self) -> bool {
+    pub(crate) fn has_collection(&self) -> bool {
         !self.collections.is_empty()
     }
 
     /// Opens the files and checks them against their manifests: the number of documents and
     /// the digest of their names of every collection's sub-index, so that documents hidden by
     /// number are the ones the manifest removed. Answers name the files by [`Self::sources`].
-    pub fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
+    pub(crate) fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
         self.open_named(options, crate::query::SIDE_MEMORY_DEFAULT, self.sources())
     }
 
     /// As [`SearchSet::open`], keeping at most `side_memory` bytes of side-file pages
     /// (checksums, block summaries) between queries ([`Index::open_with`]), the files named
     /// in answers by `sources`.
-    pub fn open_named(
+    pub(crate) fn open_named(
         &self,
         options: &HeaderOptions,
         side_memory: u64,
@@ -336,7 +336,7 @@ impl SearchSet {
 
     /// Checks that file `position`'s header agrees with what its collection's manifest
     /// records of it (nothing to check for a file of its own).
-    pub fn check_header(
+    pub(crate) fn check_header(
         &self,
         position: usize,
         header: &IndexHeader,
@@ -351,19 +351,19 @@ impl SearchSet {
     }
 
     /// Whether a collection's manifest was replaced since this set was expanded.
-    pub fn changed_since(&self) -> bool {
+    pub(crate) fn changed_since(&self) -> bool {
         self.collections
             .iter()
             .any(CollectionSeen::manifest_changed)
     }
 
     /// The collections read, in the order their files come.
-    pub fn collections(&self) -> &[CollectionSeen] {
+    pub(crate) fn collections(&self) -> &[CollectionSeen] {
         &self.collections
     }
 
     /// Per file: the collection (position in [`SearchSet::collections`]) it belongs to.
-    pub fn collection_of(&self) -> &[Option<usize>] {
+    pub(crate) fn collection_of(&self) -> &[Option<usize>] {
         &self.collection_of
     }
 }

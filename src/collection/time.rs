@@ -3,7 +3,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, as RFC 3339 UTC with seconds.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     let seconds = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -11,7 +11,7 @@ pub fn now_rfc3339() -> String {
 }
 
 /// `seconds` since the Unix epoch as RFC 3339 UTC.
-pub fn rfc3339(seconds: u64) -> String {
+pub(crate) fn rfc3339(seconds: u64) -> String {
     let days = (seconds / 86_400) as i64;
     let rest = seconds % 86_400;
     let (year, month, day) = civil_from_days(days);

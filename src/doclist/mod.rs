@@ -92,7 +92,7 @@ pub enum FileType {
 
 impl FileType {
     /// Every type, in COBS's order.
-    pub const ALL: [FileType; 9] = [
+    pub(crate) const ALL: [FileType; 9] = [
         FileType::Any,
         FileType::Text,
         FileType::Cortex,
@@ -119,17 +119,17 @@ impl FileType {
     }
 
     /// COBS's number of the type (the value of Python's `FileType`).
-    pub fn code(self) -> u32 {
+    pub(crate) fn code(self) -> u32 {
         self as u32
     }
 
     /// The type of COBS number `code`.
-    pub fn from_code(code: u32) -> Option<FileType> {
+    pub(crate) fn from_code(code: u32) -> Option<FileType> {
         FileType::ALL.get(code as usize).copied()
     }
 
     /// The type of `path` by its name, as COBS's `identify_filetype` sees it (`Any`: none).
-    pub fn identify(path: &Path) -> FileType {
+    pub(crate) fn identify(path: &Path) -> FileType {
         let name = path.as_os_str().as_encoded_bytes();
         let ends = |suffixes: &[&str]| suffixes.iter().any(|s| name.ends_with(s.as_bytes()));
         if ends(&[".txt"]) {
@@ -168,7 +168,7 @@ impl FileType {
 
     /// Whether a directory scan with this filter takes a file of type `found` (COBS's
     /// `accept`): `Any` takes every document type, the others only themselves.
-    pub fn accepts(self, found: FileType) -> bool {
+    pub(crate) fn accepts(self, found: FileType) -> bool {
         match self {
             FileType::Any => !matches!(found, FileType::Any | FileType::List),
             filter => filter == found,
@@ -176,7 +176,7 @@ impl FileType {
     }
 
     /// COBS's name of the type (Python's `FileType.<name>`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FileType::Any => "Any",
             FileType::Text => "Text",
@@ -235,7 +235,7 @@ impl DocumentEntry {
     }
 
     /// The documents of the file `path`, by its extension (COBS's `DocumentList::load`).
-    pub fn load(path: &Path) -> Result<Vec<DocumentEntry>, DocListError> {
+    pub(crate) fn load(path: &Path) -> Result<Vec<DocumentEntry>, DocListError> {
         let file_type = FileType::identify(path);
         let size = || {
             std::fs::metadata(path)
@@ -313,7 +313,7 @@ impl DocumentEntry {
     /// Calls `run(bytes)` with byte strings whose windows of `k` bytes are, in order, the
     /// terms COBS takes from this document with term size `k` (each window is one term; a
     /// string shorter than `k` holds none).
-    pub fn for_each_run(&self, k: usize, run: &mut dyn FnMut(&[u8])) -> Result<(), DocListError> {
+    pub(crate) fn for_each_run(&self, k: usize, run: &mut dyn FnMut(&[u8])) -> Result<(), DocListError> {
         assert!(k > 0, "the term size is positive");
         match self.file_type {
             FileType::Text => text::runs(&self.path, k, run),
@@ -340,7 +340,7 @@ fn path_bytes(path: &Path) -> &[u8] {
 
 /// COBS's `base_name`: the file name up to its first dot (`x.contigs.fa.gz` → `x`, `.a.fa`
 /// → the empty name).
-pub fn base_name(path: &Path) -> String {
+pub(crate) fn base_name(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -352,7 +352,7 @@ pub fn base_name(path: &Path) -> String {
 }
 
 /// COBS's `pad_index`: six digits, zero-padded.
-pub fn pad_index(index: u64) -> String {
+pub(crate) fn pad_index(index: u64) -> String {
     format!("{index:06}")
 }
 
@@ -413,13 +413,13 @@ impl DocumentList {
     }
 
     /// Sorts by path, keeping records of a file in their order (COBS's `sort_by_path`).
-    pub fn sort_by_path(&mut self) {
+    pub(crate) fn sort_by_path(&mut self) {
         self.entries
             .sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
     }
 
     /// Sorts by size, then path (COBS's `sort_by_size`).
-    pub fn sort_by_size(&mut self) {
+    pub(crate) fn sort_by_size(&mut self) {
         self.entries.sort_by(|a, b| {
             a.size
                 .cmp(&b.size)

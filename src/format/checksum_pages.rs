@@ -113,7 +113,7 @@ impl ChecksumTable {
     }
 
     /// The index these checksums describe.
-    pub fn index_path(&self) -> &Path {
+    pub(crate) fn index_path(&self) -> &Path {
         &self.index_path
     }
 
@@ -135,13 +135,13 @@ impl ChecksumTable {
     /// The 4 KiB page of the sidecar that holds the checksum of index page `page`. An entry
     /// never straddles two sidecar pages (entries are 4 bytes from a 64-byte preamble).
     #[inline]
-    pub fn sidecar_page(&self, page: u64) -> u64 {
+    pub(crate) fn sidecar_page(&self, page: u64) -> u64 {
         debug_assert!(page < self.page_count);
         entry_offset(page) / CHECKSUM_PAGE_BYTES
     }
 
     /// Offset in the sidecar of the checksum of index page `page` (entries are contiguous).
-    pub fn entry_offset(&self, page: u64) -> u64 {
+    pub(crate) fn entry_offset(&self, page: u64) -> u64 {
         entry_offset(page)
     }
 
@@ -149,7 +149,7 @@ impl ChecksumTable {
     /// page [`sidecar_page`](Self::sidecar_page)`(page)`, or the whole sidecar when
     /// `whole` is true).
     #[inline]
-    pub fn expected(&self, page: u64, sidecar_bytes: &[u8], whole: bool) -> Option<u32> {
+    pub(crate) fn expected(&self, page: u64, sidecar_bytes: &[u8], whole: bool) -> Option<u32> {
         let offset = entry_offset(page);
         let at = if whole {
             offset
@@ -161,7 +161,7 @@ impl ChecksumTable {
 
     /// Checks `bytes`, read at `offset` of the index, page by page against the checksums
     /// `expected(page)` gives (`None`: the sidecar page is not available, which is an error).
-    pub fn verify(
+    pub(crate) fn verify(
         &self,
         offset: u64,
         bytes: &[u8],
@@ -198,7 +198,7 @@ impl ChecksumTable {
 
     /// The error for index page `page` not matching its checksum: a damaged index page, or,
     /// when the sidecar itself fails its own checksum (read whole, once), a damaged sidecar.
-    pub fn mismatch(&self, page: u64) -> ChecksumError {
+    pub(crate) fn mismatch(&self, page: u64) -> ChecksumError {
         if let Some(detail) = self.sidecar_damage() {
             return ChecksumError::SidecarDamaged {
                 path: sidecar_path(&self.index_path),
@@ -220,7 +220,7 @@ impl ChecksumTable {
     }
 
     /// Checks the whole sidecar's own checksum from its bytes in memory (`sidecar`), once.
-    pub fn sidecar_damage_in(&self, sidecar: &[u8]) -> Option<String> {
+    pub(crate) fn sidecar_damage_in(&self, sidecar: &[u8]) -> Option<String> {
         self.sidecar_damage
             .get_or_init(|| own_checksum_damage(sidecar))
             .clone()

@@ -25,7 +25,7 @@ use crate::tempfiles;
 use crate::IoAt;
 
 /// Appended to an index's file name to name its sidecar.
-pub const SIDECAR_SUFFIX: &str = ".bitsift-checksums";
+pub(crate) const SIDECAR_SUFFIX: &str = ".bitsift-checksums";
 /// Bytes covered by one page checksum.
 pub const CHECKSUM_PAGE_BYTES: u64 = 4096;
 
@@ -54,7 +54,7 @@ pub fn sidecar_path(index: &Path) -> PathBuf {
 /// index's checksum sidecar (it covers every page checksum, so every byte of the index), plus
 /// 2^32 so that 0 means "none". `Ok(None)` when the index has no sidecar. Reads the sidecar's
 /// last 4 bytes (one request, for a remote index).
-pub fn sidecar_digest(index: &Path) -> std::io::Result<Option<u64>> {
+pub(crate) fn sidecar_digest(index: &Path) -> std::io::Result<Option<u64>> {
     let file = match SourceFile::open(&sidecar_path(index)) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -309,7 +309,7 @@ impl Checksums {
 
     /// The digest block summaries record of this sidecar ([`sidecar_digest`]): the CRC-32C
     /// its encoding ends with, computed without encoding it (a sidecar is 0.1 % of its index).
-    pub fn digest(&self) -> u64 {
+    pub(crate) fn digest(&self) -> u64 {
         let mut own = crc32c::crc32c(&self.preamble());
         let mut chunk = Vec::with_capacity(4 * 1024);
         for pages in self.pages.chunks(1024) {
@@ -382,7 +382,7 @@ impl Checksums {
 
     /// Checks one page, `bytes` being page `page` (bytes `[4096·page, 4096·page + 4096)`,
     /// shorter only for the last page): for callers that hold the index in memory.
-    pub fn verify_page(&self, page: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
+    pub(crate) fn verify_page(&self, page: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
         let offset = page.saturating_mul(CHECKSUM_PAGE_BYTES);
         if bytes.len() > PAGE {
             return Err(ChecksumError::Unaligned {
@@ -449,7 +449,7 @@ impl Checksums {
     }
 
     /// The index these checksums describe.
-    pub fn index_path(&self) -> &Path {
+    pub(crate) fn index_path(&self) -> &Path {
         &self.index_path
     }
 

@@ -19,7 +19,7 @@ use super::CHECKSUM_PAGE_BYTES;
 use crate::io::SourceFile;
 
 /// Pages sampled at most.
-pub const SAMPLED_PAGES: u64 = 8;
+pub(crate) const SAMPLED_PAGES: u64 = 8;
 
 /// The absolute page numbers (of [`CHECKSUM_PAGE_BYTES`]) sampled in an index of
 /// `file_size` bytes whose data start at `data_offset`: the page holding the first data
@@ -43,7 +43,7 @@ pub fn sampled_pages(file_size: u64, data_offset: u64) -> Vec<u64> {
 /// The CRC-32C of each of the [`sampled_pages`] of `file` (`file_size` bytes, data from
 /// `data_offset`; the last page may be shorter), with its page number: the pages read one
 /// after the other into one buffer.
-pub fn sampled_crcs(
+pub(crate) fn sampled_crcs(
     file: &SourceFile,
     file_size: u64,
     data_offset: u64,
@@ -63,7 +63,7 @@ pub fn sampled_crcs(
 /// The digest of an index's content that block summaries record: xxh64 (seed 0) over the
 /// file size, the data offset, then each sampled page's number and CRC-32C. Reads
 /// [`SAMPLED_PAGES`] pages at most.
-pub fn content_digest(file: &SourceFile, file_size: u64, data_offset: u64) -> io::Result<u64> {
+pub(crate) fn content_digest(file: &SourceFile, file_size: u64, data_offset: u64) -> io::Result<u64> {
     let mut hasher = Xxh64::new(0);
     hasher.update(&file_size.to_le_bytes());
     hasher.update(&data_offset.to_le_bytes());
@@ -75,7 +75,7 @@ pub fn content_digest(file: &SourceFile, file_size: u64, data_offset: u64) -> io
 }
 
 /// [`content_digest`] of the index file at `path` (a local file or a URL).
-pub fn content_digest_of(path: &std::path::Path, data_offset: u64) -> io::Result<u64> {
+pub(crate) fn content_digest_of(path: &std::path::Path, data_offset: u64) -> io::Result<u64> {
     let file = SourceFile::open(path)?;
     let size = file.len()?;
     content_digest(&file, size, data_offset)

@@ -43,15 +43,15 @@ pub use writer::{write_classic_header, write_compact_header, CompactLayout, Head
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";
 /// Type word of a compact index.
-pub const COMPACT_MAGIC: &[u8; 13] = b"COMPACT_INDEX";
+pub(crate) const COMPACT_MAGIC: &[u8; 13] = b"COMPACT_INDEX";
 /// Type word of a classic index.
-pub const CLASSIC_MAGIC: &[u8; 13] = b"CLASSIC_INDEX";
+pub(crate) const CLASSIC_MAGIC: &[u8; 13] = b"CLASSIC_INDEX";
 /// The only format version COBS has written.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// bitsift's compact format with rows in minimizer ranges ([`RowLayout::Minimizer`]): the
 /// compact header of version 1 with the row layout's 16 bytes after the page size. COBS
 /// refuses it (it reads version 1 only), as it must: its rows are not where COBS looks.
-pub const VERSION_RANGES: u32 = 2;
+pub(crate) const VERSION_RANGES: u32 = 2;
 
 /// Largest term size accepted in a header or a build. COBS indexes use k = 31 (its default,
 /// and the k of every published COBS collection); DNA k-mer tools rarely go beyond 63. A

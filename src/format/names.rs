@@ -84,7 +84,7 @@ pub struct DocumentNames {
 
 impl DocumentNames {
     /// An empty list with room for `count` names.
-    pub fn with_capacity(count: usize) -> Self {
+    pub(crate) fn with_capacity(count: usize) -> Self {
         DocumentNames {
             text: String::new(),
             ends: Vec::with_capacity(count),
@@ -92,23 +92,23 @@ impl DocumentNames {
     }
 
     /// Appends a name. Bytes that are not UTF-8 are replaced (COBS names are file names).
-    pub fn push_bytes(&mut self, name: &[u8]) {
+    pub(crate) fn push_bytes(&mut self, name: &[u8]) {
         self.text.push_str(&String::from_utf8_lossy(name));
         self.ends.push(self.text.len() as u32);
     }
 
     /// Appends a name.
-    pub fn push(&mut self, name: &str) {
+    pub(crate) fn push(&mut self, name: &str) {
         self.push_bytes(name.as_bytes());
     }
 
     /// Number of names.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// True when there are no names.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
@@ -128,7 +128,7 @@ impl DocumentNames {
     }
 
     /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
-    pub fn placeholders(&self) -> Vec<u64> {
+    pub(crate) fn placeholders(&self) -> Vec<u64> {
         self.iter()
             .enumerate()
             .filter(|(_, name)| is_placeholder(name))
@@ -137,7 +137,7 @@ impl DocumentNames {
     }
 
     /// The digest of the names ([`names_digest`]).
-    pub fn digest(&self) -> u64 {
+    pub(crate) fn digest(&self) -> u64 {
         names_digest(self.iter())
     }
 }

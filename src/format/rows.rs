@@ -78,7 +78,7 @@ impl RowLayout {
     }
 
     /// Rows a block needs at least `rows` of: a whole number of ranges.
-    pub fn round_rows(&self, rows: u64) -> u64 {
+    pub(crate) fn round_rows(&self, rows: u64) -> u64 {
         rows.max(1).next_multiple_of(self.range_rows())
     }
 
@@ -159,7 +159,7 @@ impl LayoutChoice {
 
     /// Rows per range for rows of `page_size` bytes: at least [`RANGE_ROWS_DEFAULT`], and at
     /// least [`RANGE_BYTES_MIN`] bytes (a power of two, at most [`RANGE_ROWS_MAX`]).
-    pub fn range_rows_for(page_size: u64) -> u32 {
+    pub(crate) fn range_rows_for(page_size: u64) -> u32 {
         let rows = RANGE_BYTES_MIN
             .div_ceil(page_size.max(1))
             .next_power_of_two();
@@ -167,7 +167,7 @@ impl LayoutChoice {
     }
 
     /// The layout of a new index of term size `k` with rows of `page_size` bytes.
-    pub fn resolve(self, k: u32, page_size: u64) -> RowLayout {
+    pub(crate) fn resolve(self, k: u32, page_size: u64) -> RowLayout {
         match self {
             LayoutChoice::Cobs => RowLayout::Cobs,
             LayoutChoice::Minimizer { range_rows } => RowLayout::minimizer(
@@ -183,7 +183,7 @@ impl LayoutChoice {
     /// block's k-mers over all of them (at least [`MINIMIZERS_PER_RANGE_MIN`] possible
     /// minimizers a range). Ranges whose size was not given grow, up to [`RANGE_ROWS_MAX`];
     /// an error says when no range size fits (COBS's layout always does).
-    pub fn fit(
+    pub(crate) fn fit(
         self,
         k: u32,
         canonical: bool,
@@ -224,7 +224,7 @@ impl LayoutChoice {
     }
 
     /// The choice that gives `layout` again, whatever the page size.
-    pub fn of(layout: RowLayout) -> LayoutChoice {
+    pub(crate) fn of(layout: RowLayout) -> LayoutChoice {
         match layout {
             RowLayout::Cobs => LayoutChoice::Cobs,
             RowLayout::Minimizer { range_rows, .. } => LayoutChoice::Minimizer {
@@ -307,7 +307,7 @@ pub struct RowMap {
 impl RowMap {
     /// The map of a block of `rows` rows laid out as `layout` says. `rows` is a whole number
     /// of ranges (the header reader checks it).
-    pub fn new(layout: RowLayout, rows: u64) -> RowMap {
+    pub(crate) fn new(layout: RowLayout, rows: u64) -> RowMap {
         assert!(rows > 0, "a block has rows");
         let (ranges, range_bits) = match layout {
             RowLayout::Cobs => (0, 0),
@@ -325,24 +325,24 @@ impl RowMap {
     }
 
     /// Rows of the block.
-    pub fn rows(&self) -> u64 {
+    pub(crate) fn rows(&self) -> u64 {
         self.modulus.get()
     }
 
     /// Rows of a range (1 in COBS's layout).
-    pub fn range_rows(&self) -> u64 {
+    pub(crate) fn range_rows(&self) -> u64 {
         1 << self.range_bits
     }
 
     /// Whether rows depend on minimizers.
-    pub fn needs_minimizers(&self) -> bool {
+    pub(crate) fn needs_minimizers(&self) -> bool {
         self.ranges > 0
     }
 
     /// The row of the k-mer whose row hash is `hash` and minimizer hash `minimizer` (unused in
     /// COBS's layout).
     #[inline(always)]
-    pub fn row(&self, hash: u64, minimizer: u64) -> u64 {
+    pub(crate) fn row(&self, hash: u64, minimizer: u64) -> u64 {
         if self.ranges == 0 {
             return hash % self.modulus;
         }
@@ -352,7 +352,7 @@ impl RowMap {
 
     /// The range that row `row` belongs to.
     #[inline]
-    pub fn range_of(&self, row: u64) -> u64 {
+    pub(crate) fn range_of(&self, row: u64) -> u64 {
         row >> self.range_bits
     }
 }

@@ -23,7 +23,7 @@ pub struct CompactLayout {
 
 impl CompactLayout {
     /// Documents per block.
-    pub fn documents_per_block(&self) -> u64 {
+    pub(crate) fn documents_per_block(&self) -> u64 {
         8 * self.page_size
     }
 

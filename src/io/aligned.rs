@@ -20,7 +20,7 @@ unsafe impl Sync for AlignedBuf {}
 impl AlignedBuf {
     /// Allocates `len` zero bytes aligned to `align` (a power of two). `len` 0 allocates one
     /// alignment unit so that the pointer is always valid.
-    pub fn zeroed(len: usize, align: usize) -> AlignedBuf {
+    pub(crate) fn zeroed(len: usize, align: usize) -> AlignedBuf {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
         let layout = Layout::from_size_align(len.max(align), align)
             .expect("buffer size overflows the address space");
@@ -39,7 +39,7 @@ impl AlignedBuf {
     /// 4 KiB page first). A buffer scored at random across gigabytes then costs a TLB miss
     /// per 2 MiB instead of per 4 KiB, which in a virtual machine, with nested page tables,
     /// is most of the cost of a random row. Falls back to [`AlignedBuf::zeroed`].
-    pub fn huge_zeroed(len: usize) -> AlignedBuf {
+    pub(crate) fn huge_zeroed(len: usize) -> AlignedBuf {
         const HUGE: usize = 2 << 20;
         let len = len.max(HUGE);
         let Some(mapped) = len.checked_add(HUGE) else {
@@ -74,39 +74,39 @@ impl AlignedBuf {
     }
 
     /// Usable bytes.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.layout.size()
     }
 
     /// True for an empty buffer (never: at least one alignment unit is allocated).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.layout.size() == 0
     }
 
     /// Alignment of the start.
-    pub fn align(&self) -> usize {
+    pub(crate) fn align(&self) -> usize {
         self.layout.align()
     }
 
     /// The bytes.
-    pub fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr is valid for layout.size() initialised bytes (zeroed at allocation).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
     }
 
     /// The bytes, mutable.
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as in as_slice, and &mut self guarantees exclusive access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
     }
 
     /// Raw pointer to the start, for reading a region that others may be writing around.
-    pub fn as_ptr(&self) -> *const u8 {
+    pub(crate) fn as_ptr(&self) -> *const u8 {
         self.ptr.as_ptr()
     }
 
     /// Raw pointer to the start, for the kernel to write into.
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr.as_ptr()
     }
 }

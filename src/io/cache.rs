@@ -210,7 +210,7 @@ impl PageCache {
     }
 
     /// Bytes per page.
-    pub fn page_size(&self) -> usize {
+    pub(crate) fn page_size(&self) -> usize {
         self.page_size
     }
 
@@ -227,7 +227,7 @@ impl PageCache {
 
     /// Copies the page at `offset` (a multiple of the page size) of `file` into `out` (one
     /// page long) if cached.
-    pub fn get(&self, file: u32, offset: u64, out: &mut [u8]) -> bool {
+    pub(crate) fn get(&self, file: u32, offset: u64, out: &mut [u8]) -> bool {
         let key = self.key(file, offset);
         let found = self
             .shard(key)
@@ -244,7 +244,7 @@ impl PageCache {
 
     /// Runs `read` on the cached page at `offset` of `file` in place (no copy), holding its
     /// shard for the call; `None` (and a miss) if the page is not cached.
-    pub fn with_page<R>(&self, file: u32, offset: u64, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    pub(crate) fn with_page<R>(&self, file: u32, offset: u64, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
         let key = self.key(file, offset);
         let mut shard = self
             .shard(key)
@@ -263,7 +263,7 @@ impl PageCache {
     }
 
     /// Whether the page is cached, without counting a hit or miss or touching its recency.
-    pub fn contains(&self, file: u32, offset: u64) -> bool {
+    pub(crate) fn contains(&self, file: u32, offset: u64) -> bool {
         let key = self.key(file, offset);
         self.shard(key)
             .lock()
@@ -274,12 +274,12 @@ impl PageCache {
 
     /// Counts `pages` lookups that will be read from the device (a caller that checked with
     /// [`PageCache::contains`] first).
-    pub fn record_misses(&self, pages: u64) {
+    pub(crate) fn record_misses(&self, pages: u64) {
         self.misses.fetch_add(pages, Ordering::Relaxed);
     }
 
     /// Stores a page (`page.len()` at most one page; shorter at the end of a file).
-    pub fn insert(&self, file: u32, offset: u64, page: &[u8]) {
+    pub(crate) fn insert(&self, file: u32, offset: u64, page: &[u8]) {
         debug_assert!(page.len() <= self.page_size);
         let key = self.key(file, offset);
         self.shard(key)
@@ -311,7 +311,7 @@ impl PageCache {
     }
 
     /// Page slots (the most pages the cache can hold).
-    pub fn slots(&self) -> u64 {
+    pub(crate) fn slots(&self) -> u64 {
         self.shards
             .iter()
             .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).slots() as u64)
@@ -319,7 +319,7 @@ impl PageCache {
     }
 
     /// Bytes allocated for pages and bookkeeping (never more than the capacity).
-    pub fn allocated_bytes(&self) -> u64 {
+    pub(crate) fn allocated_bytes(&self) -> u64 {
         self.slots() * (self.page_size as u64 + SLOT_OVERHEAD_BYTES)
     }
 }

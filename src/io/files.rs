@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Alignment assumed for O_DIRECT when `statx` cannot tell (pre-6.1 kernels): a page is a
 /// multiple of every logical block size in use.
-pub const DIRECT_ALIGN_FALLBACK: u64 = 4096;
+pub(crate) const DIRECT_ALIGN_FALLBACK: u64 = 4096;
 
 /// A path that names something else than a regular file. Indexes and their side files are
 /// read at any offset, and opening a named pipe for reading waits for a writer forever (a
@@ -105,7 +105,7 @@ pub struct DataFile {
 impl DataFile {
     /// Opens `path` with O_DIRECT. Fails with EINVAL where the file system has no direct I/O
     /// (tmpfs before 6.6, overlayfs on some kernels, several FUSE file systems).
-    pub fn open_direct(path: &Path) -> io::Result<DataFile> {
+    pub(crate) fn open_direct(path: &Path) -> io::Result<DataFile> {
         let file = open_regular_with(path, libc::O_DIRECT)?;
         let size = file.metadata()?.len();
         let (memory_align, offset_align) = match dio_alignment(&file) {
@@ -127,7 +127,7 @@ impl DataFile {
     }
 
     /// Opens `path` for buffered random reads (`POSIX_FADV_RANDOM`: no read-ahead).
-    pub fn open_buffered(path: &Path) -> io::Result<DataFile> {
+    pub(crate) fn open_buffered(path: &Path) -> io::Result<DataFile> {
         let file = open_regular(path)?;
         let size = file.metadata()?.len();
         // SAFETY: plain syscall on a valid descriptor; advice failures are harmless.
@@ -148,7 +148,7 @@ impl DataFile {
     /// with it (the rest of a short read that ended off the alignment grid). It is opened
     /// through `/proc/self/fd`, so it is the very file this one has open even if the path now
     /// names another (an index replaced while in use).
-    pub fn reopen_buffered(&self) -> io::Result<File> {
+    pub(crate) fn reopen_buffered(&self) -> io::Result<File> {
         if !self.direct {
             return self.file.try_clone();
         }

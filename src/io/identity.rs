@@ -28,12 +28,12 @@ pub struct FileIdentity {
 
 impl FileIdentity {
     /// The identity of the file `path` names now (following symbolic links, as opening does).
-    pub fn of(path: &Path) -> std::io::Result<FileIdentity> {
+    pub(crate) fn of(path: &Path) -> std::io::Result<FileIdentity> {
         Ok(FileIdentity::from_metadata(&std::fs::metadata(path)?))
     }
 
     /// The identity of an open file (`fstat`): the file read, whatever its path names now.
-    pub fn of_file(file: &File) -> std::io::Result<FileIdentity> {
+    pub(crate) fn of_file(file: &File) -> std::io::Result<FileIdentity> {
         Ok(FileIdentity::from_metadata(&file.metadata()?))
     }
 
@@ -49,7 +49,7 @@ impl FileIdentity {
     /// How `now` differs from `self` as far as the bytes are concerned, in words, or `None`
     /// when they are the same file with the same contents (links made or removed, a mode
     /// changed: see the module documentation).
-    pub fn difference(&self, now: &FileIdentity) -> Option<String> {
+    pub(crate) fn difference(&self, now: &FileIdentity) -> Option<String> {
         if (now.device, now.inode) != (self.device, self.inode) {
             Some("the path now names another file (replaced)".into())
         } else if now.size != self.size {

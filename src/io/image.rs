@@ -41,7 +41,7 @@ impl RowMemory {
     }
 
     /// Bytes of memory it holds or may hold: the image's size, or the cache's allocation.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         match self {
             RowMemory::Pages(cache) => cache.allocated_bytes(),
             RowMemory::Image(image) => image.bytes(),
@@ -49,7 +49,7 @@ impl RowMemory {
     }
 
     /// The paged cache, when that is what the budget became.
-    pub fn pages(&self) -> Option<&Arc<PageCache>> {
+    pub(crate) fn pages(&self) -> Option<&Arc<PageCache>> {
         match self {
             RowMemory::Pages(cache) => Some(cache),
             RowMemory::Image(_) => None,
@@ -69,7 +69,7 @@ pub struct MemoryImage {
 
 impl MemoryImage {
     /// Whether files of `total_bytes` fit a budget of `capacity_bytes`.
-    pub fn fits(total_bytes: u64, capacity_bytes: u64) -> bool {
+    pub(crate) fn fits(total_bytes: u64, capacity_bytes: u64) -> bool {
         total_bytes > 0 && total_bytes <= capacity_bytes
     }
 
@@ -77,7 +77,7 @@ impl MemoryImage {
     /// best-effort I/O priority (not the idle class: until the image is complete there is no
     /// cache, so it must not starve behind the queries). The thread stops early when the
     /// image is dropped.
-    pub fn load_in_background(files: Vec<(PathBuf, u64)>) -> Arc<MemoryImage> {
+    pub(crate) fn load_in_background(files: Vec<(PathBuf, u64)>) -> Arc<MemoryImage> {
         let image = Arc::new(MemoryImage {
             files,
             loaded: OnceLock::new(),
@@ -94,7 +94,7 @@ impl MemoryImage {
     }
 
     /// The files in memory, once the whole image is loaded.
-    pub fn resident(&self) -> Option<&dyn ResidentFiles> {
+    pub(crate) fn resident(&self) -> Option<&dyn ResidentFiles> {
         self.loaded.get().map(|_| self as &dyn ResidentFiles)
     }
 
@@ -104,7 +104,7 @@ impl MemoryImage {
     }
 
     /// Bytes the image holds (or will hold) in memory.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.files.iter().map(|(_, size)| size).sum()
     }
 

@@ -39,7 +39,7 @@ pub struct MmapEngine {
 
 impl MmapEngine {
     /// Maps every file read-only with `MADV_RANDOM`, each guarded against SIGBUS.
-    pub fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+    pub(crate) fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
         let mut maps = Vec::with_capacity(paths.len());
         for path in paths {
             let open_error = |source| IoError::Open {
@@ -80,7 +80,7 @@ impl MmapEngine {
     /// The whole mapping of file `file`, for callers that score straight from resident
     /// memory. After reading from it, call [`MmapEngine::take_fault`] and discard what was
     /// computed if it reports a fault: a faulted page reads as zeros.
-    pub fn mapping(&self, file: u32) -> &[u8] {
+    pub(crate) fn mapping(&self, file: u32) -> &[u8] {
         &self.maps[file as usize].map
     }
 
@@ -88,7 +88,7 @@ impl MmapEngine {
     /// since the last call (or since the last read of this engine on this thread). The
     /// faulted page then reads as zeros, so whatever was computed from the mapping since the
     /// last call must be discarded. Faults in other mappings are left for their owners.
-    pub fn take_fault(&self) -> Result<(), IoError> {
+    pub(crate) fn take_fault(&self) -> Result<(), IoError> {
         let owner = |address: usize| self.maps.iter().any(|m| m.guard.contains(address));
         match sigbus::take_thread_fault(owner) {
             None => Ok(()),

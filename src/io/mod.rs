@@ -58,7 +58,7 @@ pub(crate) mod retry;
 mod ring_alloc;
 mod shape;
 mod sigbus;
-pub mod source;
+pub(crate) mod source;
 mod uring;
 pub mod usage;
 mod warm;
@@ -154,7 +154,7 @@ impl IoCounters {
 
     /// Adds `other`, the counters of reads of side files, into `self`, counting them as side
     /// reads too.
-    pub fn add_side(&mut self, other: &IoCounters) {
+    pub(crate) fn add_side(&mut self, other: &IoCounters) {
         self.add(other);
         self.side_read_requests += other.read_requests - other.side_read_requests;
         self.side_bytes_read += other.bytes_read - other.side_bytes_read;
@@ -374,7 +374,7 @@ impl Default for EngineOptions {
 
 impl EngineOptions {
     /// Requests in flight for local files: as asked, else [`QUEUE_DEPTH_DEFAULT`].
-    pub fn local_depth(&self) -> u32 {
+    pub(crate) fn local_depth(&self) -> u32 {
         self.queue_depth.unwrap_or(QUEUE_DEPTH_DEFAULT).max(1)
     }
 
@@ -386,15 +386,15 @@ impl EngineOptions {
 
 /// Default reads in flight. The virtual disks we measured saturate near 32; NVMe wants more,
 /// and 64 costs nothing where the device is slower.
-pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
+pub(crate) const QUEUE_DEPTH_DEFAULT: u32 = 64;
 
 /// Default range requests in flight for remote files: a round trip of 50 ms at 256 requests
 /// in flight is ~5,000 requests a second, the rate of a few fast disks.
-pub const REMOTE_DEPTH_DEFAULT: u32 = 256;
+pub(crate) const REMOTE_DEPTH_DEFAULT: u32 = 256;
 
 /// Default byte ranges one HTTP request may ask for at most (`Range: bytes=a-b,c-d,…`)
 /// where the server takes them. See `docs/architecture.md`.
-pub const REMOTE_RANGES_DEFAULT: usize = 64;
+pub(crate) const REMOTE_RANGES_DEFAULT: usize = 64;
 
 /// Receives the reads of a batch, each with its own outcome (as RocksDB's `MultiRead` gives
 /// each request its own status).
@@ -492,7 +492,7 @@ pub trait ReadEngine: Send {
 /// An engine that wraps another and changes only how batches are read: the fault engine,
 /// and the read path's layers ([`crate::read`]). Every [`EngineLayer`] is a [`ReadEngine`]
 /// whose kind, direct flag and files are those of the engine it wraps.
-pub trait EngineLayer: Send {
+pub(crate) trait EngineLayer: Send {
     /// The wrapped engine.
     fn inner(&self) -> &dyn ReadEngine;
 
@@ -583,12 +583,12 @@ pub struct OpenedEngine {
 /// scored in place through a memory map: reading them again with O_DIRECT would throw away
 /// what the machine holds. Any less and the pages that are missing would each cost a
 /// synchronous fault, so planned reads go through the page cache instead.
-pub const RESIDENT_FRACTION_MIN: f64 = 0.99;
+pub(crate) const RESIDENT_FRACTION_MIN: f64 = 0.99;
 
 /// With [`EngineChoice::Auto`], files whose total size is at most this share of the memory
 /// available are read through the page cache (buffered), so that repeated runs become warm;
 /// larger ones are read with O_DIRECT and only the bounded row cache keeps anything.
-pub const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
+pub(crate) const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
 
 /// Opens an engine over `paths` as `options` asks.
 ///

@@ -59,7 +59,7 @@ pub struct PreadEngine {
 
 impl PreadEngine {
     /// Opens `paths` and starts `threads` workers.
-    pub fn open(paths: &[PathBuf], threads: u32, direct: DirectIo) -> Result<Self, IoError> {
+    pub(crate) fn open(paths: &[PathBuf], threads: u32, direct: DirectIo) -> Result<Self, IoError> {
         let threads = threads.clamp(1, 256) as usize;
         let (files, fallback) = open_files(paths, direct, "pread")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
@@ -94,7 +94,7 @@ impl PreadEngine {
     }
 
     /// Why O_DIRECT is not used, when it was wanted but the file system refused it.
-    pub fn direct_fallback(&self) -> Option<&str> {
+    pub(crate) fn direct_fallback(&self) -> Option<&str> {
         self.fallback.as_deref()
     }
 }

@@ -81,7 +81,7 @@ pub(crate) struct Progress {
 impl Progress {
     /// A read of `len` bytes at `offset` of a file of `file_size` bytes; `offset` lies inside
     /// the file (engines report reads past the end before issuing them).
-    pub fn new(len: u32, offset: u64, file_size: u64) -> Progress {
+    pub(crate) fn new(len: u32, offset: u64, file_size: u64) -> Progress {
         assert!(offset < file_size, "a read past the end is never issued");
         let want = (len as u64).min(file_size - offset) as u32;
         Progress {
@@ -92,7 +92,7 @@ impl Progress {
 
     /// Acts on one result of the read at `offset`. `grid` is the alignment the rest must
     /// start on to be issued the same way (the O_DIRECT alignment, else 1).
-    pub fn step(&mut self, result: AttemptResult, offset: u64, grid: u64) -> Step {
+    pub(crate) fn step(&mut self, result: AttemptResult, offset: u64, grid: u64) -> Step {
         if self.want == 0 {
             return Step::Done;
         }
@@ -144,7 +144,7 @@ impl Progress {
 impl Failure {
     /// The error of a read at `offset` of `len` bytes of `path` (a file of `file_size`
     /// bytes) that failed after `done` bytes had landed.
-    pub fn to_error(
+    pub(crate) fn to_error(
         self,
         path: &Path,
         offset: u64,

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 /// Hands out regions `[start, start + len)` of an arena of `capacity` bytes.
 #[derive(Debug, Default)]
-pub struct RingAlloc {
+pub(crate) struct RingAlloc {
     capacity: usize,
     /// Where the next region starts (may wrap to 0).
     head: usize,
@@ -22,7 +22,7 @@ pub struct RingAlloc {
 
 impl RingAlloc {
     /// An empty ring over `capacity` bytes.
-    pub fn new(capacity: usize) -> RingAlloc {
+    pub(crate) fn new(capacity: usize) -> RingAlloc {
         RingAlloc {
             capacity,
             head: 0,
@@ -31,14 +31,14 @@ impl RingAlloc {
     }
 
     /// Forgets every region (start of a batch, or after the arena was replaced).
-    pub fn reset(&mut self, capacity: usize) {
+    pub(crate) fn reset(&mut self, capacity: usize) {
         self.capacity = capacity;
         self.head = 0;
         self.live.clear();
     }
 
     /// A region of `len` bytes, or `None` until earlier regions are released.
-    pub fn alloc(&mut self, len: usize) -> Option<usize> {
+    pub(crate) fn alloc(&mut self, len: usize) -> Option<usize> {
         let start = match self.live.front() {
             None => {
                 self.head = 0;
@@ -70,7 +70,7 @@ impl RingAlloc {
 
     /// Releases the region that starts at `start`; the tail advances past every released
     /// region at the front.
-    pub fn release(&mut self, start: usize) {
+    pub(crate) fn release(&mut self, start: usize) {
         if let Some(entry) = self.live.iter_mut().find(|e| e.0 == start && !e.2) {
             entry.2 = true;
         }

@@ -51,7 +51,7 @@ pub struct ReadShape {
 impl ReadShape {
     /// The shape of local files: a network or parallel file system under any of `paths`
     /// merges far more than a local disk.
-    pub fn local<'a>(
+    pub(crate) fn local<'a>(
         paths: impl IntoIterator<Item = &'a Path>,
         alignment: u64,
         in_flight: usize,
@@ -80,7 +80,7 @@ impl ReadShape {
     /// The shape of remote files: a small gap when every file may be read by multi-range
     /// requests (a separate range then costs a part header, not a request), else one that
     /// weighs a request's share of a round trip against the bytes of the gap.
-    pub fn remote(multirange: bool, alignment: u64, in_flight: usize) -> ReadShape {
+    pub(crate) fn remote(multirange: bool, alignment: u64, in_flight: usize) -> ReadShape {
         ReadShape {
             alignment,
             gap_bytes: if multirange {

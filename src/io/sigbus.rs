@@ -114,14 +114,14 @@ pub(crate) fn register(start: *const u8, len: usize) -> Result<Registration, Gua
 
 impl Registration {
     /// Whether `address` lies in this mapping.
-    pub fn contains(&self, address: usize) -> bool {
+    pub(crate) fn contains(&self, address: usize) -> bool {
         address >= self.start && address - self.start < self.len
     }
 
     /// The offset of the first poisoned page overlapping `[offset, offset + len)`, if any.
     /// One atomic load when nothing is poisoned.
     #[inline]
-    pub fn poisoned_page_in(&self, offset: u64, len: u64) -> Option<u64> {
+    pub(crate) fn poisoned_page_in(&self, offset: u64, len: u64) -> Option<u64> {
         let entry = &TABLE[self.index?];
         let count = entry.poisoned_count.load(Ordering::Acquire);
         if count == 0 || len == 0 {

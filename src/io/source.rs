@@ -13,22 +13,22 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The schemes of remote locations.
-pub const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
+pub(crate) const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
 
 /// The error of a remote location in a build without the `remote` feature.
-pub const REMOTE_DISABLED: &str =
+pub(crate) const REMOTE_DISABLED: &str =
     "this bitsift was built without remote access (cargo feature `remote`); rebuild with it";
 
 /// The start of the error of a remote file replaced on its server since it was opened (a
 /// server reopens its view when a search meets it).
-pub const REMOTE_CHANGED: &str = "the file changed on the server since it was opened";
+pub(crate) const REMOTE_CHANGED: &str = "the file changed on the server since it was opened";
 
 /// The error of a remote file replaced on its server since it was opened, with what was
 /// seen at open. It travels inside the `std::io::Error` of the read that met it, so that
 /// whoever must react (a server reopens what it serves) matches its type, never its text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{REMOTE_CHANGED} (ETag {etag}, {size} bytes at open); open it again")]
-pub struct RemoteChanged {
+pub(crate) struct RemoteChanged {
     /// The ETag at open ("none" when the server gave none).
     pub etag: String,
     /// The size at open.
@@ -37,13 +37,13 @@ pub struct RemoteChanged {
 
 impl RemoteChanged {
     /// The [`RemoteChanged`] that `error` carries, if it carries one.
-    pub fn of(error: &io::Error) -> Option<&RemoteChanged> {
+    pub(crate) fn of(error: &io::Error) -> Option<&RemoteChanged> {
         error.get_ref()?.downcast_ref::<RemoteChanged>()
     }
 
     /// Whether `error`, or an error it was caused by, is a [`RemoteChanged`]: a search's
     /// error says this way, by its causes' types, that a remote file changed.
-    pub fn within(error: &(dyn std::error::Error + 'static)) -> bool {
+    pub(crate) fn within(error: &(dyn std::error::Error + 'static)) -> bool {
         let mut cause = Some(error);
         while let Some(error) = cause {
             let carried = error
@@ -59,7 +59,7 @@ impl RemoteChanged {
 
     /// A copy of `error` (which `std::io::Error` cannot clone) that keeps a
     /// [`RemoteChanged`] as such; any other error keeps its kind and text.
-    pub fn copy(error: &io::Error) -> io::Error {
+    pub(crate) fn copy(error: &io::Error) -> io::Error {
         match RemoteChanged::of(error) {
             Some(changed) => io::Error::other(changed.clone()),
             None => io::Error::new(error.kind(), error.to_string()),
@@ -89,7 +89,7 @@ impl SourceFile {
     /// time the process opens it). A missing file fails with [`io::ErrorKind::NotFound`]
     /// either way; a local path that is not a regular file (a FIFO, a device, a directory)
     /// with [`super::NotRegularFile`], before it is opened for reading.
-    pub fn open(path: &Path) -> io::Result<SourceFile> {
+    pub(crate) fn open(path: &Path) -> io::Result<SourceFile> {
         if !is_remote(path) {
             return super::open_regular(path).map(SourceFile::Local);
         }
@@ -105,7 +105,7 @@ impl SourceFile {
     }
 
     /// The file's size (at open, for a remote file).
-    pub fn len(&self) -> io::Result<u64> {
+    pub(crate) fn len(&self) -> io::Result<u64> {
         match self {
             SourceFile::Local(file) => Ok(file.metadata()?.len()),
             #[cfg(feature = "remote")]
@@ -114,12 +114,12 @@ impl SourceFile {
     }
 
     /// Whether the file is empty.
-    pub fn is_empty(&self) -> io::Result<bool> {
+    pub(crate) fn is_empty(&self) -> io::Result<bool> {
         Ok(self.len()? == 0)
     }
 
     /// Reads exactly `buf.len()` bytes at `offset`.
-    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    pub(crate) fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         match self {
             SourceFile::Local(file) => std::os::unix::fs::FileExt::read_exact_at(file, buf, offset),
             #[cfg(feature = "remote")]
@@ -129,7 +129,7 @@ impl SourceFile {
 
     /// Says that about `bytes` more will be read from the current position on (a remote file
     /// fetches them at once; a local file ignores it).
-    pub fn will_read(&mut self, bytes: u64) {
+    pub(crate) fn will_read(&mut self, bytes: u64) {
         match self {
             SourceFile::Local(_) => {}
             #[cfg(feature = "remote")]
@@ -139,7 +139,7 @@ impl SourceFile {
     }
 
     /// The local file, if it is one.
-    pub fn local(&self) -> Option<&File> {
+    pub(crate) fn local(&self) -> Option<&File> {
         match self {
             SourceFile::Local(file) => Some(file),
             #[cfg(feature = "remote")]
@@ -172,7 +172,7 @@ impl Seek for SourceFile {
 /// one each; see `remote::RemoteObject::open_all`), so that the opens that follow find them
 /// open. Local paths are skipped, and
 /// failures are left for those opens to report.
-pub fn prefetch(paths: &[PathBuf]) {
+pub(crate) fn prefetch(paths: &[PathBuf]) {
     #[cfg(feature = "remote")]
     {
         let urls: Vec<String> = paths
@@ -190,7 +190,7 @@ pub fn prefetch(paths: &[PathBuf]) {
 
 /// The whole of the file at `path`, local or remote (`std::fs::read` for both); a local path
 /// must name a regular file, as for [`SourceFile::open`].
-pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
+pub(crate) fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     if !is_remote(path) {
         let mut file = super::open_regular(path)?;
         let mut bytes = Vec::with_capacity(file.metadata()?.len() as usize);

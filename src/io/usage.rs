@@ -43,7 +43,7 @@ impl Usage {
     }
 
     /// Counters accumulated since `earlier` (peak RSS is the current peak).
-    pub fn since(&self, earlier: &Usage) -> Usage {
+    pub(crate) fn since(&self, earlier: &Usage) -> Usage {
         Usage {
             major_faults: self.major_faults.saturating_sub(earlier.major_faults),
             minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
@@ -68,7 +68,7 @@ fn proc_read_bytes() -> Option<u64> {
 /// when the process's memory cgroup (v1 or v2), or one of its ancestors, leaves less room
 /// below its limit (the page cache counts against a cgroup's limit: files that fit the machine
 /// may not fit the cgroup).
-pub fn memory_available_bytes() -> Option<u64> {
+pub(crate) fn memory_available_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let machine = text
         .lines()
@@ -120,7 +120,7 @@ fn cgroup_room_bytes() -> Option<u64> {
 }
 
 /// Current resident set size in bytes (`/proc/self/statm`).
-pub fn resident_bytes() -> Option<u64> {
+pub(crate) fn resident_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf has no memory-safety preconditions.

@@ -63,12 +63,12 @@ const FILL_LIMIT: f64 = 0.95;
 
 impl Warmup {
     /// Starts warming `ranges` into `cache` on a background thread.
-    pub fn start(ranges: Vec<WarmRange>, cache: Arc<PageCache>) -> Warmup {
+    pub(crate) fn start(ranges: Vec<WarmRange>, cache: Arc<PageCache>) -> Warmup {
         Warmup::start_checked(ranges, cache, None)
     }
 
     /// As [`Warmup::start`], each chunk checked by `check` before its pages are stored.
-    pub fn start_checked(
+    pub(crate) fn start_checked(
         ranges: Vec<WarmRange>,
         cache: Arc<PageCache>,
         check: Option<WarmCheck>,
@@ -88,12 +88,12 @@ impl Warmup {
     }
 
     /// Bytes read so far.
-    pub fn bytes_read(&self) -> u64 {
+    pub(crate) fn bytes_read(&self) -> u64 {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
     /// Whether the warm-up has ended by itself (all read, or the cache full).
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.handle.as_ref().is_none_or(|h| h.is_finished())
     }
 

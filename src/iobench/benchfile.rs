@@ -36,7 +36,7 @@ pub struct BenchFile {
 
 /// Opens `path` if it carries the pattern, or creates it with `size` bytes.
 /// `size` for an existing file must match it (or be `None`).
-pub fn prepare(
+pub(crate) fn prepare(
     path: &Path,
     size: Option<u64>,
     default_size: u64,
@@ -199,7 +199,7 @@ fn creation_bar(visible: bool, size: u64, path: &Path) -> ProgressBar {
 }
 
 /// Reads the whole file once, buffered, so that warm runs find it in the page cache.
-pub fn load_into_cache(file: &BenchFile) -> Result<(), IobenchError> {
+pub(crate) fn load_into_cache(file: &BenchFile) -> Result<(), IobenchError> {
     let handle = File::open(&file.path)
         .map_err(|e| IobenchError::file(&file.path, format!("cannot open: {e}")))?;
     let mut chunk = vec![0u8; WRITE_CHUNK_BYTES];
@@ -227,7 +227,7 @@ fn free_bytes(directory: &Path) -> Option<u64> {
 }
 
 /// The name of the file system holding `path`, from `statfs`'s magic number.
-pub fn filesystem_name(path: &Path) -> String {
+pub(crate) fn filesystem_name(path: &Path) -> String {
     let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
         return "unknown".into();
     };

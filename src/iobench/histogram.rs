@@ -14,7 +14,7 @@ const BUCKET_COUNT: usize = (64 - SUB_BITS as usize + 1) * SUB_COUNT as usize;
 /// Counts of values (nanoseconds, here) in log-linear buckets, plus exact count, sum, min and
 /// max. About 58 KiB, allocated once.
 #[derive(Clone)]
-pub struct Histogram {
+pub(crate) struct Histogram {
     counts: Box<[u64]>,
     count: u64,
     sum: u128,
@@ -24,7 +24,7 @@ pub struct Histogram {
 
 impl Histogram {
     /// An empty histogram.
-    pub fn new() -> Histogram {
+    pub(crate) fn new() -> Histogram {
         Histogram {
             counts: vec![0; BUCKET_COUNT].into_boxed_slice(),
             count: 0,
@@ -36,7 +36,7 @@ impl Histogram {
 
     /// Records one value.
     #[inline]
-    pub fn record(&mut self, value: u64) {
+    pub(crate) fn record(&mut self, value: u64) {
         self.counts[bucket_index(value)] += 1;
         self.count += 1;
         self.sum += value as u128;
@@ -56,17 +56,17 @@ impl Histogram {
     }
 
     /// Values recorded.
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.count
     }
 
     /// Largest value recorded (0 when empty).
-    pub fn max(&self) -> u64 {
+    pub(crate) fn max(&self) -> u64 {
         self.max
     }
 
     /// Mean value (0 when empty).
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         if self.count == 0 {
             return 0.0;
         }
@@ -75,7 +75,7 @@ impl Histogram {
 
     /// The value at quantile `q` (0..=1): the upper edge of the bucket holding the
     /// `ceil(q · count)`-th smallest value, clamped to [min, max]. 0 when empty.
-    pub fn quantile(&self, q: f64) -> u64 {
+    pub(crate) fn quantile(&self, q: f64) -> u64 {
         if self.count == 0 {
             return 0;
         }

@@ -40,13 +40,13 @@
 mod bench;
 mod benchfile;
 mod error;
-pub mod histogram;
+pub(crate) mod histogram;
 mod options;
-pub mod pattern;
+pub(crate) mod pattern;
 mod recommend;
 mod report;
 mod resemble;
-pub mod rng;
+pub(crate) mod rng;
 mod run;
 mod stats;
 mod table;
@@ -54,8 +54,8 @@ mod threads;
 mod uring;
 
 pub use bench::Bench;
-pub use benchfile::BenchFile;
-pub use error::IobenchError;
+pub(crate) use benchfile::BenchFile;
+pub(crate) use error::IobenchError;
 pub use options::{
     CacheMode, Options, Variant, BLOCK_BYTES_DEFAULT, BLOCK_BYTES_MAX, DURATION_DEFAULT,
     FILE_BYTES_DEFAULT, FULL_EVERY_DEFAULT, QUEUE_DEPTHS_DEFAULT, QUEUE_DEPTH_MAX, THREADS_DEFAULT,

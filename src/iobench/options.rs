@@ -71,12 +71,12 @@ impl Variant {
     }
 
     /// Whether concurrency comes from threads (else from reads in flight).
-    pub fn threaded(self) -> bool {
+    pub(crate) fn threaded(self) -> bool {
         self != Variant::Uring
     }
 
     /// Whether reads bypass the page cache.
-    pub fn direct(self) -> bool {
+    pub(crate) fn direct(self) -> bool {
         matches!(self, Variant::Direct | Variant::Uring)
     }
 }
@@ -123,7 +123,7 @@ pub struct Options {
 
 impl Options {
     /// The defaults, for `path`.
-    pub fn new(path: PathBuf) -> Options {
+    pub(crate) fn new(path: PathBuf) -> Options {
         Options {
             path,
             size: None,

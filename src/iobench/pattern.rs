@@ -13,11 +13,11 @@
 use super::rng::SplitMix64;
 
 /// Bytes per pattern sector (the smallest logical block of any disk).
-pub const SECTOR_BYTES: usize = 512;
+pub(crate) const SECTOR_BYTES: usize = 512;
 /// The first bytes of every sector.
-pub const MAGIC: [u8; 8] = *b"bsiftIO1";
+pub(crate) const MAGIC: [u8; 8] = *b"bsiftIO1";
 /// Mixed into each sector's stream seed.
-pub const STREAM_SEED: u64 = 0x6269_7473_6966_7421;
+pub(crate) const STREAM_SEED: u64 = 0x6269_7473_6966_7421;
 
 const HEADER_BYTES: usize = 16;
 const WORDS_PER_SECTOR: usize = (SECTOR_BYTES - HEADER_BYTES) / 8;
@@ -25,7 +25,7 @@ const _: () = assert!(HEADER_BYTES + WORDS_PER_SECTOR * 8 == SECTOR_BYTES);
 
 /// The first byte that differs from the pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mismatch {
+pub(crate) struct Mismatch {
     /// Offset of the byte in the file.
     pub offset: u64,
     /// What the pattern has there.
@@ -35,7 +35,7 @@ pub struct Mismatch {
 }
 
 /// Writes the pattern of the sectors starting at `first_sector` into `buf` (whole sectors).
-pub fn fill(buf: &mut [u8], first_sector: u64) {
+pub(crate) fn fill(buf: &mut [u8], first_sector: u64) {
     assert_eq!(buf.len() % SECTOR_BYTES, 0, "whole sectors only");
     for (index, sector) in buf.chunks_exact_mut(SECTOR_BYTES).enumerate() {
         let number = first_sector + index as u64;
@@ -50,7 +50,7 @@ pub fn fill(buf: &mut [u8], first_sector: u64) {
 
 /// Checks the 16-byte header of every sector of `buf`, read at sector `first_sector`.
 #[inline]
-pub fn check_headers(buf: &[u8], first_sector: u64) -> Result<(), Mismatch> {
+pub(crate) fn check_headers(buf: &[u8], first_sector: u64) -> Result<(), Mismatch> {
     debug_assert_eq!(buf.len() % SECTOR_BYTES, 0);
     for (index, sector) in buf.chunks_exact(SECTOR_BYTES).enumerate() {
         let number = first_sector + index as u64;
@@ -69,7 +69,7 @@ pub fn check_headers(buf: &[u8], first_sector: u64) -> Result<(), Mismatch> {
 }
 
 /// Checks every byte of `buf`, read at sector `first_sector`.
-pub fn check_full(buf: &[u8], first_sector: u64) -> Result<(), Mismatch> {
+pub(crate) fn check_full(buf: &[u8], first_sector: u64) -> Result<(), Mismatch> {
     check_headers(buf, first_sector)?;
     for (index, sector) in buf.chunks_exact(SECTOR_BYTES).enumerate() {
         let number = first_sector + index as u64;

@@ -14,9 +14,9 @@ use super::{CacheMode, Variant};
 use crate::units::plural;
 
 /// Fraction of the peak IOPS that a recommended depth must reach.
-pub const NEAR_BEST: f64 = 0.9;
+pub(crate) const NEAR_BEST: f64 = 0.9;
 /// How much better the thread pool must be for it to be preferred to io_uring.
-pub const THREADS_MARGIN: f64 = 1.1;
+pub(crate) const THREADS_MARGIN: f64 = 1.1;
 
 /// The recommendation, with the figures behind it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -50,7 +50,7 @@ fn best(runs: &[RunReport], variant: Variant) -> Option<&RunReport> {
 
 /// The recommendation for the file system of `file`, or `None` when neither uring nor a
 /// pread variant ran.
-pub fn recommend(runs: &[RunReport], file: &BenchFile, cache: CacheMode) -> Option<Recommendation> {
+pub(crate) fn recommend(runs: &[RunReport], file: &BenchFile, cache: CacheMode) -> Option<Recommendation> {
     let uring = best(runs, Variant::Uring);
     let threads_variant = if best(runs, Variant::Direct).is_some() {
         Variant::Direct

@@ -18,14 +18,14 @@ use super::run::RunReport;
 use super::{CacheMode, Variant};
 
 /// Peak random-read IOPS below which a device is judged to be a hard disk.
-pub const HARD_DISK_IOPS_MAX: f64 = 800.0;
+pub(crate) const HARD_DISK_IOPS_MAX: f64 = 800.0;
 /// Peak random-read IOPS below which a device is judged to be a cloud block volume.
-pub const CLOUD_IOPS_MAX: f64 = 20_000.0;
+pub(crate) const CLOUD_IOPS_MAX: f64 = 20_000.0;
 /// Largest read size whose rate is judged as requests.
-pub const BLOCK_BYTES_JUDGED: u64 = 64 << 10;
+pub(crate) const BLOCK_BYTES_JUDGED: u64 = 64 << 10;
 /// The variants whose reads reach the device one request per read (default-advice mmap reads
 /// around each fault, so its rate is not a request rate).
-pub const COUNTED: [Variant; 4] = [
+pub(crate) const COUNTED: [Variant; 4] = [
     Variant::Uring,
     Variant::Direct,
     Variant::Pread,
@@ -46,7 +46,7 @@ pub enum DeviceKind {
 
 impl DeviceKind {
     /// The kind whose profile is nearest to a peak of `iops` random reads a second.
-    pub fn from_peak_iops(iops: f64) -> DeviceKind {
+    pub(crate) fn from_peak_iops(iops: f64) -> DeviceKind {
         if iops < HARD_DISK_IOPS_MAX {
             DeviceKind::HardDisk
         } else if iops < CLOUD_IOPS_MAX {
@@ -57,7 +57,7 @@ impl DeviceKind {
     }
 
     /// How the report names it.
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             DeviceKind::LocalSsd => "a local NVMe/SSD",
             DeviceKind::CloudVolume => "a cloud block volume (~3,000 IOPS)",
@@ -66,7 +66,7 @@ impl DeviceKind {
     }
 
     /// The `bench/frugal.sh` profile that imitates it.
-    pub fn profile(self) -> &'static str {
+    pub(crate) fn profile(self) -> &'static str {
         match self {
             DeviceKind::LocalSsd => "none",
             DeviceKind::CloudVolume => "cloud",
@@ -75,7 +75,7 @@ impl DeviceKind {
     }
 
     /// Whether read requests, rather than bytes, set the time of a cold query.
-    pub fn request_bound(self) -> bool {
+    pub(crate) fn request_bound(self) -> bool {
         self != DeviceKind::LocalSsd
     }
 }
@@ -118,7 +118,7 @@ impl Resemblance {
 
 /// Judges the device from `runs` made with `block_bytes` per read from a `cache` that was
 /// cold or warm.
-pub fn resemble(runs: &[RunReport], block_bytes: u64, cache: CacheMode) -> Resemblance {
+pub(crate) fn resemble(runs: &[RunReport], block_bytes: u64, cache: CacheMode) -> Resemblance {
     if cache == CacheMode::Warm {
         return Resemblance::not_judged("a warm cache measures memory, not the device");
     }

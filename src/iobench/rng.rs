@@ -4,19 +4,19 @@
 
 /// The SplitMix64 generator (Steele, Lea and Flood, 2014).
 #[derive(Clone, Debug)]
-pub struct SplitMix64 {
+pub(crate) struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
     /// A generator whose first output is the mix of `seed + 0x9E3779B97F4A7C15`.
-    pub fn new(seed: u64) -> SplitMix64 {
+    pub(crate) fn new(seed: u64) -> SplitMix64 {
         SplitMix64 { state: seed }
     }
 
     /// The next 64 random bits.
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -27,7 +27,7 @@ impl SplitMix64 {
     /// Uniform in `0..n` (`n` > 0), by Lemire's multiply-shift: no division, and a bias of at
     /// most `n / 2^64`, far below anything a benchmark can see.
     #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
@@ -35,7 +35,7 @@ impl SplitMix64 {
 
 /// The seed of stream `stream` (a thread or a run) derived from the user's seed, so that
 /// streams do not overlap in any way that matters.
-pub fn stream_seed(seed: u64, stream: u64) -> u64 {
+pub(crate) fn stream_seed(seed: u64, stream: u64) -> u64 {
     SplitMix64::new(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93)).next_u64()
 }
 

@@ -102,7 +102,7 @@ pub struct RunReport {
 impl RunReport {
     /// The report of run `spec` from its counters and resource usage, reading `file_bytes`
     /// with `block_bytes` per read from a `cache` that was cold or warm.
-    pub fn new(
+    pub(crate) fn new(
         spec: RunSpec,
         stats: &RunStats,
         usage: &Usage,
@@ -151,7 +151,7 @@ impl RunReport {
     }
 
     /// Bytes fetched from the device per byte delivered (read amplification).
-    pub fn amplification(&self) -> f64 {
+    pub(crate) fn amplification(&self) -> f64 {
         self.device_read_bytes as f64 / self.bytes_read.max(1) as f64
     }
 }

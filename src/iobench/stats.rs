@@ -12,7 +12,7 @@ use super::IobenchError;
 
 /// Everything a run loop needs to know, fixed before it starts.
 #[derive(Clone, Debug)]
-pub struct RunPlan {
+pub(crate) struct RunPlan {
     /// The file (for error messages).
     pub path: PathBuf,
     /// Variant and depth, e.g. "uring depth 32" (for error messages).
@@ -33,7 +33,7 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// The error for a read whose bytes are not the pattern.
-    pub fn mismatch(&self, mismatch: pattern::Mismatch) -> IobenchError {
+    pub(crate) fn mismatch(&self, mismatch: pattern::Mismatch) -> IobenchError {
         IobenchError::Mismatch {
             path: self.path.clone(),
             offset: mismatch.offset,
@@ -44,7 +44,7 @@ impl RunPlan {
     }
 
     /// The error for a failed read.
-    pub fn read_error(&self, offset: u64, len: u64, source: std::io::Error) -> IobenchError {
+    pub(crate) fn read_error(&self, offset: u64, len: u64, source: std::io::Error) -> IobenchError {
         IobenchError::Read {
             path: self.path.clone(),
             offset,
@@ -57,7 +57,7 @@ impl RunPlan {
 
 /// Counters of one run (or one thread of it).
 #[derive(Clone, Debug, Default)]
-pub struct RunStats {
+pub(crate) struct RunStats {
     /// Reads completed and verified.
     pub reads: u64,
     /// Sectors whose header was checked (all sectors of all reads).
@@ -78,7 +78,7 @@ impl RunStats {
     /// Accounts for one completed read of `bytes` at `offset`, after `latency_ns`, and
     /// verifies it against the pattern.
     #[inline]
-    pub fn complete(
+    pub(crate) fn complete(
         &mut self,
         plan: &RunPlan,
         offset: u64,

@@ -20,7 +20,7 @@ const RETRIES_PER_READ_MAX: u32 = 1000;
 
 /// Where the synchronous reads come from.
 #[derive(Clone, Copy)]
-pub enum Source<'a> {
+pub(crate) enum Source<'a> {
     /// `pread` on a descriptor (buffered or O_DIRECT).
     File(&'a File),
     /// Copies out of a read-only mapping of the whole file.
@@ -29,7 +29,7 @@ pub enum Source<'a> {
 
 /// Runs `threads` readers for `plan.duration` and merges their counters. The first error
 /// stops every thread and is returned.
-pub fn run(source: Source<'_>, threads: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
+pub(crate) fn run(source: Source<'_>, threads: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
     let stop = AtomicBool::new(false);
     // Readers start together: each waits for a read lock that is released once all exist.
     let gate = RwLock::new(());

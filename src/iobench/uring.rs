@@ -26,13 +26,13 @@ const BATCH_READS_MIN: usize = 1024;
 const BATCH_READS_MAX: usize = 65_536;
 
 /// Opens the engine over the benchmark file (O_DIRECT required) at `depth`.
-pub fn open(plan: &RunPlan, depth: u32) -> Result<UringEngine, IobenchError> {
+pub(crate) fn open(plan: &RunPlan, depth: u32) -> Result<UringEngine, IobenchError> {
     UringEngine::open(std::slice::from_ref(&plan.path), depth, DirectIo::Required)
         .map_err(|e| bench_error(plan, e))
 }
 
 /// Reads random blocks through `engine`, opened at `depth`, for `plan.duration`.
-pub fn run(engine: &mut UringEngine, depth: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
+pub(crate) fn run(engine: &mut UringEngine, depth: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
     let batch_len =
         (depth.max(1) as usize * BATCH_READS_PER_DEPTH).clamp(BATCH_READS_MIN, BATCH_READS_MAX);
     let mut rng = SplitMix64::new(stream_seed(plan.seed, 0));

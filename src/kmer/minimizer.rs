@@ -92,7 +92,7 @@ impl Minimizers {
     }
 
     /// The m-mer length.
-    pub fn m(&self) -> u32 {
+    pub(crate) fn m(&self) -> u32 {
         self.m as u32
     }
 

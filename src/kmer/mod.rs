@@ -41,13 +41,13 @@ pub enum BaseRule {
 }
 
 /// Forward map of COBS v0.3.x: `ACGT` kept, everything else `A`.
-pub const FORWARD: [u8; 256] = forward_map(false);
+pub(crate) const FORWARD: [u8; 256] = forward_map(false);
 /// Complement map of COBS v0.3.x: `A↔T`, `C↔G`, everything else `T`.
-pub const COMPLEMENT: [u8; 256] = complement_map(false);
+pub(crate) const COMPLEMENT: [u8; 256] = complement_map(false);
 /// [`FORWARD`] after case folding.
-pub const FORWARD_FOLDED: [u8; 256] = forward_map(true);
+pub(crate) const FORWARD_FOLDED: [u8; 256] = forward_map(true);
 /// [`COMPLEMENT`] after case folding.
-pub const COMPLEMENT_FOLDED: [u8; 256] = complement_map(true);
+pub(crate) const COMPLEMENT_FOLDED: [u8; 256] = complement_map(true);
 
 const fn fold(byte: u8, fold_case: bool) -> u8 {
     if fold_case {
@@ -132,12 +132,12 @@ impl KmerHasher {
     }
 
     /// Term size.
-    pub fn k(&self) -> usize {
+    pub(crate) fn k(&self) -> usize {
         self.k
     }
 
     /// Hash functions per term.
-    pub fn num_hashes(&self) -> u32 {
+    pub(crate) fn num_hashes(&self) -> u32 {
         self.num_hashes
     }
 
@@ -199,7 +199,7 @@ impl KmerHasher {
 
 /// The canonical term of one k-mer under `rule`, as an owned string; a slow reference used by
 /// tests and by the `--explain` style diagnostics.
-pub fn canonical_term(kmer: &[u8], canonical: bool, rule: BaseRule) -> Vec<u8> {
+pub(crate) fn canonical_term(kmer: &[u8], canonical: bool, rule: BaseRule) -> Vec<u8> {
     let mut hasher = KmerHasher::new(kmer.len() as u32, canonical, 1, rule);
     let mut term = Vec::new();
     hasher.for_each_term(kmer, |t| term.extend_from_slice(t));

@@ -43,7 +43,7 @@ pub enum MetadataError {
 
 impl MetadataError {
     /// What is wrong, without the path.
-    pub fn detail(&self) -> String {
+    pub(crate) fn detail(&self) -> String {
         match self {
             MetadataError::Invalid { detail, .. } => detail.clone(),
             MetadataError::NoColumn {
@@ -77,12 +77,12 @@ pub struct Row<'a> {
 
 impl<'a> Row<'a> {
     /// The cells in column order.
-    pub fn cells(self) -> impl Iterator<Item = &'a str> {
+    pub(crate) fn cells(self) -> impl Iterator<Item = &'a str> {
         self.cells.split('\t')
     }
 
     /// The cell of column `column` (empty past the last column).
-    pub fn cell(self, column: usize) -> &'a str {
+    pub(crate) fn cell(self, column: usize) -> &'a str {
         self.cells().nth(column).unwrap_or_default()
     }
 }
@@ -195,12 +195,12 @@ impl Metadata {
     }
 
     /// The position of column `name` among [`Metadata::columns`].
-    pub fn column(&self, name: &str) -> Option<usize> {
+    pub(crate) fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.trim() == name)
     }
 
     /// Column names (without the key column).
-    pub fn columns(&self) -> &[String] {
+    pub(crate) fn columns(&self) -> &[String] {
         &self.columns
     }
 
@@ -211,7 +211,7 @@ impl Metadata {
     }
 
     /// Every document with its values, in the table's order.
-    pub fn rows(&self) -> impl Iterator<Item = (&str, Row<'_>)> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (&str, Row<'_>)> {
         (0..self.len() as u32).map(|row| (name_in(&self.text, &self.starts, row), self.row(row)))
     }
 

@@ -71,7 +71,7 @@ fn add_row_portable(counters: &mut [u32], row: &[u8], weight: u32) {
 /// AND accumulators for `H > 1`: one state per (block, query, k-mer) pair (numbered by the
 /// planner), buffers from a pool.
 #[derive(Debug, Default)]
-pub struct AndAccumulators {
+pub(crate) struct AndAccumulators {
     /// Per pair: pool slot + 1 (0 = none yet).
     slot: Vec<u32>,
     /// Per pair: rows ANDed so far.
@@ -84,7 +84,7 @@ pub struct AndAccumulators {
 
 impl AndAccumulators {
     /// Resets for a batch of `pairs` pairs with rows of at most `row_bytes`.
-    pub fn reset(&mut self, pairs: usize, row_bytes: usize) {
+    pub(crate) fn reset(&mut self, pairs: usize, row_bytes: usize) {
         self.slot.clear();
         self.slot.resize(pairs, 0);
         self.hits.clear();
@@ -100,7 +100,7 @@ impl AndAccumulators {
 
     /// ANDs `row` into the accumulator of `pair`; when it is the `num_hashes`-th row,
     /// returns the finished AND (valid until the next call) and frees the accumulator.
-    pub fn and_row(&mut self, pair: usize, row: &[u8], num_hashes: u16) -> Option<&[u8]> {
+    pub(crate) fn and_row(&mut self, pair: usize, row: &[u8], num_hashes: u16) -> Option<&[u8]> {
         let row_bytes = self.row_bytes;
         debug_assert!(row.len() <= row_bytes);
         let slot = if self.slot[pair] == 0 {
@@ -135,7 +135,7 @@ impl AndAccumulators {
     }
 
     /// Bytes held in the pool (its high-water mark).
-    pub fn pool_bytes(&self) -> usize {
+    pub(crate) fn pool_bytes(&self) -> usize {
         self.pool.len()
     }
 }

@@ -11,7 +11,7 @@ use super::sliced::{planes_for, words_for, SlicedCounters, SlicedView};
 
 /// Pruning state of one (block, query).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// Positions the query must find (`T`); `u64::MAX` disables pruning for the unit.
     pub needed: u64,
     /// The query's positions in this block's index (`n`).
@@ -29,7 +29,7 @@ pub struct Unit {
 
 impl Unit {
     /// A unit for a query of `positions` positions needing `needed` of them.
-    pub fn new(positions: u64, needed: u64, pruning: bool) -> Unit {
+    pub(crate) fn new(positions: u64, needed: u64, pruning: bool) -> Unit {
         let allowed_misses = positions.saturating_sub(needed);
         Unit {
             needed: if pruning && needed > 0 {
@@ -50,7 +50,7 @@ impl Unit {
     /// any document can still reach the given count, and kills the unit if none can. Returns
     /// whether the unit died now.
     #[inline]
-    pub fn advance(&mut self, weight: u64, can_reach: impl FnOnce(u64) -> bool) -> bool {
+    pub(crate) fn advance(&mut self, weight: u64, can_reach: impl FnOnce(u64) -> bool) -> bool {
         self.processed += weight;
         if self.needed == u64::MAX || self.processed < self.next_check {
             return false;
@@ -77,7 +77,7 @@ struct Slot {
 
 /// Counters and pruning states of a chunk; see the module documentation.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     data: Vec<u64>,
     slots: Vec<Slot>,
     units: Vec<Unit>,
@@ -87,7 +87,7 @@ pub struct Counters {
 impl Counters {
     /// Sizes and zeroes the counters of `queries` queries over `blocks`; `unit(number, block,
     /// query)` gives each unit's positions, threshold count and whether it is searched.
-    pub fn reset(
+    pub(crate) fn reset(
         &mut self,
         blocks: &[PlanBlock],
         queries: usize,
@@ -126,7 +126,7 @@ impl Counters {
     }
 
     /// Bytes of counter storage a query of `positions` positions needs over `blocks`.
-    pub fn bytes_for(blocks: &[PlanBlock], positions: u64) -> usize {
+    pub(crate) fn bytes_for(blocks: &[PlanBlock], positions: u64) -> usize {
         let planes = planes_for(positions);
         blocks
             .iter()
@@ -135,29 +135,29 @@ impl Counters {
     }
 
     /// Queries of the chunk.
-    pub fn queries(&self) -> usize {
+    pub(crate) fn queries(&self) -> usize {
         self.queries
     }
 
     /// The unit of `query` in block number `block`.
     #[inline]
-    pub fn unit_index(&self, query: u32, block: u32) -> usize {
+    pub(crate) fn unit_index(&self, query: u32, block: u32) -> usize {
         block as usize * self.queries + query as usize
     }
 
     /// Pruning state of unit `unit`.
     #[inline]
-    pub fn unit(&self, unit: usize) -> &Unit {
+    pub(crate) fn unit(&self, unit: usize) -> &Unit {
         &self.units[unit]
     }
 
     /// All pruning states, block-major.
-    pub fn units(&self) -> &[Unit] {
+    pub(crate) fn units(&self) -> &[Unit] {
         &self.units
     }
 
     /// Counters of unit `unit`, read-only.
-    pub fn view(&self, unit: usize) -> SlicedView<'_> {
+    pub(crate) fn view(&self, unit: usize) -> SlicedView<'_> {
         view_of(&self.data, &self.slots, unit, 0)
     }
 
@@ -169,7 +169,7 @@ impl Counters {
     }
 
     /// Mutable access to every unit.
-    pub fn slice_mut(&mut self) -> CountersSlice<'_> {
+    pub(crate) fn slice_mut(&mut self) -> CountersSlice<'_> {
         CountersSlice {
             data: &mut self.data,
             slots: &self.slots,
@@ -192,7 +192,7 @@ fn view_of<'a>(data: &'a [u64], slots: &[Slot], unit: usize, data_base: usize) -
 }
 
 /// Mutable access to the units of a range of blocks.
-pub struct CountersSlice<'a> {
+pub(crate) struct CountersSlice<'a> {
     data: &'a mut [u64],
     slots: &'a [Slot],
     units: &'a mut [Unit],
@@ -203,7 +203,7 @@ pub struct CountersSlice<'a> {
 impl<'a> CountersSlice<'a> {
     /// Splits into the units of blocks before `block` and those from `block` on (block
     /// numbers count from the start of the whole chunk).
-    pub fn split_at_block(self, block: usize, queries: usize) -> (Self, Self) {
+    pub(crate) fn split_at_block(self, block: usize, queries: usize) -> (Self, Self) {
         let unit = (block * queries).clamp(self.first_unit, self.first_unit + self.units.len());
         let at = self
             .slots
@@ -232,13 +232,13 @@ impl<'a> CountersSlice<'a> {
 
     /// Pruning state of unit `unit` (numbered as in [`Counters`]).
     #[inline]
-    pub fn unit(&self, unit: usize) -> &Unit {
+    pub(crate) fn unit(&self, unit: usize) -> &Unit {
         &self.units[unit - self.first_unit]
     }
 
     /// Counters of unit `unit`.
     #[inline]
-    pub fn counters(&mut self, unit: usize) -> SlicedCounters<'_> {
+    pub(crate) fn counters(&mut self, unit: usize) -> SlicedCounters<'_> {
         let slot = self.slots[unit];
         let words = words_for(slot.used_bytes, slot.planes);
         let at = slot.offset - self.data_base;
@@ -257,7 +257,7 @@ impl<'a> CountersSlice<'a> {
     /// Records `weight` processed positions for unit `unit` (whose rows were added already);
     /// returns whether it died now.
     #[inline]
-    pub fn advance(&mut self, unit: usize, weight: u64, documents: u64) -> bool {
+    pub(crate) fn advance(&mut self, unit: usize, weight: u64, documents: u64) -> bool {
         let view = view_of(self.data, self.slots, unit, self.data_base);
         self.units[unit - self.first_unit]
             .advance(weight, |count| view.any_at_least(count, documents))

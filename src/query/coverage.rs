@@ -46,7 +46,7 @@ pub struct Coverage {
 impl Coverage {
     /// Coverage of a query of `length` bases whose k-mer at position `i` (0-based) matches
     /// when `matched[i]`, for term size `k`.
-    pub fn from_matches(matched: impl IntoIterator<Item = bool>, k: u64, length: u64) -> Coverage {
+    pub(crate) fn from_matches(matched: impl IntoIterator<Item = bool>, k: u64, length: u64) -> Coverage {
         let mut present: Vec<bool> = matched.into_iter().collect();
         drop_islands(&mut present);
         let mut intervals: Vec<(u64, u64)> = Vec::new();
@@ -73,7 +73,7 @@ impl Coverage {
     }
 
     /// The intervals as `1-850,870-1200` (`-` when none).
-    pub fn intervals_text(&self) -> String {
+    pub(crate) fn intervals_text(&self) -> String {
         if self.intervals.is_empty() {
             return "-".into();
         }
@@ -108,7 +108,7 @@ fn drop_islands(present: &mut [bool]) {
 
 /// One hit whose coverage is computed.
 #[derive(Clone, Copy, Debug)]
-pub struct Target {
+pub(crate) struct Target {
     /// Block number of the hit's document.
     pub block: u32,
     /// Query (position in the chunk).
@@ -123,7 +123,7 @@ pub struct Target {
 
 /// Counts, for every target hit and every distinct k-mer of its query, the rows of the k-mer
 /// in which the hit's document bit is set.
-pub struct CoverageConsumer<'a> {
+pub(crate) struct CoverageConsumer<'a> {
     /// The plan being read: every distinct k-mer of the covered queries, in the blocks of
     /// their hits.
     pub plan: &'a Plan,
@@ -170,7 +170,7 @@ impl ReadConsumer for CoverageConsumer<'_> {
 }
 
 /// What [`cover`] needs of the chunk.
-pub struct CoverInput<'a> {
+pub(crate) struct CoverInput<'a> {
     /// The searched index.
     pub index: &'a Index,
     /// The chunk's hashed queries.
@@ -182,7 +182,7 @@ pub struct CoverInput<'a> {
 /// The coverage of every hit of every query of the chunk (`hits[q]`: query `q`'s hits, none
 /// for a query not answered), in the same order (one planned batch through `engine`; `plan`
 /// is reused).
-pub fn cover(
+pub(crate) fn cover(
     input: &CoverInput<'_>,
     engine: &mut dyn ReadEngine,
     plan: &mut Plan,

@@ -34,7 +34,7 @@ use crate::read::ReadError;
 
 /// What a batch did, beyond the engine's own counters.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ExecuteCounters {
+pub(crate) struct ExecuteCounters {
     /// Reads dropped because every lookup they served belonged to dead units.
     pub reads_pruned: u64,
     /// Units that died.
@@ -45,7 +45,7 @@ pub struct ExecuteCounters {
 
 /// One query's share of a batch's reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct QueryShare {
+pub(crate) struct QueryShare {
     /// Reads that held at least one row of the query.
     pub reads: u64,
     /// The query's share of those reads' bytes (and of the batch's side reads).
@@ -59,7 +59,7 @@ pub struct QueryShare {
 /// A read that failed for good (or whose bytes did not match their checksums), and the
 /// queries whose rows it held.
 #[derive(Debug)]
-pub struct FailedRead {
+pub(crate) struct FailedRead {
     /// The error.
     pub error: ReadError,
     /// Queries (positions in the chunk) that needed a row of the read.
@@ -67,7 +67,7 @@ pub struct FailedRead {
 }
 
 /// The consumer of one batch; see the module documentation.
-pub struct Executor<'a> {
+pub(crate) struct Executor<'a> {
     /// The plan being read.
     pub plan: &'a Plan,
     /// All blocks.

@@ -107,13 +107,13 @@ impl Grouping {
     }
 
     /// The metadata column.
-    pub fn column(&self) -> &str {
+    pub(crate) fn column(&self) -> &str {
         &self.column
     }
 
     /// The number of group `value` ([`NO_VALUE`] for documents without a value),
     /// or a number no document has when no document has that value.
-    pub fn group_number(&self, value: &str) -> u32 {
+    pub(crate) fn group_number(&self, value: &str) -> u32 {
         self.values
             .iter()
             .position(|v| v == value)
@@ -121,7 +121,7 @@ impl Grouping {
     }
 
     /// The group of a hit's document.
-    pub fn group_of(&self, hit: &Hit) -> u32 {
+    pub(crate) fn group_of(&self, hit: &Hit) -> u32 {
         self.group_of[hit.index as usize][hit.document as usize]
     }
 
@@ -129,7 +129,7 @@ impl Grouping {
     /// the files `searched` accepts, whose k-mer total per file is `kmers_total`. Groups
     /// with carriers come first, most carriers first (ties by value); then the groups that
     /// were searched without a carrier.
-    pub fn tally(
+    pub(crate) fn tally(
         &self,
         hits: &[Hit],
         kmers_total: &[u64],

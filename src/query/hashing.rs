@@ -12,7 +12,7 @@ use crate::kmer::{BaseRule, KmerHasher, Minimizers};
 /// One query's distinct k-mers in one index: entries `start..start + count` of the index's
 /// arena, `positions` k-mer positions in all.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct QueryKmers {
+pub(crate) struct QueryKmers {
     /// First entry.
     pub start: u32,
     /// First entry of the query's positions in [`KmerArena::kmer_of_position`].
@@ -25,13 +25,13 @@ pub struct QueryKmers {
 
 impl QueryKmers {
     /// The entries of this query in its index's arena.
-    pub fn range(&self) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
         self.start as usize..self.start as usize + self.count as usize
     }
 }
 
 /// The hashed k-mers of the queries of a chunk; see the module documentation.
-pub struct KmerArena {
+pub(crate) struct KmerArena {
     hashers: Vec<KmerHasher>,
     /// Per index: the minimizers its summaries place k-mers by, if any.
     minimizers: Vec<Option<Minimizers>>,
@@ -54,7 +54,7 @@ pub struct KmerArena {
 impl KmerArena {
     /// An arena for indexes with these (k, canonical, hash count, minimizer length)
     /// parameters (minimizer length 0: no minimizers).
-    pub fn new(parameters: impl Iterator<Item = (u32, bool, u32, u32)>) -> KmerArena {
+    pub(crate) fn new(parameters: impl Iterator<Item = (u32, bool, u32, u32)>) -> KmerArena {
         let (mut hashers, mut minimizers) = (Vec::new(), Vec::new());
         for (k, canonical, hashes, m) in parameters {
             hashers.push(KmerHasher::new(k, canonical, hashes, BaseRule::Cobs));
@@ -76,7 +76,7 @@ impl KmerArena {
     }
 
     /// Forgets the queries of the previous chunk, keeping the allocations.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.hashes.iter_mut().for_each(Vec::clear);
         self.minimizer_hashes.iter_mut().for_each(Vec::clear);
         self.weights.iter_mut().for_each(Vec::clear);
@@ -85,52 +85,52 @@ impl KmerArena {
     }
 
     /// Indexes the arena was made for.
-    pub fn index_count(&self) -> usize {
+    pub(crate) fn index_count(&self) -> usize {
         self.hashers.len()
     }
 
     /// Queries added since the last [`KmerArena::clear`].
-    pub fn query_count(&self) -> usize {
+    pub(crate) fn query_count(&self) -> usize {
         self.queries.len() / self.index_count().max(1)
     }
 
     /// Query `query`'s k-mers in index `index`.
-    pub fn query(&self, query: usize, index: usize) -> QueryKmers {
+    pub(crate) fn query(&self, query: usize, index: usize) -> QueryKmers {
         self.queries[query * self.index_count() + index]
     }
 
     /// Index `index`'s hashes (`H` per distinct k-mer).
-    pub fn hashes(&self, index: usize) -> &[u64] {
+    pub(crate) fn hashes(&self, index: usize) -> &[u64] {
         &self.hashes[index]
     }
 
     /// Index `index`'s minimizer hashes (one per distinct k-mer; empty when its summaries do
     /// not place k-mers by minimizer).
-    pub fn minimizers(&self, index: usize) -> &[u64] {
+    pub(crate) fn minimizers(&self, index: usize) -> &[u64] {
         &self.minimizer_hashes[index]
     }
 
     /// Index `index`'s weights (one per distinct k-mer).
-    pub fn weights(&self, index: usize) -> &[u32] {
+    pub(crate) fn weights(&self, index: usize) -> &[u32] {
         &self.weights[index]
     }
 
     /// For each k-mer position of query `query` in index `index`, in query order, the number
     /// of its distinct k-mer (0 for the query's first).
-    pub fn kmer_of_position(&self, query: usize, index: usize) -> &[u32] {
+    pub(crate) fn kmer_of_position(&self, query: usize, index: usize) -> &[u32] {
         let kmers = self.query(query, index);
         let first = kmers.first_position as usize;
         &self.kmer_of_position[index][first..first + kmers.positions as usize]
     }
 
     /// All per-index weights.
-    pub fn all_weights(&self) -> &[Vec<u32>] {
+    pub(crate) fn all_weights(&self) -> &[Vec<u32>] {
         &self.weights
     }
 
     /// Hashes `sequence` for every index and appends its distinct k-mers; returns its number
     /// of distinct (k-mer, hash function) pairs summed over indexes, times `blocks(index)`.
-    pub fn add_query(&mut self, sequence: &[u8], blocks: impl Fn(usize) -> usize) -> usize {
+    pub(crate) fn add_query(&mut self, sequence: &[u8], blocks: impl Fn(usize) -> usize) -> usize {
         let mut lookups = 0;
         for index in 0..self.hashers.len() {
             let h = self.hashers[index].num_hashes() as usize;

@@ -88,7 +88,7 @@ pub struct Sources {
 
 impl Sources {
     /// Every file a source of its own, named by its path.
-    pub fn of_files(paths: &[PathBuf]) -> Sources {
+    pub(crate) fn of_files(paths: &[PathBuf]) -> Sources {
         Sources {
             of_file: (0..paths.len() as u32).collect(),
             names: paths.iter().map(|p| p.display().to_string()).collect(),
@@ -129,25 +129,25 @@ pub struct HiddenDocuments {
 impl HiddenDocuments {
     /// Whether document `document` is hidden.
     #[inline]
-    pub fn contains(&self, document: u64) -> bool {
+    pub(crate) fn contains(&self, document: u64) -> bool {
         self.words
             .get((document / 64) as usize)
             .is_some_and(|word| word >> (document % 64) & 1 == 1)
     }
 
     /// A set from its bit words (bit `d % 64` of word `d / 64` hides document `d`).
-    pub fn from_words(words: Vec<u64>) -> HiddenDocuments {
+    pub(crate) fn from_words(words: Vec<u64>) -> HiddenDocuments {
         let count = words.iter().map(|w| w.count_ones() as u64).sum();
         HiddenDocuments { words, count }
     }
 
     /// Number of hidden documents.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.count
     }
 
     /// True when no document is hidden.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.count == 0
     }
 }
@@ -160,7 +160,7 @@ impl Index {
 
     /// As [`Index::open`], hiding documents from every result: `hidden[i]` lists document
     /// numbers of `paths[i]` (a missing or empty list hides nothing).
-    pub fn open_hiding(
+    pub(crate) fn open_hiding(
         paths: &[PathBuf],
         hidden: &[Vec<u64>],
         options: &HeaderOptions,
@@ -175,7 +175,7 @@ impl Index {
     /// As [`Index::open_hiding`], as `options` say: at most `side_memory` bytes of side-file
     /// pages (checksums, summaries) kept between queries (0: none; every query reads what it
     /// needs), and the files named by their sources.
-    pub fn open_with(
+    pub(crate) fn open_with(
         paths: &[PathBuf],
         hidden: &[Vec<u64>],
         options: &IndexOptions,
@@ -212,7 +212,7 @@ impl Index {
     /// An index over already-parsed headers, without checksums (see [`Index::open`], which
     /// loads each file's checksum sidecar). Placeholder documents ([`crate::format::is_placeholder`])
     /// are hidden from the start.
-    pub fn from_headers(headers: Vec<IndexHeader>) -> Result<Index, OpenError> {
+    pub(crate) fn from_headers(headers: Vec<IndexHeader>) -> Result<Index, OpenError> {
         if headers.is_empty() {
             return Err(OpenError::NoIndex);
         }
@@ -261,7 +261,7 @@ impl Index {
     /// Hides `documents` (numbers in file `file`'s name list) from every result. Ranking
     /// drops them before thresholds and limits apply, so `limit` still counts visible
     /// documents only.
-    pub fn hide(&mut self, file: usize, documents: &[u64]) -> Result<(), OpenError> {
+    pub(crate) fn hide(&mut self, file: usize, documents: &[u64]) -> Result<(), OpenError> {
         assert!(file < self.headers.len(), "file {file} out of range");
         if documents.is_empty() {
             return Ok(());
@@ -291,45 +291,45 @@ impl Index {
     }
 
     /// The files' checksums: what every read is checked against.
-    pub fn integrity(&self) -> &Integrity {
+    pub(crate) fn integrity(&self) -> &Integrity {
         &self.integrity
     }
 
     /// Per file: the number of its first block in [`Index::blocks`].
-    pub fn first_blocks(&self) -> &[u32] {
+    pub(crate) fn first_blocks(&self) -> &[u32] {
         &self.first_block
     }
 
     /// The files' block summaries (their headers; pages are read by each search).
-    pub fn summaries(&self) -> &Summaries {
+    pub(crate) fn summaries(&self) -> &Summaries {
         &self.summaries
     }
 
     /// The side memory budget: side-file pages kept between queries (see
     /// [`Index::open_with`]).
-    pub fn side_memory(&self) -> u64 {
+    pub(crate) fn side_memory(&self) -> u64 {
         self.side_memory
     }
 
     /// Memory held now for side data, outside the budget's cache: block summary headers and
     /// format-1 summaries, checksum bitmaps of in-memory scoring.
-    pub fn side_resident_bytes(&self) -> u64 {
+    pub(crate) fn side_resident_bytes(&self) -> u64 {
         self.summaries.resident_bytes() + self.integrity.resident_bytes()
     }
 
     /// What answers call the files.
-    pub fn sources(&self) -> &Sources {
+    pub(crate) fn sources(&self) -> &Sources {
         &self.sources
     }
 
     /// The name answers give file `file`: its source's.
-    pub fn source_name(&self, file: u32) -> &str {
+    pub(crate) fn source_name(&self, file: u32) -> &str {
         &self.sources.names[self.sources.of_file[file as usize] as usize]
     }
 
     /// Documents of file `file` that searches may report: all but the hidden ones (a
     /// collection's removed documents and merge placeholders).
-    pub fn shown_documents(&self, file: u32) -> u64 {
+    pub(crate) fn shown_documents(&self, file: u32) -> u64 {
         let all = self.headers[file as usize].document_count();
         all - self.hidden[file as usize]
             .as_ref()
@@ -337,7 +337,7 @@ impl Index {
     }
 
     /// The hidden documents of every file, in file order (`None`: nothing hidden).
-    pub fn hidden(&self) -> &[Option<HiddenDocuments>] {
+    pub(crate) fn hidden(&self) -> &[Option<HiddenDocuments>] {
         &self.hidden
     }
 
@@ -394,22 +394,22 @@ impl Index {
     }
 
     /// The shared cache of side-file pages, if the side memory budget allows one.
-    pub fn side_cache(&self) -> Option<&Arc<PageCache>> {
+    pub(crate) fn side_cache(&self) -> Option<&Arc<PageCache>> {
         self.side_cache.as_ref()
     }
 
     /// The paths, in the order given.
-    pub fn paths(&self) -> Vec<PathBuf> {
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
         self.headers.iter().map(|h| h.path.clone()).collect()
     }
 
     /// Every block of every file, in (file, block) order.
-    pub fn blocks(&self) -> &[PlanBlock] {
+    pub(crate) fn blocks(&self) -> &[PlanBlock] {
         &self.blocks
     }
 
     /// Number of index files.
-    pub fn file_count(&self) -> usize {
+    pub(crate) fn file_count(&self) -> usize {
         self.headers.len()
     }
 
@@ -419,12 +419,12 @@ impl Index {
     }
 
     /// Total size of the files.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.headers.iter().map(|h| h.file_size).sum()
     }
 
     /// The data sections, as ranges for a cache warm-up ([`crate::io::Warmup`]).
-    pub fn warm_ranges(&self) -> Vec<WarmRange> {
+    pub(crate) fn warm_ranges(&self) -> Vec<WarmRange> {
         self.headers
             .iter()
             .enumerate()
@@ -440,7 +440,7 @@ impl Index {
     /// The check a warm-up of the row cache runs on every chunk it reads: the chunk's pages
     /// against the file's checksums (damaged chunks never enter the cache; the first is
     /// reported).
-    pub fn warm_check(self: &Arc<Index>) -> WarmCheck {
+    pub(crate) fn warm_check(self: &Arc<Index>) -> WarmCheck {
         let index = self.clone();
         let reported = std::sync::atomic::AtomicBool::new(false);
         Arc::new(move |file, offset, bytes| {
@@ -458,7 +458,7 @@ impl Index {
 
     /// Checks that an engine sees every file at the size its header (or, for a side file,
     /// its preamble) promises.
-    pub fn check_sizes(&self, size_of: impl Fn(u32) -> u64) -> Result<(), OpenError> {
+    pub(crate) fn check_sizes(&self, size_of: impl Fn(u32) -> u64) -> Result<(), OpenError> {
         for (file, path) in self.read_paths.iter().enumerate() {
             let expected = self.expected_size(file as u32);
             let found = size_of(file as u32);

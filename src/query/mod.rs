@@ -14,16 +14,16 @@
 //! Front ends open sessions through the `search` module above, which shows an example.
 
 pub mod accumulate;
-pub mod counters;
+pub(crate) mod counters;
 pub mod coverage;
-pub mod execute;
+pub(crate) mod execute;
 mod grouping;
-pub mod hashing;
+pub(crate) mod hashing;
 mod hit;
 mod index;
-pub mod plan;
-pub mod rank;
-pub mod resident;
+pub(crate) mod plan;
+pub(crate) mod rank;
+pub(crate) mod resident;
 mod screen;
 mod session;
 pub mod sliced;
@@ -33,10 +33,10 @@ pub use crate::io::{MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
 pub use grouping::{GroupTally, Grouping, NoColumn};
-pub(crate) use hit::rounded;
+pub use hit::rounded;
 pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
-pub use screen::Summaries;
+pub(crate) use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
     COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX,

@@ -17,7 +17,7 @@ use crate::io::{ReadRequest, ReadShape};
 
 /// A block of some index, flattened for planning and accumulation.
 #[derive(Clone, Debug)]
-pub struct PlanBlock {
+pub(crate) struct PlanBlock {
     /// Which index (position in the searcher's list) the block belongs to.
     pub index: u32,
     /// File number in the engine.
@@ -42,7 +42,7 @@ pub struct PlanBlock {
 
 impl PlanBlock {
     /// Bytes of a range of rows read as one (a row in COBS's layout).
-    pub fn range_bytes(&self) -> u64 {
+    pub(crate) fn range_bytes(&self) -> u64 {
         self.rows.range_rows() * self.row_bytes
     }
 }
@@ -52,7 +52,7 @@ const OFFSET_BITS: u32 = 48;
 
 /// One lookup: a row of a block needed by a unique k-mer of a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lookup {
+pub(crate) struct Lookup {
     /// `file << 48 | byte offset of the row`: sorting by key sorts by file position.
     pub key: u64,
     /// Block (position in the flattened block list).
@@ -68,7 +68,7 @@ pub struct Lookup {
 
 /// A distinct row to read, with the lookups it answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlannedRow {
+pub(crate) struct PlannedRow {
     /// File number.
     pub file: u32,
     /// Byte offset of the row.
@@ -83,7 +83,7 @@ pub struct PlannedRow {
 
 /// A planned batch.
 #[derive(Clone, Debug, Default)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// All lookups, sorted by key.
     pub lookups: Vec<Lookup>,
     /// Distinct rows, sorted by position.
@@ -102,7 +102,7 @@ pub struct Plan {
 
 impl Plan {
     /// Forgets the previous batch, keeping allocations.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.lookups.clear();
         self.rows.clear();
         self.reads.clear();
@@ -114,7 +114,7 @@ impl Plan {
     /// Adds the lookups of query `query`'s unique k-mers `kmers` (hashes
     /// `hashes[u·H .. u·H + H]` and minimizer hash `minimizers[u]` for k-mer `u`; no
     /// minimizers are needed in COBS's layout) in block `block_number`.
-    pub fn add_block_lookups(
+    pub(crate) fn add_block_lookups(
         &mut self,
         block_number: u32,
         block: &PlanBlock,
@@ -148,7 +148,7 @@ impl Plan {
     }
 
     /// Sorts the lookups, merges them into rows and the rows into reads.
-    pub fn finish(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
+    pub(crate) fn finish(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
         self.lookups
             .sort_unstable_by_key(|l| (l.key, l.block, l.query, l.kmer));
         self.number_pairs(blocks);
@@ -270,7 +270,7 @@ impl Plan {
 
     /// Adds to `pages[q]` the distinct 4 KiB pages holding query `q`'s rows; `last` is
     /// scratch (resized here).
-    pub fn count_query_pages(
+    pub(crate) fn count_query_pages(
         &self,
         blocks: &[PlanBlock],
         pages: &mut [u64],
@@ -298,12 +298,12 @@ impl Plan {
     }
 
     /// Rows served by read `read`.
-    pub fn rows_of_read(&self, read: usize) -> &[PlannedRow] {
+    pub(crate) fn rows_of_read(&self, read: usize) -> &[PlannedRow] {
         &self.rows[self.read_rows[read] as usize..self.read_rows[read + 1] as usize]
     }
 
     /// Lookups served by `row`.
-    pub fn lookups_of_row(&self, row: &PlannedRow) -> &[Lookup] {
+    pub(crate) fn lookups_of_row(&self, row: &PlannedRow) -> &[Lookup] {
         &self.lookups[row.lookup_start as usize..row.lookup_end as usize]
     }
 }

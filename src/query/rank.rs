@@ -8,7 +8,7 @@ use super::plan::PlanBlock;
 
 /// How to select and order documents.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RankOptions {
+pub(crate) struct RankOptions {
     /// Fraction of k-mers required; the count threshold is `ceil(threshold · n)` in f64 as in
     /// COBS, so 0 reports every document.
     pub threshold: f64,
@@ -22,7 +22,7 @@ pub struct RankOptions {
 
 /// What [`rank`] selected.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     /// The documents shown: `offset..offset + limit` of the ranking.
     pub hits: Vec<Hit>,
     /// Every document that reached the threshold (before offset and limit).
@@ -37,7 +37,7 @@ pub struct Ranked {
 /// are dropped before totals, groups, offset and limit. With a grouping, the hits are
 /// tallied by group, and with a group too (its number), only that group's hits are shown.
 #[allow(clippy::too_many_arguments)]
-pub fn rank(
+pub(crate) fn rank(
     blocks: &[PlanBlock],
     counters: &Counters,
     query: usize,

@@ -20,7 +20,7 @@ use crate::read::{Integrity, ReadError};
 
 /// What scoring from memory did.
 #[derive(Debug, Default)]
-pub struct ResidentCounters {
+pub(crate) struct ResidentCounters {
     /// Rows added (per query).
     pub rows: u64,
     /// Units that died by pruning.
@@ -43,14 +43,14 @@ impl ResidentCounters {
 
 /// Reusable buffers of one scoring thread: ANDed rows of multi-hash indexes.
 #[derive(Debug, Default)]
-pub struct ResidentScratch {
+pub(crate) struct ResidentScratch {
     and: Vec<u8>,
     /// Row offsets of the unit being scored, `H` per k-mer.
     offsets: Vec<usize>,
 }
 
 /// Everything a scoring thread reads.
-pub struct ResidentInput<'a> {
+pub(crate) struct ResidentInput<'a> {
     /// All blocks.
     pub blocks: &'a [PlanBlock],
     /// The bytes of every file, in engine order.
@@ -103,7 +103,7 @@ impl<'a> ResidentInput<'a> {
 
 /// Scores every live unit of the chunk; `threads > 1` spreads blocks over that many threads,
 /// or, when the index has fewer blocks than threads, each unit's k-mers ([`score_split`]).
-pub fn score(
+pub(crate) fn score(
     input: &ResidentInput<'_>,
     counters: &mut Counters,
     scratch: &mut Vec<ResidentScratch>,

@@ -56,7 +56,7 @@ enum FileSummaries {
 /// The block summaries of every file of an index (`None` where a file has none or they
 /// cannot be used); see the module documentation.
 #[derive(Debug, Default)]
-pub struct Summaries {
+pub(crate) struct Summaries {
     files: Vec<Option<FileSummaries>>,
     problems: Mutex<Vec<String>>,
 }
@@ -66,7 +66,7 @@ impl Summaries {
     /// `first_side_file` on, in file order; returns them with their paths. Format-1 files are
     /// used only if they fit `budget` bytes together; what is not used is recorded as a
     /// problem and its index searched without.
-    pub fn open(
+    pub(crate) fn open(
         headers: &[IndexHeader],
         first_side_file: u32,
         budget: u64,
@@ -137,12 +137,12 @@ impl Summaries {
     }
 
     /// Whether any file has usable summaries.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.files.iter().any(Option::is_some)
     }
 
     /// Minimizer length of file `index`'s summaries, when they place k-mers by minimizer.
-    pub fn minimizer(&self, index: usize) -> Option<u32> {
+    pub(crate) fn minimizer(&self, index: usize) -> Option<u32> {
         match self.files.get(index)? {
             Some(FileSummaries::Paged { layout, .. }) => Some(layout.minimizer),
             _ => None,
@@ -150,7 +150,7 @@ impl Summaries {
     }
 
     /// The engine file and size of file `index`'s summaries file.
-    pub fn file_of(&self, index: usize) -> Option<(u32, u64)> {
+    pub(crate) fn file_of(&self, index: usize) -> Option<(u32, u64)> {
         match self.files.get(index)? {
             Some(FileSummaries::Paged { layout, file }) => Some((*file, layout.file_bytes())),
             Some(FileSummaries::Whole { file, bytes, .. }) => Some((*file, *bytes)),
@@ -159,7 +159,7 @@ impl Summaries {
     }
 
     /// Bytes of the format-1 files, which are read whole.
-    pub fn whole_bytes(&self) -> u64 {
+    pub(crate) fn whole_bytes(&self) -> u64 {
         self.files
             .iter()
             .flatten()
@@ -171,7 +171,7 @@ impl Summaries {
     }
 
     /// Bytes of the summaries files on disk.
-    pub fn file_bytes(&self) -> u64 {
+    pub(crate) fn file_bytes(&self) -> u64 {
         (0..self.files.len())
             .filter_map(|f| self.file_of(f))
             .map(|(_, b)| b)
@@ -179,7 +179,7 @@ impl Summaries {
     }
 
     /// Memory held for all queries: headers of paged files, format-1 files read whole.
-    pub fn resident_bytes(&self) -> u64 {
+    pub(crate) fn resident_bytes(&self) -> u64 {
         self.files
             .iter()
             .flatten()
@@ -193,7 +193,7 @@ impl Summaries {
     }
 
     /// Summaries files that exist but could not be used, with why.
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         self.problems
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -203,7 +203,7 @@ impl Summaries {
 
 /// Reused buffers of the screen.
 #[derive(Default)]
-pub struct Screen {
+pub(crate) struct Screen {
     probes: Vec<Probe>,
     /// Per probe of the query being screened: the first page of its bucket.
     pages: Vec<u64>,
@@ -225,7 +225,7 @@ pub struct Screen {
 }
 
 /// What the screen needs of a chunk.
-pub struct ScreenInput<'a> {
+pub(crate) struct ScreenInput<'a> {
     /// The headers of the index's files.
     pub headers: &'a [IndexHeader],
     /// The flattened blocks of the index.
@@ -245,7 +245,7 @@ pub struct ScreenInput<'a> {
 }
 
 /// How the screen reads summary pages: the session's engine and the index's side cache.
-pub struct ScreenReads<'a> {
+pub(crate) struct ScreenReads<'a> {
     /// The engine (with every side file among its files).
     pub engine: &'a mut dyn ReadEngine,
     /// The side cache, if any.
@@ -258,7 +258,7 @@ pub struct ScreenReads<'a> {
 
 impl Screen {
     /// Forgets the previous chunk: nothing is ruled out.
-    pub fn clear(&mut self, blocks: usize, queries: usize) {
+    pub(crate) fn clear(&mut self, blocks: usize, queries: usize) {
         self.ruled_out.clear();
         self.ruled_out.resize(blocks * queries, false);
         self.per_query.clear();
@@ -269,7 +269,7 @@ impl Screen {
     }
 
     /// Rules out every (query, block) whose summary cannot reach the query's threshold.
-    pub fn run(&mut self, input: &ScreenInput, reads: &mut ScreenReads) -> Result<(), IoError> {
+    pub(crate) fn run(&mut self, input: &ScreenInput, reads: &mut ScreenReads) -> Result<(), IoError> {
         self.clear(input.blocks.len(), input.queries);
         for file in 0..input.first_block.len() {
             match input.summaries.files.get(file).and_then(Option::as_ref) {
@@ -599,7 +599,7 @@ impl Screen {
     }
 
     /// Whether `block` is ruled out for `query`.
-    pub fn ruled_out(&self, block: usize, query: usize, queries: usize) -> bool {
+    pub(crate) fn ruled_out(&self, block: usize, query: usize, queries: usize) -> bool {
         self.ruled_out
             .get(block * queries + query)
             .copied()
@@ -607,17 +607,17 @@ impl Screen {
     }
 
     /// Blocks ruled out for `query`.
-    pub fn blocks_ruled_out(&self, query: usize) -> u64 {
+    pub(crate) fn blocks_ruled_out(&self, query: usize) -> u64 {
         self.per_query.get(query).copied().unwrap_or(0)
     }
 
     /// Query `query`'s share of the summary pages read: (read requests, bytes).
-    pub fn side_reads(&self, query: usize) -> (u64, u64) {
+    pub(crate) fn side_reads(&self, query: usize) -> (u64, u64) {
         self.side.get(query).copied().unwrap_or((0, 0))
     }
 
     /// Bytes of summary pages the chunk used (read, or found in the side cache).
-    pub fn used_bytes(&self) -> u64 {
+    pub(crate) fn used_bytes(&self) -> u64 {
         self.used_bytes
     }
 }
@@ -627,7 +627,7 @@ impl Screen {
 /// the sample alone (its absent k-mers, of which the summary's own false positives hide ~20 %,
 /// must outweigh the `1 − threshold` a document may miss: 1.5 times that, plus 5 %), or 1 (one
 /// round of every bucket) when that is most of them anyway.
-pub fn sample_fraction(threshold: f64) -> f64 {
+pub(crate) fn sample_fraction(threshold: f64) -> f64 {
     let fraction = 1.5 * (1.0 - threshold) + 0.05;
     if fraction > 0.6 {
         1.0

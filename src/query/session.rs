@@ -305,22 +305,22 @@ impl Session {
     }
 
     /// Largest term size over the indexes: queries must be at least this long.
-    pub fn k_max(&self) -> u32 {
+    pub(crate) fn k_max(&self) -> u32 {
         self.index.k_max()
     }
 
     /// How reads are currently shaped.
-    pub fn read_shape(&self) -> ReadShape {
+    pub(crate) fn read_shape(&self) -> ReadShape {
         self.shape
     }
 
     /// The shared cache, if any.
-    pub fn cache(&self) -> Option<&Arc<PageCache>> {
+    pub(crate) fn cache(&self) -> Option<&Arc<PageCache>> {
         self.cache.as_ref()
     }
 
     /// The data sections of the open indexes, as ranges for a cache warm-up.
-    pub fn warm_ranges(&self) -> Vec<WarmRange> {
+    pub(crate) fn warm_ranges(&self) -> Vec<WarmRange> {
         self.index.warm_ranges()
     }
 
@@ -343,7 +343,7 @@ impl Session {
     /// As [`Session::search_batch`], each query searching only the indexes its selection
     /// marks (`selections[q][index]`; a missing or `None` selection means all). Blocks of
     /// unselected indexes are never read for that query.
-    pub fn search_selected(
+    pub(crate) fn search_selected(
         &mut self,
         queries: &[&[u8]],
         selections: &[Option<Vec<bool>>],

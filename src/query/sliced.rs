@@ -21,9 +21,9 @@
 //! bytes in COBS's LSB-first order.
 
 /// Words per lane: one AVX2 register of documents.
-pub const LANE_WORDS: usize = 4;
+pub(crate) const LANE_WORDS: usize = 4;
 /// Bytes of a row per lane.
-pub const LANE_BYTES: usize = LANE_WORDS * 8;
+pub(crate) const LANE_BYTES: usize = LANE_WORDS * 8;
 /// Rows summed by one carry-save tree in [`SlicedCounters::add_rows`].
 pub const TREE_ROWS: usize = 16;
 
@@ -37,7 +37,7 @@ pub fn planes_for(max_count: u64) -> usize {
 }
 
 /// Lanes covering `used_bytes` bytes of a row.
-pub fn lanes_for(used_bytes: usize) -> usize {
+pub(crate) fn lanes_for(used_bytes: usize) -> usize {
     used_bytes.div_ceil(LANE_BYTES)
 }
 
@@ -55,7 +55,7 @@ pub struct SlicedCounters<'a> {
 
 /// Read-only view of counters, for thresholds and ranking.
 #[derive(Clone, Copy)]
-pub struct SlicedView<'a> {
+pub(crate) struct SlicedView<'a> {
     planes: usize,
     lanes: usize,
     data: &'a [u64],
@@ -138,7 +138,7 @@ impl<'a> SlicedCounters<'a> {
     }
 
     /// A read-only view.
-    pub fn view(&self) -> SlicedView<'_> {
+    pub(crate) fn view(&self) -> SlicedView<'_> {
         SlicedView {
             planes: self.planes,
             lanes: self.lanes,
@@ -182,7 +182,7 @@ impl<'a> SlicedCounters<'a> {
 
     /// Adds every count of `other` (the same geometry: lanes and planes) into these
     /// counters: the partial counts of one unit scored in parts on several threads.
-    pub fn add_counters(&mut self, other: &SlicedView<'_>) {
+    pub(crate) fn add_counters(&mut self, other: &SlicedView<'_>) {
         assert_eq!(
             (self.lanes, self.planes),
             (other.lanes, other.planes),
@@ -298,7 +298,7 @@ multiversion!(dispatch_add_rows, add_rows_avx2, add_rows_body, (rows: &[&[u8]]))
 
 impl<'a> SlicedView<'a> {
     /// A view of counters stored by [`SlicedCounters::new`] with the same geometry.
-    pub fn new(data: &'a [u64], used_bytes: usize, planes: usize) -> SlicedView<'a> {
+    pub(crate) fn new(data: &'a [u64], used_bytes: usize, planes: usize) -> SlicedView<'a> {
         let lanes = lanes_for(used_bytes);
         assert_eq!(
             data.len(),
@@ -344,7 +344,7 @@ impl<'a> SlicedView<'a> {
     }
 
     /// Whether any of the first `documents` documents has a count of at least `value`.
-    pub fn any_at_least(&self, value: u64, documents: u64) -> bool {
+    pub(crate) fn any_at_least(&self, value: u64, documents: u64) -> bool {
         (0..self.lanes).any(|lane| {
             let mask = self.at_least_in_lane(lane, value);
             mask.iter()
@@ -354,7 +354,7 @@ impl<'a> SlicedView<'a> {
     }
 
     /// Count of document `document`.
-    pub fn count(&self, document: u64) -> u64 {
+    pub(crate) fn count(&self, document: u64) -> u64 {
         let lane = (document / 256) as usize;
         let word = (document % 256 / 64) as usize;
         let bit = document % 64;
@@ -365,7 +365,7 @@ impl<'a> SlicedView<'a> {
 
     /// Calls `found(document, count)` for every one of the first `documents` documents whose
     /// count is at least `value`, in document order.
-    pub fn for_each_at_least(&self, value: u64, documents: u64, mut found: impl FnMut(u64, u64)) {
+    pub(crate) fn for_each_at_least(&self, value: u64, documents: u64, mut found: impl FnMut(u64, u64)) {
         for lane in 0..self.lanes {
             let mask = self.at_least_in_lane(lane, value);
             for (w, &m) in mask.iter().enumerate() {

@@ -29,7 +29,7 @@ pub enum RowSource {
 
 impl RowSource {
     /// The name used in statistics (`reads`, `resident`, `image`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RowSource::Reads => "reads",
             RowSource::Resident => "resident",
@@ -169,7 +169,7 @@ pub struct BatchStats {
 
 impl QueryStats {
     /// Zeroed stats.
-    pub fn new(engine: EngineKind, source: RowSource) -> QueryStats {
+    pub(crate) fn new(engine: EngineKind, source: RowSource) -> QueryStats {
         QueryStats {
             engine,
             source,
@@ -200,7 +200,7 @@ impl QueryStats {
 
 impl BatchStats {
     /// Zeroed stats of batch `batch`.
-    pub fn new(batch: u64, engine: EngineKind, source: RowSource) -> BatchStats {
+    pub(crate) fn new(batch: u64, engine: EngineKind, source: RowSource) -> BatchStats {
         BatchStats {
             batch,
             queries: 0,
@@ -244,7 +244,7 @@ impl BatchStats {
     }
 
     /// Adds the remote requests of `io` (reads of remote files) to the batch's.
-    pub fn add_remote(&mut self, io: &crate::io::IoCounters) {
+    pub(crate) fn add_remote(&mut self, io: &crate::io::IoCounters) {
         self.remote_requests += io.remote_requests;
         self.remote_bytes += io.remote_bytes;
         self.remote_cache_hits += io.remote_cache_hits;

@@ -15,7 +15,7 @@ use crate::io::{
 };
 
 /// The row-cache layer over an engine; see the module documentation.
-pub struct CachedReads<'a> {
+pub(crate) struct CachedReads<'a> {
     inner: &'a mut dyn ReadEngine,
     cache: &'a PageCache,
     /// Engine files `0..files` are cached.
@@ -26,7 +26,7 @@ pub struct CachedReads<'a> {
 impl<'a> CachedReads<'a> {
     /// Caches the reads of engine files `0..files` of `inner` in `cache`; `scratch` assembles
     /// reads longer than a page. Reads must be aligned to the cache's page size.
-    pub fn new(
+    pub(crate) fn new(
         inner: &'a mut dyn ReadEngine,
         cache: &'a PageCache,
         files: u32,

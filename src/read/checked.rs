@@ -23,7 +23,7 @@ use crate::io::{
 };
 
 /// The checksum layer over an engine; see the module documentation.
-pub struct CheckedReads<'a> {
+pub(crate) struct CheckedReads<'a> {
     inner: &'a mut dyn ReadEngine,
     integrity: &'a Integrity,
     side_cache: Option<&'a PageCache>,
@@ -35,7 +35,7 @@ impl<'a> CheckedReads<'a> {
     /// Checks the reads of `inner` against `integrity`, fetching sidecar pages through
     /// `inner` (from `side_cache` when it holds them) into `pins`; `paths` names the engine's
     /// files in errors.
-    pub fn new(
+    pub(crate) fn new(
         inner: &'a mut dyn ReadEngine,
         integrity: &'a Integrity,
         side_cache: Option<&'a PageCache>,

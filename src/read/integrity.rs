@@ -72,7 +72,7 @@ impl Integrity {
     /// Opens the sidecar of every file that has one (its preamble only); a sidecar that is
     /// damaged or does not match its index is an error. Sidecars get engine file numbers from
     /// `first_side_file` on, in file order; returns them with their paths.
-    pub fn open(
+    pub(crate) fn open(
         headers: &[IndexHeader],
         first_side_file: u32,
     ) -> Result<(Integrity, Vec<PathBuf>), FormatError> {
@@ -111,12 +111,12 @@ impl Integrity {
     }
 
     /// Whether any file has checksums (reads must then be aligned to 4 KiB).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.files.iter().any(Option::is_some)
     }
 
     /// Whether file `file` has checksums.
-    pub fn covers(&self, file: u32) -> bool {
+    pub(crate) fn covers(&self, file: u32) -> bool {
         self.checks(file).is_some()
     }
 
@@ -125,12 +125,12 @@ impl Integrity {
     }
 
     /// The sidecar of file `file`: its table and engine file number.
-    pub fn sidecar(&self, file: u32) -> Option<(&ChecksumTable, u32)> {
+    pub(crate) fn sidecar(&self, file: u32) -> Option<(&ChecksumTable, u32)> {
         self.checks(file).map(|c| (&c.table, c.sidecar_file))
     }
 
     /// Every sidecar: (index file, its table, the sidecar's engine file number).
-    pub fn sidecars(&self) -> impl Iterator<Item = (u32, &ChecksumTable, u32)> {
+    pub(crate) fn sidecars(&self) -> impl Iterator<Item = (u32, &ChecksumTable, u32)> {
         self.files
             .iter()
             .enumerate()
@@ -138,7 +138,7 @@ impl Integrity {
     }
 
     /// Files without checksums, whose reads cannot be checked.
-    pub fn unchecked<'a>(&'a self, headers: &'a [IndexHeader]) -> Vec<PathBuf> {
+    pub(crate) fn unchecked<'a>(&'a self, headers: &'a [IndexHeader]) -> Vec<PathBuf> {
         headers
             .iter()
             .zip(&self.files)
@@ -151,7 +151,7 @@ impl Integrity {
     /// the sidecar file itself: for readers outside a query's batches (a background warm-up
     /// of the row cache), which read long runs of pages and need one small read of the
     /// sidecar per run.
-    pub fn verify_direct(&self, file: u32, offset: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
+    pub(crate) fn verify_direct(&self, file: u32, offset: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
         let Some(checks) = self.checks(file) else {
             return Ok(());
         };
@@ -178,7 +178,7 @@ impl Integrity {
     }
 
     /// Memory held for in-place checks (the bitmaps of verified pages).
-    pub fn resident_bytes(&self) -> u64 {
+    pub(crate) fn resident_bytes(&self) -> u64 {
         self.files
             .iter()
             .flatten()
@@ -190,7 +190,7 @@ impl Integrity {
     /// Checks, once per page, the pages of `data` (the whole file `file`, in memory) that hold
     /// bytes `offset..offset + len`, against `sidecar` (the whole sidecar, in memory).
     #[inline]
-    pub fn verify_resident(
+    pub(crate) fn verify_resident(
         &self,
         file: u32,
         data: &[u8],

@@ -28,11 +28,11 @@ mod range;
 
 use std::path::PathBuf;
 
-pub use cached::CachedReads;
-pub use checked::CheckedReads;
+pub(crate) use cached::CachedReads;
+pub(crate) use checked::CheckedReads;
 pub use integrity::{Integrity, ReadError};
-pub use pins::{PageCheck, PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
-pub use range::read_range;
+pub(crate) use pins::{PageCheck, PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
+pub(crate) use range::read_range;
 
 use crate::io::{PageCache, ReadEngine};
 

@@ -14,22 +14,22 @@ use std::sync::Arc;
 use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
 
 /// Bytes of a side-file page: the unit side files are read, checked and cached in.
-pub const SIDE_PAGE_BYTES: u64 = 4096;
+pub(crate) const SIDE_PAGE_BYTES: u64 = 4096;
 /// Most pages pinned by one batch (16 MiB): callers cut larger needs into windows.
-pub const PINNED_PAGES_MAX: usize = 4096;
+pub(crate) const PINNED_PAGES_MAX: usize = 4096;
 /// Most pages merged into one read.
 const PAGES_PER_READ_MAX: u64 = 64;
 /// Most pages not asked for that a read spans to join two that are (16 KiB, the local merge
 /// gap of rows): on a disk bound by requests (a cloud volume's ~3,000 a second) one request
 /// costs as much as ~40 KiB of bytes, and a gene's checksum pages lie a page or two apart
 /// once its reads cover much of an index. The pages between are read and dropped.
-pub const GAP_PAGES: u64 = 4;
+pub(crate) const GAP_PAGES: u64 = 4;
 
 const PAGE: usize = SIDE_PAGE_BYTES as usize;
 
 /// Checks a side page as it arrives: `(file, page number, bytes)`; an error says what is
 /// wrong with it (the checker's own type: the summaries' damage, a checksum mismatch).
-pub type PageCheck<'a> =
+pub(crate) type PageCheck<'a> =
     &'a dyn Fn(u32, u64, &[u8]) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 /// The key of page `page` of engine file `file`.
@@ -60,7 +60,7 @@ pub struct PinnedPages {
 
 impl PinnedPages {
     /// Forgets the previous batch's pages, keeping the allocations.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.keys.clear();
         self.failures.clear();
         self.reads.clear();
@@ -69,7 +69,7 @@ impl PinnedPages {
 
     /// Asks for page `page` (of [`SIDE_PAGE_BYTES`]) of engine file `file`.
     #[inline]
-    pub fn want(&mut self, file: u32, page: u64) {
+    pub(crate) fn want(&mut self, file: u32, page: u64) {
         let key = key(file, page);
         if self.keys.last() != Some(&key) {
             self.keys.push(key);
@@ -78,12 +78,12 @@ impl PinnedPages {
 
     /// Pages asked for so far (a page asked for again right away counts once; other repeats
     /// count until a fetch).
-    pub fn wanted(&self) -> usize {
+    pub(crate) fn wanted(&self) -> usize {
         self.keys.len()
     }
 
     /// Distinct pages asked for so far (sorts and deduplicates them).
-    pub fn distinct(&mut self) -> usize {
+    pub(crate) fn distinct(&mut self) -> usize {
         self.keys.sort_unstable();
         self.keys.dedup();
         self.keys.len()
@@ -94,7 +94,7 @@ impl PinnedPages {
     /// reads), each checked by `check` before it is kept or cached. A page whose read fails
     /// or fails its check is left missing, with its error ([`PinnedPages::page`]); only a
     /// failure of the whole batch is returned.
-    pub fn fetch(
+    pub(crate) fn fetch(
         &mut self,
         engine: &mut dyn ReadEngine,
         cache: Option<&PageCache>,
@@ -195,7 +195,7 @@ impl PinnedPages {
 
     /// The bytes of page `page` of file `file` ([`SIDE_PAGE_BYTES`], zero past the end of the
     /// file), or why it is missing. `None` when it was never asked for.
-    pub fn page(&self, file: u32, page: u64) -> Option<Result<&[u8], &Arc<IoError>>> {
+    pub(crate) fn page(&self, file: u32, page: u64) -> Option<Result<&[u8], &Arc<IoError>>> {
         let slot = self.keys.binary_search(&key(file, page)).ok()?;
         Some(match &self.failures[slot] {
             Some(error) => Err(error),
@@ -204,7 +204,7 @@ impl PinnedPages {
     }
 
     /// Bytes held (the batch's side memory).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.data.capacity() as u64
     }
 }

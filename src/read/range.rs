@@ -13,7 +13,7 @@ const RANGE_READ_BYTES: u64 = 1 << 20;
 /// in order, in pieces. Reads are aligned to `alignment` (the engine's, and the checksum
 /// page when the file has checksums); only the bytes asked for reach `sink`. `buffer` is
 /// reused between calls.
-pub fn read_range<E: From<IoError>>(
+pub(crate) fn read_range<E: From<IoError>>(
     engine: &mut dyn ReadEngine,
     alignment: u64,
     file: u32,

@@ -36,7 +36,7 @@ const CHUNKS_AHEAD: usize = 4;
 
 /// What the request's queries cost, together.
 #[derive(Serialize, Default)]
-pub struct ResponseStats {
+pub(crate) struct ResponseStats {
     pub queries: usize,
     pub time_ms: f64,
     pub queue_ms: f64,
@@ -53,7 +53,7 @@ pub struct ResponseStats {
 }
 
 /// One query of a request, answered or not.
-pub struct Answered {
+pub(crate) struct Answered {
     pub name: String,
     pub bases: usize,
     pub outcome: Result<QueryResult, (SkipReason, String)>,
@@ -74,7 +74,7 @@ pub struct Answer {
 
 /// The response that streams `answer`, found in `view` (named by the `X-Bitsift-View` and
 /// `X-Bitsift-Generations` headers, and in a JSON answer's `view` and `generations`).
-pub fn respond(state: Arc<AppState>, view: Arc<View>, answer: Answer) -> Response {
+pub(crate) fn respond(state: Arc<AppState>, view: Arc<View>, answer: Answer) -> Response {
     let (content_type, download) = match answer.format {
         AnswerFormat::Json => ("application/json", None),
         AnswerFormat::Tsv => ("text/tab-separated-values", Some("bitsift-hits.tsv")),

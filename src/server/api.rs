@@ -29,7 +29,7 @@ use crate::seqfile::SeqRecord;
 /// `POST /api/search`. The body is charged against the server's body memory budget before
 /// it is read (or refused at once: 413 from `Content-Length`, 503 when the budget is spent),
 /// and must arrive within the body timeout; the charge is held until the answer.
-pub async fn search(
+pub(crate) async fn search(
     State(state): State<Arc<AppState>>,
     request: axum::extract::Request,
 ) -> Response {
@@ -314,7 +314,7 @@ fn ms(d: Duration) -> f64 {
 /// `GET /api/indexes`: the served indexes (`status` "ok", or "changed" with the `error`),
 /// each collection with the manifest `generation` served, those that could not be opened
 /// under `unavailable`, and the `view` they belong to.
-pub async fn indexes(State(state): State<Arc<AppState>>) -> Response {
+pub(crate) async fn indexes(State(state): State<Arc<AppState>>) -> Response {
     let view = state.fresh_view().await;
     let mut list: Vec<IndexDescription> = Vec::new();
     for (position, entry) in view.indexes.iter().enumerate() {
@@ -382,7 +382,7 @@ fn unavailable_json(view: &View) -> serde_json::Value {
 /// `reload_failed`: the previous view is still served); 503 "unhealthy" when a served index
 /// changed on disk (listed under `changed`), since searches of it now fail, or when a read did
 /// not match the index's checksums (listed under `damaged`).
-pub async fn health(State(state): State<Arc<AppState>>) -> Response {
+pub(crate) async fn health(State(state): State<Arc<AppState>>) -> Response {
     let view = state.fresh_view().await;
     let entry = |position: usize, status: &str, error: &str| {
         let index = &view.indexes[position];
@@ -430,7 +430,7 @@ pub async fn health(State(state): State<Arc<AppState>>) -> Response {
 /// `POST /api/reload`, from this machine only: opens a new view of the indexes whatever
 /// changed (as SIGHUP does) and answers with it, or 500 with why the previous view is still
 /// served.
-pub async fn reload(
+pub(crate) async fn reload(
     State(state): State<Arc<AppState>>,
     peer: Option<axum::Extension<Peer>>,
 ) -> Response {
@@ -456,7 +456,7 @@ pub async fn reload(
 }
 
 /// `GET /metrics`.
-pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let view = state.views.current();
     let index = &view.index;
     let side = SideMemory {
@@ -471,12 +471,12 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
 }
 
 /// `GET /api/openapi.json`.
-pub async fn openapi() -> Response {
+pub(crate) async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], super::OPENAPI).into_response()
 }
 
 /// `GET /`.
-pub async fn page() -> Response {
+pub(crate) async fn page() -> Response {
     (
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         super::PAGE,
@@ -485,7 +485,7 @@ pub async fn page() -> Response {
 }
 
 /// Unknown paths: a JSON 404.
-pub async fn not_found() -> Response {
+pub(crate) async fn not_found() -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "no such endpoint; see GET /api/openapi.json",

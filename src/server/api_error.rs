@@ -9,7 +9,7 @@ use super::metrics::Rejection;
 
 /// An error answer: status and a message naming the problem.
 #[derive(Debug)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     pub(super) status: StatusCode,
     pub(super) message: String,
     retry_after_seconds: Option<u64>,

@@ -21,18 +21,18 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 /// Bytes of budget charged per byte of body buffer (the body, then its parsed form).
-pub const CHARGE_PER_BYTE: usize = 2;
+pub(crate) const CHARGE_PER_BYTE: usize = 2;
 
 /// Memory for request bodies, shared by all requests.
 #[derive(Debug)]
-pub struct BodyBudget {
+pub(crate) struct BodyBudget {
     semaphore: Arc<Semaphore>,
     bytes: usize,
 }
 
 impl BodyBudget {
     /// A budget of `bytes`.
-    pub fn new(bytes: usize) -> BodyBudget {
+    pub(crate) fn new(bytes: usize) -> BodyBudget {
         let bytes = bytes.min(Semaphore::MAX_PERMITS);
         BodyBudget {
             semaphore: Arc::new(Semaphore::new(bytes)),
@@ -41,19 +41,19 @@ impl BodyBudget {
     }
 
     /// The whole budget in bytes.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
 
     /// Bytes not charged to any request now.
-    pub fn available(&self) -> usize {
+    pub(crate) fn available(&self) -> usize {
         self.semaphore.available_permits()
     }
 }
 
 /// A request's charge against the [`BodyBudget`]; given back when dropped.
 #[derive(Debug, Default)]
-pub struct BodyLease {
+pub(crate) struct BodyLease {
     permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -81,14 +81,14 @@ impl BodyLease {
     }
 
     /// Bytes charged.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.permit.as_ref().map_or(0, |p| p.num_permits())
     }
 }
 
 /// Bounds of one request body.
 #[derive(Clone, Copy, Debug)]
-pub struct BodyLimits {
+pub(crate) struct BodyLimits {
     /// Largest body accepted, in bytes.
     pub bytes_max: usize,
     /// Time allowed for the whole body to arrive.
@@ -97,7 +97,7 @@ pub struct BodyLimits {
 
 /// Why a body was not read.
 #[derive(Clone, Debug, thiserror::Error, PartialEq)]
-pub enum BodyError {
+pub(crate) enum BodyError {
     /// Larger than the limit (from `Content-Length`, or counted while streaming).
     #[error("the request body is larger than {limit} bytes; send fewer or shorter sequences")]
     TooLarge {
@@ -126,7 +126,7 @@ pub enum BodyError {
 
 /// Reads `body` (of `declared` bytes when the request gave `Content-Length`) within `limits`,
 /// charging its buffer to `budget` before the bytes are buffered.
-pub async fn read_body(
+pub(crate) async fn read_body(
     mut body: Body,
     declared: Option<u64>,
     limits: BodyLimits,

@@ -35,11 +35,11 @@ use tokio::task::JoinSet;
 use super::metrics::{ConnectionClose, ConnectionRefusal, Metrics};
 
 /// Connections at most by default, when the open-files limit allows that many.
-pub const MAX_CONNECTIONS_DEFAULT: usize = 1024;
+pub(crate) const MAX_CONNECTIONS_DEFAULT: usize = 1024;
 
 /// Bounds on connections.
 #[derive(Clone, Copy, Debug)]
-pub struct ConnectionLimits {
+pub(crate) struct ConnectionLimits {
     /// Connections open at once.
     pub max_connections: usize,
     /// Time allowed for a request head, from when the connection is ready for one.
@@ -51,7 +51,7 @@ pub struct ConnectionLimits {
 /// File descriptors this process can still open, keeping a reserve for everything else
 /// (index files opened later, `/proc` reads, the listener's next accept). `None` when the
 /// limit or the open descriptors cannot be read.
-pub fn descriptors_free() -> Option<usize> {
+pub(crate) fn descriptors_free() -> Option<usize> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -68,11 +68,11 @@ pub fn descriptors_free() -> Option<usize> {
 
 /// The address of the client that sent a request (in the request's extensions).
 #[derive(Clone, Copy, Debug)]
-pub struct Peer(pub std::net::SocketAddr);
+pub(crate) struct Peer(pub std::net::SocketAddr);
 
 /// What [`serve`] did at shutdown.
 #[derive(Debug)]
-pub struct Drained {
+pub(crate) struct Drained {
     /// Connections still open when the grace period ended, and cut.
     pub cut: usize,
     /// When the shutdown began: the grace period counts from here.
@@ -82,7 +82,7 @@ pub struct Drained {
 /// Serves `router` on `listener` until `shutdown` completes, then drains: it waits for the
 /// requests in flight until `grace` has passed or `hurry` completes (a second signal), and
 /// cuts what is left.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     limits: ConnectionLimits,

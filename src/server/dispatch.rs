@@ -27,10 +27,10 @@ use crate::format::ChecksumError;
 use crate::query::{Answer, ReadError, SearchError, SearchOptions, Session as Searcher};
 
 /// Queries one batch may take from the queue at most.
-pub const QUERIES_PER_BATCH_MAX: usize = 4096;
+pub(crate) const QUERIES_PER_BATCH_MAX: usize = 4096;
 
 /// One request's queries.
-pub struct SearchJob {
+pub(crate) struct SearchJob {
     /// Query sequences.
     pub queries: Vec<Vec<u8>>,
     /// Indexes searched (`None`: all).
@@ -46,7 +46,7 @@ pub struct SearchJob {
 }
 
 /// How a job ended.
-pub enum JobOutcome {
+pub(crate) enum JobOutcome {
     /// Answered.
     Done {
         /// One answer per query.
@@ -65,7 +65,7 @@ pub enum JobOutcome {
 }
 
 /// The pool of search workers.
-pub struct Dispatcher {
+pub(crate) struct Dispatcher {
     sender: Mutex<Option<Sender<SearchJob>>>,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -73,7 +73,7 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// Starts one worker per searcher, with a queue of `queue` jobs. `watch` holds the
     /// identities of the searchers' index files, in the same order.
-    pub fn start(
+    pub(crate) fn start(
         searchers: Vec<Searcher>,
         metrics: Arc<Metrics>,
         queue: usize,
@@ -106,7 +106,7 @@ impl Dispatcher {
 
     /// Queues a job; false when the queue is full or the dispatcher is closed (the job
     /// is dropped, so its caller hears nothing and answers "busy").
-    pub fn submit(&self, job: SearchJob) -> bool {
+    pub(crate) fn submit(&self, job: SearchJob) -> bool {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
         sender
             .as_ref()
@@ -115,7 +115,7 @@ impl Dispatcher {
 
     /// Stops taking jobs and gives the workers up to `wait` to finish what is queued.
     /// Returns whether they all did; those that did not are left to end with the process.
-    pub fn close(&self, wait: Duration) -> bool {
+    pub(crate) fn close(&self, wait: Duration) -> bool {
         self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
         let deadline = Instant::now() + wait;
         let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());

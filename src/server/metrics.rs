@@ -14,7 +14,7 @@ const BUCKETS_SECONDS: [f64; 13] = [
 
 /// Why a request was turned away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     /// Too many requests at once (503).
     Overload,
     /// Request or sequence too large (413).
@@ -62,7 +62,7 @@ impl Rejection {
 
 /// Why the server closed a connection (other than the client closing it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConnectionClose {
+pub(crate) enum ConnectionClose {
     /// The request head did not arrive within the header timeout.
     HeaderTimeout,
     /// No request and no bytes for the idle timeout.
@@ -97,7 +97,7 @@ impl ConnectionClose {
 
 /// Why a connection was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConnectionRefusal {
+pub(crate) enum ConnectionRefusal {
     /// The connection limit was reached and no connection was idle.
     Limit,
     /// Accepting failed (out of file descriptors, for one).
@@ -106,7 +106,7 @@ pub enum ConnectionRefusal {
 
 /// All server counters.
 #[derive(Debug, Default)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     requests: AtomicU64,
     reloads: AtomicU64,
     reload_failures: AtomicU64,
@@ -129,7 +129,7 @@ pub struct Metrics {
 }
 
 /// Keeps the in-flight gauge up while alive.
-pub struct InFlight<'a>(&'a Metrics);
+pub(crate) struct InFlight<'a>(&'a Metrics);
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
@@ -139,19 +139,19 @@ impl Drop for InFlight<'_> {
 
 impl Metrics {
     /// Counts a search request entering; the guard counts it leaving.
-    pub fn enter(&self) -> InFlight<'_> {
+    pub(crate) fn enter(&self) -> InFlight<'_> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         InFlight(self)
     }
 
     /// Records a rejected request.
-    pub fn reject(&self, why: Rejection) {
+    pub(crate) fn reject(&self, why: Rejection) {
         self.rejections[why as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records a reload: a new view opened (`opened`), or the current one kept.
-    pub fn reloaded(&self, opened: bool) {
+    pub(crate) fn reloaded(&self, opened: bool) {
         let counter = if opened {
             &self.reloads
         } else {
@@ -161,7 +161,7 @@ impl Metrics {
     }
 
     /// Records an answered request of `queries` queries taking `elapsed`.
-    pub fn answered(&self, queries: u64, errors: u64, elapsed: Duration) {
+    pub(crate) fn answered(&self, queries: u64, errors: u64, elapsed: Duration) {
         self.queries.fetch_add(queries, Ordering::Relaxed);
         self.query_errors.fetch_add(errors, Ordering::Relaxed);
         let seconds = elapsed.as_secs_f64();
@@ -176,7 +176,7 @@ impl Metrics {
     }
 
     /// Records one executed batch.
-    pub fn batch(&self, queries: u64, bytes_read: u64, read_requests: u64, reads_pruned: u64) {
+    pub(crate) fn batch(&self, queries: u64, bytes_read: u64, read_requests: u64, reads_pruned: u64) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.batch_queries.fetch_add(queries, Ordering::Relaxed);
         self.bytes_read.fetch_add(bytes_read, Ordering::Relaxed);
@@ -186,13 +186,13 @@ impl Metrics {
     }
 
     /// Records an accepted connection; [`Metrics::connection_ended`] records its end.
-    pub fn connection_opened(&self) {
+    pub(crate) fn connection_opened(&self) {
         self.connections_accepted.fetch_add(1, Ordering::Relaxed);
         self.connections_open.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records the end of an accepted connection, and why the server closed it, if it did.
-    pub fn connection_ended(&self, why: Option<ConnectionClose>) {
+    pub(crate) fn connection_ended(&self, why: Option<ConnectionClose>) {
         self.connections_open.fetch_sub(1, Ordering::Relaxed);
         if let Some(why) = why {
             self.connection_closed(why, 1);
@@ -200,27 +200,27 @@ impl Metrics {
     }
 
     /// Counts `count` connections closed by the server for `why` (without ending them).
-    pub fn connection_closed(&self, why: ConnectionClose, count: u64) {
+    pub(crate) fn connection_closed(&self, why: ConnectionClose, count: u64) {
         self.connection_closes[why as usize].fetch_add(count, Ordering::Relaxed);
     }
 
     /// Records a refused connection.
-    pub fn connection_refused(&self, why: ConnectionRefusal) {
+    pub(crate) fn connection_refused(&self, why: ConnectionRefusal) {
         self.connections_refused[why as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Connections open now.
-    pub fn connections_open(&self) -> u64 {
+    pub(crate) fn connections_open(&self) -> u64 {
         self.connections_open.load(Ordering::Relaxed)
     }
 
     /// Requests being served now.
-    pub fn in_flight(&self) -> u64 {
+    pub(crate) fn in_flight(&self) -> u64 {
         self.in_flight.load(Ordering::Relaxed)
     }
 
     /// The Prometheus text exposition.
-    pub fn render(&self, cache: Option<CacheStats>, side: &SideMemory) -> String {
+    pub(crate) fn render(&self, cache: Option<CacheStats>, side: &SideMemory) -> String {
         let mut out = String::with_capacity(4096);
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut counter = |name: &str, help: &str, value: u64| {
@@ -332,7 +332,7 @@ impl Metrics {
 
 /// The side memory of the served index: checksum and summary pages kept between requests.
 #[derive(Clone, Debug, Default)]
-pub struct SideMemory {
+pub(crate) struct SideMemory {
     /// The budget (`--side-memory`).
     pub budget_bytes: u64,
     /// The side cache, if the budget allows one.

@@ -19,16 +19,16 @@
 //! `GET /healthz`, `GET /metrics` (Prometheus), `GET /` (the web page).
 
 mod answer;
-pub mod api;
+pub(crate) mod api;
 mod api_error;
-pub mod body;
-pub mod connections;
-pub mod dispatch;
-pub mod metadata;
-pub mod metrics;
+pub(crate) mod body;
+pub(crate) mod connections;
+pub(crate) mod dispatch;
+pub(crate) mod metadata;
+pub(crate) mod metrics;
 mod request;
-pub mod view;
-pub mod watch;
+pub(crate) mod view;
+pub(crate) mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -46,12 +46,12 @@ use body::{BodyBudget, BodyLimits};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
 use metadata::Metadata;
 use metrics::Metrics;
-pub use view::{IndexSources, SelectError, Trigger, View, Views};
+pub(crate) use view::{IndexSources, SelectError, Trigger, View, Views};
 
 /// The web page, plain HTML and JavaScript with no build step.
-pub const PAGE: &str = include_str!("page.html");
+pub(crate) const PAGE: &str = include_str!("page.html");
 /// The OpenAPI 3 description of the API.
-pub const OPENAPI: &str = include_str!("openapi.json");
+pub(crate) const OPENAPI: &str = include_str!("openapi.json");
 
 /// How to run the server.
 #[derive(Clone, Debug)]
@@ -124,7 +124,7 @@ impl ServerConfig {
 
     /// The request body memory budget: as configured, or by default enough for one body of
     /// the largest size (and its parsed queries) plus 64 MiB for other requests.
-    pub fn body_memory_bytes(&self) -> u64 {
+    pub(crate) fn body_memory_bytes(&self) -> u64 {
         self.body_memory.unwrap_or_else(|| {
             (self.body_bytes_max() * body::CHARGE_PER_BYTE) as u64 + BODY_MEMORY_SPARE
         })
@@ -180,7 +180,7 @@ pub enum ServerError {
 
 /// An index that could not be opened (with `skip_broken`).
 #[derive(Clone, Debug)]
-pub struct UnavailableIndex {
+pub(crate) struct UnavailableIndex {
     /// Name it would have had.
     pub name: String,
     /// File path as given.
@@ -190,7 +190,7 @@ pub struct UnavailableIndex {
 }
 
 /// State shared by all handlers.
-pub struct AppState {
+pub(crate) struct AppState {
     /// Settings.
     pub config: ServerConfig,
     /// What is served now; see [`view`].
@@ -216,7 +216,7 @@ impl AppState {
     /// by a remote file changed on its server since it was opened
     /// ([`crate::io::source::RemoteChanged`], matched by type): the request that met it fails,
     /// the ones after it are answered from the new version. One such reload at a time.
-    pub fn reload_if_changed<'a>(
+    pub(crate) fn reload_if_changed<'a>(
         self: &Arc<Self>,
         mut errors: impl Iterator<Item = &'a crate::query::SearchError>,
     ) {
@@ -244,12 +244,12 @@ impl AppState {
 
     /// The view a request should use: the current one, replaced first when a followed
     /// collection's manifest changed (see [`view`]).
-    pub async fn fresh_view(&self) -> Arc<View> {
+    pub(crate) async fn fresh_view(&self) -> Arc<View> {
         self.views.fresh(&self.config, &self.metrics).await
     }
 
     /// Opens a new view whatever changed (SIGHUP, `POST /api/reload`).
-    pub async fn reload(&self) -> Result<Arc<View>, view::ReloadFailure> {
+    pub(crate) async fn reload(&self) -> Result<Arc<View>, view::ReloadFailure> {
         self.views
             .reload(Trigger::Asked, &self.config, &self.metrics)
             .await
@@ -257,7 +257,7 @@ impl AppState {
 }
 
 /// Opens everything and returns the router and state (so tests can serve it themselves).
-pub fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>), ServerError> {
+pub(crate) fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>), ServerError> {
     let metrics = Arc::new(Metrics::default());
     let first = View::open(&config, 1, &metrics)?;
     let metadata = match &config.metadata {

@@ -15,14 +15,14 @@ use crate::answer::Cutoff;
 use crate::seqfile::{SeqReader, SeqRecord};
 
 /// Queries one request may carry.
-pub const QUERIES_PER_REQUEST_MAX: usize = 1000;
+pub(crate) const QUERIES_PER_REQUEST_MAX: usize = 1000;
 /// Hits per query a request gets when it gives no `limit`.
-pub const LIMIT_DEFAULT: usize = 100;
+pub(crate) const LIMIT_DEFAULT: usize = 100;
 
 /// One named sequence of a request.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NamedSequence {
+pub(crate) struct NamedSequence {
     /// Name shown in the results (default `query_N`).
     #[serde(default)]
     pub name: Option<String>,
@@ -33,7 +33,7 @@ pub struct NamedSequence {
 /// What an answer is written as.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AnswerFormat {
+pub(crate) enum AnswerFormat {
     /// The JSON answer (`results`, `stats`).
     #[default]
     Json,
@@ -101,7 +101,7 @@ fn fold_case_default() -> bool {
 
 impl SearchRequest {
     /// The cutoff the request asks for, checked.
-    pub fn cutoff(&self) -> Result<Cutoff, ApiError> {
+    pub(crate) fn cutoff(&self) -> Result<Cutoff, ApiError> {
         let cutoff = match (self.threshold, self.min_identity) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::bad_request(
@@ -119,7 +119,7 @@ impl SearchRequest {
     }
 
     /// Checks the output fields against each other.
-    pub fn check_output(&self) -> Result<(), ApiError> {
+    pub(crate) fn check_output(&self) -> Result<(), ApiError> {
         if self.presence && self.format != AnswerFormat::Matrix {
             return Err(ApiError::bad_request(
                 "\"presence\" applies to \"format\": \"matrix\"",
@@ -141,7 +141,7 @@ impl SearchRequest {
 
 /// The request's queries, named, their bases checked and read under the request's rule.
 /// Takes the sequences out of the request (no copy of a large FASTA text).
-pub fn queries_of(
+pub(crate) fn queries_of(
     request: &mut SearchRequest,
     max_bases: usize,
 ) -> Result<Vec<SeqRecord>, ApiError> {

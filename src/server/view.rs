@@ -46,11 +46,11 @@ use crate::query::{Grouping, Index, OpenError, Sources};
 use crate::search::{open_fresh, Opened, SearchSetup, SessionSetup};
 
 /// What the server was asked to serve: expanded again at every reload.
-pub use crate::search::IndexSources;
+pub(crate) use crate::search::IndexSources;
 
 /// A collection a view serves, as its manifest was when the view was opened.
 #[derive(Clone, Debug)]
-pub struct Followed {
+pub(crate) struct Followed {
     /// The name requests and answers use (its directory's name).
     pub name: String,
     /// The manifest seen.
@@ -69,7 +69,7 @@ enum ManifestNow {
 }
 
 /// One generation of what the server serves; see the module documentation.
-pub struct View {
+pub(crate) struct View {
     /// Counts views from 1 (the one opened at start-up).
     pub number: u64,
     /// When it was opened.
@@ -99,7 +99,7 @@ pub struct View {
 
 /// Why the documents cannot be grouped by a column.
 #[derive(Debug, thiserror::Error)]
-pub enum GroupingError {
+pub(crate) enum GroupingError {
     /// The server was started without a sample table.
     #[error("cannot group by {0:?}: this server was started without a sample table")]
     NoTable(String),
@@ -110,7 +110,7 @@ pub enum GroupingError {
 
 /// Why a request's `indexes` cannot be searched.
 #[derive(Debug, PartialEq, Eq)]
-pub enum SelectError {
+pub(crate) enum SelectError {
     /// The request is wrong: an unknown name, or an empty list.
     Invalid(String),
     /// A named index is known but cannot be searched now.
@@ -120,7 +120,7 @@ pub enum SelectError {
 impl View {
     /// Expands the sources and opens view `number`; when a collection's manifest changed in
     /// between (a merge committed and deleted the files it listed), expands again.
-    pub fn open(
+    pub(crate) fn open(
         config: &ServerConfig,
         number: u64,
         metrics: &Arc<Metrics>,
@@ -181,7 +181,7 @@ impl View {
 
     /// Whether a followed manifest was replaced since this view was opened (a remote one: as
     /// its server said when last asked).
-    pub fn stale(&self) -> bool {
+    pub(crate) fn stale(&self) -> bool {
         self.collections.iter().any(|c| {
             c.seen.manifest_changed()
                 || (c.seen.remote.is_some() && *lock(&c.remote_now) != c.seen.remote)
@@ -191,7 +191,7 @@ impl View {
     /// Asks the servers of the remote collections followed for their manifests' versions
     /// now (a `HEAD` each, off the async threads). A server that cannot be asked leaves the
     /// last answer: an outage is not a commit.
-    pub async fn ask_servers(&self) {
+    pub(crate) async fn ask_servers(&self) {
         for followed in self.collections.iter().filter(|c| c.seen.remote.is_some()) {
             let seen = followed.seen.clone();
             let asked = tokio::task::spawn_blocking(move || seen.remote_version_now()).await;
@@ -225,7 +225,7 @@ impl View {
     }
 
     /// The manifest generation of each collection served, by name.
-    pub fn generations(&self) -> Vec<Generation<'_>> {
+    pub(crate) fn generations(&self) -> Vec<Generation<'_>> {
         self.collections
             .iter()
             .map(|c| Generation {
@@ -237,7 +237,7 @@ impl View {
 
     /// The grouping of the documents by `column` of `metadata`, made on first use; an
     /// error when the server has no such column.
-    pub fn grouping(
+    pub(crate) fn grouping(
         &self,
         metadata: &Metadata,
         column: &str,
@@ -258,7 +258,7 @@ impl View {
     }
 
     /// The selection mask for index `names`, or an error naming the unknown or unavailable one.
-    pub fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
+    pub(crate) fn select(&self, names: &[String]) -> Result<Vec<bool>, SelectError> {
         if names.is_empty() {
             return Err(SelectError::Invalid(
                 "\"indexes\" is empty; leave it out to search all indexes".into(),
@@ -293,14 +293,14 @@ impl View {
     }
 
     /// Looks at every index file now and returns the changed ones: (position, error text).
-    pub fn changed_indexes(&self) -> Vec<(usize, &str)> {
+    pub(crate) fn changed_indexes(&self) -> Vec<(usize, &str)> {
         (0..self.watch.len())
             .filter_map(|i| self.watch.check(i).err().map(|e| (i, e)))
             .collect()
     }
 
     /// Stops the warm-up, if one runs.
-    pub fn stop_warmup(&self) {
+    pub(crate) fn stop_warmup(&self) {
         let warmup = self.warmup.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(warmup) = warmup {
             warmup.stop();
@@ -317,7 +317,7 @@ impl Drop for View {
 
 /// A collection's name and the manifest generation a view serves.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct Generation<'a> {
+pub(crate) struct Generation<'a> {
     /// The collection's name.
     pub name: &'a str,
     /// Its manifest's generation.
@@ -355,7 +355,7 @@ fn collection_name(directory: &Path) -> String {
 }
 
 /// The current view, the reload in progress, the last failed reload.
-pub struct Views {
+pub(crate) struct Views {
     current: RwLock<Arc<View>>,
     /// Held by the one reload running; requests that need the new view wait for it.
     reloading: tokio::sync::Mutex<()>,
@@ -364,7 +364,7 @@ pub struct Views {
 
 /// A reload that failed: the current view goes on serving.
 #[derive(Clone, Debug, Serialize)]
-pub struct ReloadFailure {
+pub(crate) struct ReloadFailure {
     /// Why.
     pub error: String,
     /// The view still served.
@@ -378,7 +378,7 @@ pub struct ReloadFailure {
 
 /// Why a reload is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trigger {
+pub(crate) enum Trigger {
     /// A followed manifest changed.
     Manifest,
     /// SIGHUP or `POST /api/reload`: whatever changed.
@@ -387,7 +387,7 @@ pub enum Trigger {
 
 impl Views {
     /// Views starting with `first`.
-    pub fn new(first: View) -> Views {
+    pub(crate) fn new(first: View) -> Views {
         Views {
             current: RwLock::new(Arc::new(first)),
             reloading: tokio::sync::Mutex::new(()),
@@ -396,7 +396,7 @@ impl Views {
     }
 
     /// The current view, as it is.
-    pub fn current(&self) -> Arc<View> {
+    pub(crate) fn current(&self) -> Arc<View> {
         self.current
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -406,7 +406,7 @@ impl Views {
     /// The last reload that failed, unless a later one succeeded or the followed manifests
     /// went back, since it failed, to those the current view serves (a manifest restored as
     /// it was: nothing is left to reload).
-    pub fn failure(&self) -> Option<ReloadFailure> {
+    pub(crate) fn failure(&self) -> Option<ReloadFailure> {
         let failure = self
             .failure
             .lock()
@@ -422,7 +422,7 @@ impl Views {
 
     /// Whether `view` must be replaced: a manifest changed, and not into the state a failed
     /// reload already tried.
-    pub fn due(&self, view: &View) -> bool {
+    pub(crate) fn due(&self, view: &View) -> bool {
         if !view.stale() {
             return false;
         }
@@ -433,7 +433,7 @@ impl Views {
     }
 
     /// The current view, replaced first when it is [`Views::due`].
-    pub async fn fresh(&self, config: &ServerConfig, metrics: &Arc<Metrics>) -> Arc<View> {
+    pub(crate) async fn fresh(&self, config: &ServerConfig, metrics: &Arc<Metrics>) -> Arc<View> {
         let view = self.current();
         if !self.due(&view) {
             return view;
@@ -444,7 +444,7 @@ impl Views {
 
     /// Opens a new view and switches to it; on failure the current view goes on serving and
     /// the error is kept for `/healthz`. One reload runs at a time.
-    pub async fn reload(
+    pub(crate) async fn reload(
         &self,
         trigger: Trigger,
         config: &ServerConfig,

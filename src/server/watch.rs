@@ -40,7 +40,7 @@ struct Watched {
 
 /// The identities of the served index files, captured at open, and whether each changed since.
 #[derive(Debug, Default)]
-pub struct IndexWatch {
+pub(crate) struct IndexWatch {
     files: Vec<Watched>,
 }
 
@@ -50,7 +50,7 @@ impl IndexWatch {
     /// Files of a collection (`in_collection[i]`) are held open and compared through the open
     /// file: the collection's manifest says which files are current, and the server follows
     /// it; other files are compared through their path.
-    pub fn capture(
+    pub(crate) fn capture(
         paths: &[PathBuf],
         in_collection: &[bool],
     ) -> Result<IndexWatch, (PathBuf, std::io::Error)> {
@@ -90,12 +90,12 @@ impl IndexWatch {
     }
 
     /// Number of watched files.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.files.len()
     }
 
     /// No file is watched.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
@@ -134,7 +134,7 @@ impl IndexWatch {
     /// Records that a read of file `index` did not match its checksums. Searches go on (the
     /// other pages may be intact, and a search needing the damaged one fails with the
     /// error), but the file is reported damaged until the server reloads it.
-    pub fn mark_damaged(&self, index: usize, message: String) {
+    pub(crate) fn mark_damaged(&self, index: usize, message: String) {
         if let Some(watched) = self.files.get(index) {
             if watched.damaged.set(message).is_ok() {
                 tracing::error!("{}", watched.damaged.get().map_or("", String::as_str));
@@ -143,17 +143,17 @@ impl IndexWatch {
     }
 
     /// The first checksum mismatch seen in file `index`.
-    pub fn damaged(&self, index: usize) -> Option<&str> {
+    pub(crate) fn damaged(&self, index: usize) -> Option<&str> {
         self.files[index].damaged.get().map(String::as_str)
     }
 
     /// Index of the watched file at `path`.
-    pub fn position(&self, path: &std::path::Path) -> Option<usize> {
+    pub(crate) fn position(&self, path: &std::path::Path) -> Option<usize> {
         self.files.iter().position(|w| w.path == path)
     }
 
     /// The change already seen in file `index`, without looking at the file again.
-    pub fn changed(&self, index: usize) -> Option<&str> {
+    pub(crate) fn changed(&self, index: usize) -> Option<&str> {
         self.files[index].changed.get().map(String::as_str)
     }
 }

@@ -5,7 +5,7 @@
 /// Bytes that are not a sound summaries file; the text says what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Damage(pub String);
+pub(crate) struct Damage(pub String);
 
 /// Sound summaries that describe another index; the text says what differs.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -30,11 +30,11 @@ use super::identity::{BlockSummary, IndexIdentity};
 use super::layout::{self, Layout};
 
 /// First and last eight bytes of a summaries file.
-pub const MAGIC: &[u8; 8] = b"BSSUMMRY";
+pub(crate) const MAGIC: &[u8; 8] = b"BSSUMMRY";
 /// The format-1 version.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// The key scheme of [`super::filter`].
-pub const SCHEME: u32 = 1;
+pub(crate) const SCHEME: u32 = 1;
 
 const HEADER_BYTES: usize = 56;
 const BLOCK_BYTES: usize = 32;
@@ -42,7 +42,7 @@ const FOOTER_BYTES: usize = 24;
 
 /// A decoded file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SummaryFile {
+pub(crate) struct SummaryFile {
     /// The index it belongs to.
     pub identity: IndexIdentity,
     /// Bits each k-mer sets.
@@ -56,7 +56,7 @@ pub struct SummaryFile {
 /// Fingerprint of an index header: xxh64 over k, the canonical flag, the hash count, the page
 /// size, every block's document and row counts, and every document name in order. Summaries
 /// whose fingerprint differs were built for another index (or another document order).
-pub fn fingerprint<'a>(
+pub(crate) fn fingerprint<'a>(
     k: u32,
     canonical: bool,
     num_hashes: u32,
@@ -82,7 +82,7 @@ pub fn fingerprint<'a>(
 
 impl SummaryFile {
     /// The format-2 layout of this file.
-    pub fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         assert!(self.minimizer > 0, "format 2 places k-mers by minimizer");
         Layout::plan(
             self.identity.clone(),
@@ -93,7 +93,7 @@ impl SummaryFile {
     }
 
     /// Writes the file in format 2.
-    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    pub(crate) fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let layout = self.layout();
         out.write_all(&layout.encode_header())?;
         let filters: Vec<&Filter> = self.blocks.iter().map(|b| &b.filter).collect();
@@ -101,7 +101,7 @@ impl SummaryFile {
     }
 
     /// The file's bytes in format 2.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         self.write_to(&mut out).expect("writing to memory");
         out
@@ -109,7 +109,7 @@ impl SummaryFile {
 
     /// Decodes a file of either format, checking its framing, checksums and fields. The error
     /// text says what is wrong (the caller adds the path).
-    pub fn decode(bytes: &[u8]) -> Result<SummaryFile, Damage> {
+    pub(crate) fn decode(bytes: &[u8]) -> Result<SummaryFile, Damage> {
         if bytes.len() >= 8 && &bytes[..8] == layout::MAGIC {
             return SummaryFile::decode_v2(bytes);
         }
@@ -141,7 +141,7 @@ impl SummaryFile {
 
     /// Bytes of the file encoded in format 1.
     #[cfg(test)]
-    pub fn encoded_len_v1(&self) -> usize {
+    pub(crate) fn encoded_len_v1(&self) -> usize {
         let words: usize = self.blocks.iter().map(|b| b.filter.words().len()).sum();
         HEADER_BYTES + BLOCK_BYTES * self.blocks.len() + 8 * words + FOOTER_BYTES
     }
@@ -149,7 +149,7 @@ impl SummaryFile {
     /// The file's bytes in format 1 (as earlier versions wrote it; format-1 filters have one
     /// bucket).
     #[cfg(test)]
-    pub fn encode_v1(&self) -> Vec<u8> {
+    pub(crate) fn encode_v1(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len_v1());
         let id = &self.identity;
         out.extend_from_slice(MAGIC);

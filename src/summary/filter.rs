@@ -23,14 +23,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most bits a k-mer sets in its word.
-pub const HASHES_MAX: u32 = 6;
+pub(crate) const HASHES_MAX: u32 = 6;
 /// Most words of one block's filter (`2^WORDS_LOG2_MAX`): a filter position fits below the
 /// top `6 · HASHES_MAX` bits of the key, which pick the bits within a word.
-pub const WORDS_LOG2_MAX: u32 = 64 - 6 * HASHES_MAX;
+pub(crate) const WORDS_LOG2_MAX: u32 = 64 - 6 * HASHES_MAX;
 /// Key bits of a position in a format-2 filter: fine buckets of `2^KEY_BITS` words (512
 /// bits, ~128 k-mers at 4 bits each, ~12 minimizers: enough that the uneven sizes of
 /// super-k-mers average out).
-pub const KEY_BITS: u32 = 3;
+pub(crate) const KEY_BITS: u32 = 3;
 
 const POSITION_MASK: u64 = (1 << WORDS_LOG2_MAX) - 1;
 
@@ -45,13 +45,13 @@ pub struct Probe {
 impl Probe {
     /// The probe of the k-mer whose seed-0 row hash is `hash` and whose minimizer hash is
     /// `minimizer` (any value for one-bucket filters), for filters of `hashes` bits per k-mer.
-    pub fn new(hash: u64, minimizer: u64, hashes: u32) -> Probe {
+    pub(crate) fn new(hash: u64, minimizer: u64, hashes: u32) -> Probe {
         Probe::from_key(key_of(hash), minimizer, hashes)
     }
 
     /// The probe of a k-mer whose key (its remixed seed-0 row hash) is `key`.
     #[inline]
-    pub fn from_key(key: u64, minimizer: u64, hashes: u32) -> Probe {
+    pub(crate) fn from_key(key: u64, minimizer: u64, hashes: u32) -> Probe {
         debug_assert!((1..=HASHES_MAX).contains(&hashes));
         let mut mask = 0u64;
         for i in 0..hashes {
@@ -67,20 +67,20 @@ impl Probe {
     /// The word of this k-mer in a filter of `2^words_log2` words in fine buckets of
     /// `2^key_bits` words (`key_bits <= words_log2`).
     #[inline]
-    pub fn position(&self, words_log2: u32, key_bits: u32) -> u64 {
+    pub(crate) fn position(&self, words_log2: u32, key_bits: u32) -> u64 {
         debug_assert!(key_bits <= words_log2 && words_log2 <= WORDS_LOG2_MAX);
         (self.bucket(words_log2 - key_bits) << key_bits) | (self.key & ((1u64 << key_bits) - 1))
     }
 
     /// The bucket of this k-mer among `2^bits` (the top bits of its minimizer hash).
     #[inline]
-    pub fn bucket(&self, bits: u32) -> u64 {
+    pub(crate) fn bucket(&self, bits: u32) -> u64 {
         self.minimizer.checked_shr(64 - bits).unwrap_or(0)
     }
 
     /// The bits of its word this k-mer sets.
     #[inline]
-    pub fn mask(&self) -> u64 {
+    pub(crate) fn mask(&self) -> u64 {
         self.mask
     }
 
@@ -95,7 +95,7 @@ impl Probe {
 /// The summary key of the k-mer whose seed-0 row hash is `hash`: SplitMix64's finaliser,
 /// which decorrelates summary positions from the row positions of the same hash.
 #[inline]
-pub fn key_of(hash: u64) -> u64 {
+pub(crate) fn key_of(hash: u64) -> u64 {
     let mut z = hash ^ 0x5bd1_e995_9e37_79b9;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -103,7 +103,7 @@ pub fn key_of(hash: u64) -> u64 {
 }
 
 /// A filter being filled by several threads at once.
-pub struct SharedFilter {
+pub(crate) struct SharedFilter {
     words: Vec<AtomicU64>,
     words_log2: u32,
     key_bits: u32,
@@ -113,7 +113,7 @@ pub struct SharedFilter {
 impl SharedFilter {
     /// An empty filter of `2^words_log2` words in fine buckets of `2^min(key_bits,
     /// words_log2)` words, `hashes` bits per k-mer.
-    pub fn new(words_log2: u32, key_bits: u32, hashes: u32) -> SharedFilter {
+    pub(crate) fn new(words_log2: u32, key_bits: u32, hashes: u32) -> SharedFilter {
         assert!(words_log2 <= WORDS_LOG2_MAX, "filter too large");
         assert!(
             (1..=HASHES_MAX).contains(&hashes),
@@ -132,13 +132,13 @@ impl SharedFilter {
     /// The probe of the k-mer with seed-0 row hash `hash` and minimizer hash `minimizer`,
     /// packed for [`insert_slot`](Self::insert_slot).
     #[inline]
-    pub fn slot(&self, hash: u64, minimizer: u64) -> u64 {
+    pub(crate) fn slot(&self, hash: u64, minimizer: u64) -> u64 {
         Probe::new(hash, minimizer, self.hashes).slot(self.words_log2, self.key_bits)
     }
 
     /// Adds the k-mer with seed-0 row hash `hash` and minimizer hash `minimizer`.
     #[inline]
-    pub fn insert(&self, hash: u64, minimizer: u64) {
+    pub(crate) fn insert(&self, hash: u64, minimizer: u64) {
         self.insert_slot(self.slot(hash, minimizer));
     }
 
@@ -146,7 +146,7 @@ impl SharedFilter {
     /// bits: in a block of related genomes most k-mers are already there, and a plain read
     /// does not serialise the way an atomic read-modify-write does.
     #[inline]
-    pub fn insert_slot(&self, slot: u64) {
+    pub(crate) fn insert_slot(&self, slot: u64) {
         let mask = Probe::from_key(slot, 0, self.hashes).mask;
         let word = &self.words[(slot & POSITION_MASK) as usize];
         if word.load(Ordering::Relaxed) & mask != mask {
@@ -158,7 +158,7 @@ impl SharedFilter {
     /// each region is visited once while it is in cache (a random insert into a filter far
     /// larger than the cache costs a memory round trip). `scratch` is reused between calls;
     /// `slots` is left empty.
-    pub fn insert_slots(&self, slots: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    pub(crate) fn insert_slots(&self, slots: &mut Vec<u64>, scratch: &mut Vec<u64>) {
         // Regions of 32 KiB (4096 words, within a core's L2), at most 4096 of them (the
         // scatter below then writes to at most 4096 places at once).
         let region_bits = self.words_log2.saturating_sub(12).min(12);
@@ -185,12 +185,12 @@ impl SharedFilter {
     }
 
     /// Memory it takes.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         8 << self.words_log2
     }
 
     /// The filled filter, for folding and writing.
-    pub fn into_filter(self) -> Filter {
+    pub(crate) fn into_filter(self) -> Filter {
         Filter {
             words: self.words.into_iter().map(AtomicU64::into_inner).collect(),
             words_log2: self.words_log2,
@@ -202,7 +202,7 @@ impl SharedFilter {
 
 /// A filter owned by one thread: folded, written, loaded and probed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Filter {
+pub(crate) struct Filter {
     words: Vec<u64>,
     words_log2: u32,
     key_bits: u32,
@@ -213,7 +213,7 @@ impl Filter {
     /// A filter from its words (a power of two of them) in fine buckets of
     /// `2^min(key_bits, log2(words))` words (`key_bits >= log2(words)`: one bucket, the
     /// format-1 filter).
-    pub fn from_words(words: Vec<u64>, key_bits: u32, hashes: u32) -> Filter {
+    pub(crate) fn from_words(words: Vec<u64>, key_bits: u32, hashes: u32) -> Filter {
         assert!(words.len().is_power_of_two(), "a filter has 2^n words");
         assert!(
             (1..=HASHES_MAX).contains(&hashes),
@@ -229,32 +229,32 @@ impl Filter {
     }
 
     /// `log2` of the words of a fine bucket.
-    pub fn key_bits(&self) -> u32 {
+    pub(crate) fn key_bits(&self) -> u32 {
         self.key_bits
     }
 
     /// The words.
-    pub fn words(&self) -> &[u64] {
+    pub(crate) fn words(&self) -> &[u64] {
         &self.words
     }
 
     /// `log2` of the number of words.
-    pub fn words_log2(&self) -> u32 {
+    pub(crate) fn words_log2(&self) -> u32 {
         self.words_log2
     }
 
     /// Bits set per k-mer.
-    pub fn hashes(&self) -> u32 {
+    pub(crate) fn hashes(&self) -> u32 {
         self.hashes
     }
 
     /// Size in bits.
-    pub fn bits(&self) -> u64 {
+    pub(crate) fn bits(&self) -> u64 {
         64 << self.words_log2
     }
 
     /// Halves the filter `times` times (see the module documentation); stops at one word.
-    pub fn fold(&mut self, times: u32) {
+    pub(crate) fn fold(&mut self, times: u32) {
         for _ in 0..times.min(self.words_log2) {
             if self.words_log2 > self.key_bits {
                 self.fold_buckets();
@@ -285,7 +285,7 @@ impl Filter {
 
     /// Whether the k-mer of `probe` may have been inserted (never false if it was).
     #[inline]
-    pub fn contains(&self, probe: &Probe) -> bool {
+    pub(crate) fn contains(&self, probe: &Probe) -> bool {
         let position = probe.position(self.words_log2, self.key_bits);
         self.words[position as usize] & probe.mask == probe.mask
     }
@@ -294,7 +294,7 @@ impl Filter {
     /// (`−(m/h) · ln(1 − set/m)`, Swamidass and Baldi), summed over fine buckets: k-mers
     /// arrive in buckets by minimizer, so some buckets hold several runs of k-mers and others
     /// none, and one estimate over the whole filter would count too few.
-    pub fn estimated_kmers(&self) -> f64 {
+    pub(crate) fn estimated_kmers(&self) -> f64 {
         let bucket = 1usize << self.key_bits;
         let bits = (64 * bucket) as f64;
         self.words
@@ -310,12 +310,12 @@ impl Filter {
 
 /// Bits per k-mer set for a filter of `bits_per_kmer` bits per k-mer: `round(b · ln 2)`,
 /// the Bloom optimum, within 1..=[`HASHES_MAX`].
-pub fn hashes_for(bits_per_kmer: f64) -> u32 {
+pub(crate) fn hashes_for(bits_per_kmer: f64) -> u32 {
     ((bits_per_kmer * std::f64::consts::LN_2).round() as u32).clamp(1, HASHES_MAX)
 }
 
 /// `log2` of the number of 64-bit words nearest (on a log scale) to `bits` bits, at least 0.
-pub fn words_log2_near(bits: f64) -> u32 {
+pub(crate) fn words_log2_near(bits: f64) -> u32 {
     let words = (bits / 64.0).max(1.0);
     (words.log2().round() as u32).min(WORDS_LOG2_MAX)
 }

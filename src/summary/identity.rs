@@ -28,7 +28,7 @@ pub struct IndexIdentity {
 
 /// One block's summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockSummary {
+pub(crate) struct BlockSummary {
     /// First document of the block.
     pub first_document: u64,
     /// Documents of the block.

@@ -52,18 +52,18 @@ use super::filter::{Filter, Probe, HASHES_MAX, WORDS_LOG2_MAX};
 use super::identity::{BlockSummary, IndexIdentity};
 
 /// First eight bytes of a format-2 summaries file.
-pub const MAGIC: &[u8; 8] = b"BSSUMRY2";
+pub(crate) const MAGIC: &[u8; 8] = b"BSSUMRY2";
 /// The format version this code writes: 3, which records a digest of the index's data;
 /// version 2 (without it) is still read.
-pub const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 3;
 /// The earlier version of this layout, read as before: bound to the index by its header only.
-pub const VERSION_UNBOUND: u32 = 2;
+pub(crate) const VERSION_UNBOUND: u32 = 2;
 /// Its key scheme.
-pub const SCHEME: u32 = 2;
+pub(crate) const SCHEME: u32 = 2;
 /// Bytes of a page: the unit the file is read, checked and cached in.
 pub const PAGE_BYTES: u64 = 4096;
 /// Bucket bytes of a data page; the rest is its checksum.
-pub const PAYLOAD_BYTES: u64 = PAGE_BYTES - 8;
+pub(crate) const PAYLOAD_BYTES: u64 = PAGE_BYTES - 8;
 
 /// Bytes of the fixed fields of a version-3 header.
 const FIXED_BYTES: usize = 120;
@@ -130,7 +130,7 @@ pub struct Layout {
 impl Layout {
     /// The layout of a file of `blocks`, choosing the bucket bits (see the module
     /// documentation).
-    pub fn plan(
+    pub(crate) fn plan(
         identity: IndexIdentity,
         hashes: u32,
         minimizer: u32,
@@ -257,7 +257,7 @@ impl Layout {
 
     /// The bucket of a k-mer whose probe is `probe`.
     #[inline]
-    pub fn bucket(&self, probe: &Probe) -> u64 {
+    pub(crate) fn bucket(&self, probe: &Probe) -> u64 {
         probe.bucket(self.bucket_bits)
     }
 
@@ -265,7 +265,7 @@ impl Layout {
     ///
     /// [`pages_per_bucket`]: Self::pages_per_bucket
     #[inline]
-    pub fn bucket_page(&self, bucket: u64) -> u64 {
+    pub(crate) fn bucket_page(&self, bucket: u64) -> u64 {
         let data_page = match self.buckets_per_page {
             0 => bucket * self.pages_per_bucket,
             per_page => bucket / per_page,
@@ -276,7 +276,7 @@ impl Layout {
     /// Where block `block`'s word for `probe` lies: pages after the bucket's first page, and
     /// the byte offset within that page.
     #[inline]
-    pub fn word_at(&self, bucket: u64, block: usize, probe: &Probe) -> (u64, usize) {
+    pub(crate) fn word_at(&self, bucket: u64, block: usize, probe: &Probe) -> (u64, usize) {
         let geometry = &self.blocks[block];
         let position = probe.position(geometry.words_log2, geometry.key_bits);
         let within = position & ((1u64 << geometry.segment_log2) - 1);
@@ -289,7 +289,7 @@ impl Layout {
     }
 
     /// Checks data page `page` (a file page number) against its checksum.
-    pub fn check_page(&self, page: u64, bytes: &[u8]) -> Result<(), Damage> {
+    pub(crate) fn check_page(&self, page: u64, bytes: &[u8]) -> Result<(), Damage> {
         if page < self.header_pages || bytes.len() != PAGE_BYTES as usize {
             return Err(Damage(format!("page {page} is not a data page")));
         }
@@ -303,7 +303,7 @@ impl Layout {
     }
 
     /// The header pages.
-    pub fn encode_header(&self) -> Vec<u8> {
+    pub(crate) fn encode_header(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity((self.header_pages * PAGE_BYTES) as usize);
         let id = &self.identity;
         out.extend_from_slice(MAGIC);
@@ -347,7 +347,7 @@ impl Layout {
 
     /// The number of header pages a file starting with `first_page` has (at least one), so
     /// that a reader knows how much to read before [`decode_header`](Self::decode_header).
-    pub fn header_pages_of(first_page: &[u8]) -> Result<u64, Damage> {
+    pub(crate) fn header_pages_of(first_page: &[u8]) -> Result<u64, Damage> {
         if first_page.len() < fixed_bytes(VERSION_UNBOUND) || &first_page[..8] != MAGIC {
             return Err(Damage(
                 "not a format-2 bitsift summaries file (bad magic or too short)".into(),
@@ -376,7 +376,7 @@ impl Layout {
     }
 
     /// Decodes the header pages, checking every field, and the file's length.
-    pub fn decode_header(bytes: &[u8], file_bytes: u64) -> Result<Layout, Damage> {
+    pub(crate) fn decode_header(bytes: &[u8], file_bytes: u64) -> Result<Layout, Damage> {
         let pages = Layout::header_pages_of(bytes)?;
         if (bytes.len() as u64) < pages * PAGE_BYTES {
             return Err(Damage("the header is truncated".into()));
@@ -471,7 +471,7 @@ impl Layout {
 
     /// Writes the data pages of `filters` (one per block, in block order, of the geometry
     /// the layout was planned for).
-    pub fn write_data(&self, filters: &[&Filter], out: &mut impl Write) -> std::io::Result<()> {
+    pub(crate) fn write_data(&self, filters: &[&Filter], out: &mut impl Write) -> std::io::Result<()> {
         assert_eq!(filters.len(), self.blocks.len(), "one filter per block");
         let mut page = PageWriter {
             bytes: vec![0; PAGE_BYTES as usize],
@@ -518,7 +518,7 @@ impl Layout {
     }
 
     /// Every block's filter, from the data pages (`data`, all of them, checked).
-    pub fn read_filters(&self, data: &[u8]) -> Result<Vec<Filter>, Damage> {
+    pub(crate) fn read_filters(&self, data: &[u8]) -> Result<Vec<Filter>, Damage> {
         if data.len() as u64 != self.data_pages * PAGE_BYTES {
             return Err(Damage(
                 "truncated or extended (the data pages do not match the header)".into(),

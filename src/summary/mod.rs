@@ -43,7 +43,7 @@
 mod damage;
 pub(crate) mod file;
 pub(crate) mod filter;
-pub(crate) mod identity;
+pub mod identity;
 pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
@@ -51,10 +51,10 @@ use std::path::{Path, PathBuf};
 use crate::format::IndexHeader;
 use crate::io::SourceFile;
 use crate::IoAt;
-pub use damage::Damage;
+pub(crate) use damage::Damage;
 use damage::Mismatch;
 use file::{fingerprint, SummaryFile};
-pub use filter::Probe;
+pub(crate) use filter::Probe;
 use identity::IndexIdentity;
 pub use layout::{Layout, PAGE_BYTES};
 
@@ -140,7 +140,7 @@ impl BlockSummaries {
 
     /// The summaries of `index_path` from the bytes of its summaries file, checked against
     /// `header`.
-    pub fn from_bytes(
+    pub(crate) fn from_bytes(
         index_path: &Path,
         header: &IndexHeader,
         bytes: &[u8],
@@ -169,7 +169,7 @@ impl BlockSummaries {
     }
 
     /// The summaries file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -193,13 +193,13 @@ impl BlockSummaries {
     }
 
     /// Filter bits per distinct k-mer of block `block` (as estimated when it was built).
-    pub fn bits_per_kmer(&self, block: usize) -> f64 {
+    pub(crate) fn bits_per_kmer(&self, block: usize) -> f64 {
         let b = &self.file.blocks[block];
         b.filter.bits() as f64 / b.kmers_estimate.max(1) as f64
     }
 
     /// The filter of block `block`.
-    pub fn filter(&self, block: usize) -> &filter::Filter {
+    pub(crate) fn filter(&self, block: usize) -> &filter::Filter {
         &self.file.blocks[block].filter
     }
 
@@ -286,7 +286,7 @@ impl BlockSummaries {
 /// Probes of k-mers for summaries of `bits` bits per k-mer, into `probes` (cleared first):
 /// one per k-mer of `hashes` (`hashes_per_kmer` each, the first used), with its minimizer
 /// hash from `minimizers` (0 where `minimizers` is empty: format-1 filters ignore it).
-pub fn prepare_probes(
+pub(crate) fn prepare_probes(
     hashes: &[u64],
     hashes_per_kmer: usize,
     minimizers: &[u64],
@@ -445,7 +445,7 @@ fn read_up_to(file: &mut SourceFile, buffer: &mut [u8]) -> std::io::Result<usize
 /// The header fingerprint of an opened index: xxh64 over k, the canonical flag, the hash
 /// count, the page size, every block's document and row counts, and every document name in
 /// order. Summaries carry the fingerprint of the header they were built for.
-pub fn header_fingerprint(header: &IndexHeader) -> u64 {
+pub(crate) fn header_fingerprint(header: &IndexHeader) -> u64 {
     fingerprint(
         header.k,
         header.canonical,

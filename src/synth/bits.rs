@@ -17,16 +17,16 @@
 //! compiler turns into vector instructions (AVX2 when the CPU has it, chosen at run time).
 
 /// Steps of the binary expansion: densities are multiples of `1 / 2^DENSITY_BITS`.
-pub const DENSITY_BITS: u32 = 8;
+pub(crate) const DENSITY_BITS: u32 = 8;
 /// The density denominator, 256.
-pub const DENSITY_ONE: u32 = 1 << DENSITY_BITS;
+pub(crate) const DENSITY_ONE: u32 = 1 << DENSITY_BITS;
 /// Generator lanes that run side by side (one 64-bit word each).
 const LANES: usize = 4;
 /// Bytes produced per step of all lanes.
 const GROUP_BYTES: usize = 8 * LANES;
 
 /// One SplitMix64 step: used to seed xoshiro and to derive independent seeds.
-pub fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -36,7 +36,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 
 /// A seed for stream `parts` (for example block and chunk numbers) of the run seeded `seed`:
 /// different parts give unrelated streams.
-pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
+pub(crate) fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
     let mut state = seed;
     let mut mixed = splitmix64(&mut state);
     for &part in parts {
@@ -49,13 +49,13 @@ pub fn derive_seed(seed: u64, parts: &[u64]) -> u64 {
 /// xoshiro256++: 256 bits of state, period 2^256 − 1, passes BigCrush; about a nanosecond
 /// per 64-bit word.
 #[derive(Clone, Debug)]
-pub struct Xoshiro256PlusPlus {
+pub(crate) struct Xoshiro256PlusPlus {
     s: [u64; 4],
 }
 
 impl Xoshiro256PlusPlus {
     /// A generator whose state is four SplitMix64 outputs of `seed` (never all zero).
-    pub fn seed_from(seed: u64) -> Xoshiro256PlusPlus {
+    pub(crate) fn seed_from(seed: u64) -> Xoshiro256PlusPlus {
         let mut state = seed;
         let s = [
             splitmix64(&mut state),
@@ -69,7 +69,7 @@ impl Xoshiro256PlusPlus {
 
     /// The next 64 random bits.
     #[inline(always)]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
         let t = s[1] << 17;
@@ -83,12 +83,12 @@ impl Xoshiro256PlusPlus {
     }
 
     /// Uniform in [0, 1) with 53 random bits.
-    pub fn next_f64(&mut self) -> f64 {
+    pub(crate) fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// A standard normal deviate (Box–Muller).
-    pub fn next_normal(&mut self) -> f64 {
+    pub(crate) fn next_normal(&mut self) -> f64 {
         // 1 − u is in (0, 1], so the logarithm is finite.
         let u = 1.0 - self.next_f64();
         let v = self.next_f64();
@@ -138,7 +138,7 @@ struct GroupMasks {
 
 /// The per-document densities of one block, ready to generate rows of `row_bytes` bytes.
 #[derive(Clone, Debug)]
-pub struct BlockDensity {
+pub(crate) struct BlockDensity {
     row_bytes: usize,
     groups: Vec<GroupMasks>,
     /// Steps before this one leave `x = 0` for every lane and are skipped.
@@ -151,7 +151,7 @@ impl BlockDensity {
     /// get density 0, so their bits stay zero as the format requires.
     ///
     /// Panics if there are more thresholds than columns or one exceeds 256 (bugs of ours).
-    pub fn new(row_bytes: usize, thresholds: &[u32]) -> BlockDensity {
+    pub(crate) fn new(row_bytes: usize, thresholds: &[u32]) -> BlockDensity {
         assert!(
             thresholds.len() <= 8 * row_bytes,
             "more documents than columns"
@@ -190,14 +190,14 @@ impl BlockDensity {
     }
 
     /// Bytes per row.
-    pub fn row_bytes(&self) -> usize {
+    pub(crate) fn row_bytes(&self) -> usize {
         self.row_bytes
     }
 
     /// Fills `out` (whole rows) with random bits, the stream given by `seed`.
     ///
     /// Panics if `out` is not a whole number of rows (a bug of ours).
-    pub fn fill_rows(&self, seed: u64, out: &mut [u8]) {
+    pub(crate) fn fill_rows(&self, seed: u64, out: &mut [u8]) {
         assert_eq!(out.len() % self.row_bytes, 0, "partial row");
         let mut lanes = Lanes::seed_from(seed);
         #[cfg(target_arch = "x86_64")]
@@ -317,7 +317,7 @@ fn store_group(x: [u64; LANES], bytes: &mut [u8]) {
 
 /// The density of document `d` as a threshold out of 256: `fill` rounded to the nearest
 /// multiple of 1/256 (so a density below 1/512 becomes 0 and one above 511/512 becomes 1).
-pub fn threshold_for(fill: f64) -> u32 {
+pub(crate) fn threshold_for(fill: f64) -> u32 {
     (fill.clamp(0.0, 1.0) * DENSITY_ONE as f64).round() as u32
 }
 

@@ -36,10 +36,10 @@
 //! # Ok::<(), bitsift::synth::SynthError>(())
 //! ```
 
-pub mod bits;
-pub mod plan;
+pub(crate) mod bits;
+pub(crate) mod plan;
 mod space;
-pub mod write;
+pub(crate) mod write;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -52,12 +52,12 @@ use crate::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::units::format_bytes;
 
 pub use plan::{document_name, genome_sizes, kmers_of, scale_fitting, SynthBlock, SynthPlan};
-pub use space::available_bytes;
+pub(crate) use space::available_bytes;
 
 /// Largest `--genome-size` accepted: 10^12 bases.
-pub const GENOME_SIZE_MAX: u64 = 1_000_000_000_000;
+pub(crate) const GENOME_SIZE_MAX: u64 = 1_000_000_000_000;
 /// Largest `--spread` accepted (a log-normal shape of 2 already spans orders of magnitude).
-pub const SPREAD_MAX: f64 = 2.0;
+pub(crate) const SPREAD_MAX: f64 = 2.0;
 /// Share of the free space a suggested `--scale` may use.
 const SUGGESTED_SHARE: f64 = 0.9;
 

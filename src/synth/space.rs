@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Bytes an unprivileged process may still write on the file system holding `directory`
 /// (`f_bavail · f_frsize`).
-pub fn available_bytes(directory: &Path) -> std::io::Result<u64> {
+pub(crate) fn available_bytes(directory: &Path) -> std::io::Result<u64> {
     let path = CString::new(directory.as_os_str().as_bytes())
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains NUL"))?;
     // SAFETY: statvfs is plain old data, for which all-zero bytes are a valid value.

@@ -21,7 +21,7 @@ use super::{
 
 /// The options both constructions take.
 #[derive(Args, Debug)]
-pub struct ConstructArgs {
+pub(crate) struct ConstructArgs {
     /// path to the input directory or file
     #[arg(value_name = "INPUT")]
     input: PathBuf,
@@ -67,7 +67,7 @@ pub struct ConstructArgs {
 
 /// `compact-construct`.
 #[derive(Args, Debug)]
-pub struct CompactArgs {
+pub(crate) struct CompactArgs {
     #[command(flatten)]
     common: ConstructArgs,
     /// the page size (bytes per row) of the compact index, default: COBS's, from the number
@@ -78,7 +78,7 @@ pub struct CompactArgs {
 
 /// `classic-construct`.
 #[derive(Args, Debug)]
-pub struct ClassicArgs {
+pub(crate) struct ClassicArgs {
     #[command(flatten)]
     common: ConstructArgs,
     /// signature size (ignored: rows follow from the false positive rate)
@@ -86,7 +86,7 @@ pub struct ClassicArgs {
     sig_size: u64,
 }
 
-pub fn compact(args: CompactArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn compact(args: CompactArgs, ui: Ui) -> Result<Outcome> {
     let list = prepare(&args.common, ".cobs_compact")?;
     let page_size = match args.page_size {
         0 => cobs_page_size(list.len() as u64),
@@ -108,7 +108,7 @@ pub fn compact(args: CompactArgs, ui: Ui) -> Result<Outcome> {
 
 /// A classic index: every document in one matrix, in the list's order (by path)
 /// ([`bitsift::builder::classic`]).
-pub fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn classic(args: ClassicArgs, ui: Ui) -> Result<Outcome> {
     if args.sig_size != 0 {
         ignored(
             "--sig-size",

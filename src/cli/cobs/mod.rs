@@ -34,7 +34,7 @@ struct CobsCli {
 
 /// `bitsift cobs`: the same verbs under bitsift's name.
 #[derive(Args, Debug)]
-pub struct CobsArgs {
+pub(crate) struct CobsArgs {
     #[command(subcommand)]
     verb: Verb,
 }
@@ -59,7 +59,7 @@ enum Verb {
 }
 
 /// Whether this process was started under the name `cobs`.
-pub fn invoked_as_cobs() -> bool {
+pub(crate) fn invoked_as_cobs() -> bool {
     std::env::args_os().next().is_some_and(|arg0| {
         Path::new(&arg0)
             .file_stem()
@@ -68,14 +68,14 @@ pub fn invoked_as_cobs() -> bool {
 }
 
 /// The `cobs` executable: parses COBS's command line and runs the verb.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = CobsCli::parse();
     super::logging::init(0, false);
     super::finish(run(cli.verb, ui()))
 }
 
 /// `bitsift cobs <verb>`.
-pub fn run_args(args: CobsArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run_args(args: CobsArgs, ui: Ui) -> Result<Outcome> {
     run(args.verb, ui)
 }
 

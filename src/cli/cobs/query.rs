@@ -11,7 +11,7 @@ use super::super::query::{self as bitsift_query, CobsQuery, QueryArgs};
 use super::super::{parse_threshold, Outcome, Ui, UsageError};
 
 #[derive(Args, Debug)]
-pub struct CobsQueryArgs {
+pub(crate) struct CobsQueryArgs {
     /// path to index file(s); repeat for several (a file listing index paths works too)
     #[arg(short, long = "index", value_name = "INDEX")]
     index: Vec<PathBuf>,
@@ -42,7 +42,7 @@ pub struct CobsQueryArgs {
 /// Index files that were streamed through pipes, copied to temporary files for the run.
 type Copies = Vec<tempfile::NamedTempFile>;
 
-pub fn run(args: CobsQueryArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: CobsQueryArgs, ui: Ui) -> Result<Outcome> {
     if args.index.is_empty() {
         return Err(UsageError(
             "no index given: pass -i INDEX (an index file, or a file listing index paths)".into(),

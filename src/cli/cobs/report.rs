@@ -14,7 +14,7 @@ use super::super::{Outcome, UsageError};
 use super::{parse_false_positive_rate, parse_num_hashes, parse_term_size};
 
 #[derive(Args, Debug)]
-pub struct DocListArgs {
+pub(crate) struct DocListArgs {
     /// path to documents to list
     #[arg(value_name = "PATH")]
     path: PathBuf,
@@ -28,7 +28,7 @@ pub struct DocListArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ParametersArgs {
+pub(crate) struct ParametersArgs {
     /// number of hash functions
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_num_hashes)]
     num_hashes: u32,
@@ -42,7 +42,7 @@ pub struct ParametersArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct KmersArgs {
+pub(crate) struct KmersArgs {
     /// the dna sequence to search for
     #[arg(value_name = "QUERY")]
     query: String,
@@ -61,7 +61,7 @@ pub fn doc_list(args: DocListArgs) -> Result<Outcome> {
 
 /// Prints `list` on standard output as COBS's `print_document_list` does (the constructions
 /// print it too): each document with its file's size, its term count and its name.
-pub fn print_document_list(list: &DocumentList, term_size: u32) -> Result<()> {
+pub(crate) fn print_document_list(list: &DocumentList, term_size: u32) -> Result<()> {
     let listed = list
         .entries
         .iter()
@@ -125,7 +125,7 @@ fn document_list_text(listed: &[Listed], k: u32) -> String {
     text
 }
 
-pub fn print_parameters(args: ParametersArgs) -> Result<Outcome> {
+pub(crate) fn print_parameters(args: ParametersArgs) -> Result<Outcome> {
     print!(
         "{}",
         parameters_text(args.num_hashes, args.false_positive_rate, args.num_elements)
@@ -187,7 +187,7 @@ fn format_iec_units(number: u64) -> String {
 
 /// `print-kmers`: the canonical k-mers of the query, one a line, by COBS's byte rule. COBS
 /// prints the first `L − k` of the `L − k + 1` (its loop stops one early); so does this.
-pub fn print_kmers(args: KmersArgs) -> Result<Outcome> {
+pub(crate) fn print_kmers(args: KmersArgs) -> Result<Outcome> {
     let k = args.kmer_size as usize;
     let query = args.query.as_bytes();
     if k == 0 || query.len() < k {

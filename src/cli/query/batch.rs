@@ -15,7 +15,7 @@ const SKIP_WARNINGS_MAX: u64 = 10;
 
 /// Queries that were not searched, by reason.
 #[derive(Debug, Default)]
-pub struct Skips {
+pub(crate) struct Skips {
     too_short: u64,
     not_dna: u64,
     read_failed: u64,
@@ -25,7 +25,7 @@ pub struct Skips {
 
 impl Skips {
     /// Queries not searched.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.too_short + self.not_dna + self.read_failed
     }
 
@@ -38,7 +38,7 @@ impl Skips {
     }
 
     /// One line: how many queries were skipped and why.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let mut reasons = Vec::new();
         if self.too_short > 0 {
             reasons.push(format!("{} shorter than k", self.too_short));
@@ -71,7 +71,7 @@ impl Skips {
 
 /// Query records waiting to be searched together ([`QueryBatch`]), with what the command
 /// line says about them: warnings for the queries skipped, statistics, results in input order.
-pub struct Batch<'o> {
+pub(crate) struct Batch<'o> {
     /// `path: ` of the query file, to prefix messages.
     pub origin: String,
     reading: BaseReading,
@@ -87,7 +87,7 @@ pub struct Batch<'o> {
 
 impl<'o> Batch<'o> {
     /// An empty batch reading bases by `reading` and searching with `options`.
-    pub fn new(reading: BaseReading, options: &'o SearchOptions, stats: bool) -> Self {
+    pub(crate) fn new(reading: BaseReading, options: &'o SearchOptions, stats: bool) -> Self {
         Batch {
             origin: String::new(),
             reading,
@@ -112,7 +112,7 @@ impl<'o> Batch<'o> {
 
     /// Normalises `record` and adds it; a record that is not DNA is reported on standard
     /// error now and in the results in its turn.
-    pub fn push(&mut self, record: SeqRecord) {
+    pub(crate) fn push(&mut self, record: SeqRecord) {
         self.skips.queries += 1;
         let name = record.name.clone();
         let refused = match self.queries.push(record) {
@@ -154,7 +154,7 @@ impl<'o> Batch<'o> {
     }
 
     /// Searches the collected queries together and writes their results in input order.
-    pub fn run<W: Write>(
+    pub(crate) fn run<W: Write>(
         &mut self,
         searcher: &mut Searcher,
         writer: &mut ResultWriter<W>,

@@ -34,7 +34,7 @@ use batch::{Batch, Skips};
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("queries").required(true).args(["file", "sequence"])))]
 #[command(after_help = super::exit_status_help!())]
-pub struct QueryArgs {
+pub(crate) struct QueryArgs {
     #[command(flatten)]
     indexes: IndexArgs,
     /// k of a pre-2019 COBS index, whose header does not record it
@@ -165,7 +165,7 @@ pub struct QueryArgs {
 
 /// What `cobs query` asks for, in bitsift's terms (see [`super::cobs`]).
 #[derive(Debug)]
-pub struct CobsQuery {
+pub(crate) struct CobsQuery {
     /// Index files, directories or collections.
     pub indexes: Vec<PathBuf>,
     /// Files listing index paths.
@@ -187,7 +187,7 @@ pub struct CobsQuery {
 impl QueryArgs {
     /// The `bitsift query --format cobs` run that answers `query`: COBS's byte rule for
     /// bases, COBS's order, every block read; every other option at its default.
-    pub fn from_cobs(query: CobsQuery) -> QueryArgs {
+    pub(crate) fn from_cobs(query: CobsQuery) -> QueryArgs {
         QueryArgs {
             indexes: IndexArgs {
                 indexes: query.indexes,
@@ -467,7 +467,7 @@ fn output_setup<'a>(
     }
 }
 
-pub fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let setup = search_setup(&args);
     check_setup(&setup)?;
     check_output_options(&args)?;

@@ -15,7 +15,7 @@ use bytes::Bytes;
 
 /// Why an answer to a multi-range request cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ByteRangesError {
+pub(crate) enum ByteRangesError {
     /// A part's (or the answer's) `Content-Range` names another file size: the file changed.
     #[error("the server's file has {got} bytes, {want} at open")]
     OtherSize {
@@ -49,13 +49,13 @@ pub enum ByteRangesError {
 
 impl ByteRangesError {
     /// Whether the error means the file on the server is not the one opened.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         matches!(self, ByteRangesError::OtherSize { .. })
     }
 }
 
 /// The `Range` header value asking for `ranges` (each non-empty, end exclusive).
-pub fn range_header(ranges: &[Range<u64>]) -> String {
+pub(crate) fn range_header(ranges: &[Range<u64>]) -> String {
     let mut value = String::from("bytes=");
     for (index, range) in ranges.iter().enumerate() {
         assert!(range.start < range.end, "an empty range is never asked for");
@@ -70,7 +70,7 @@ pub fn range_header(ranges: &[Range<u64>]) -> String {
 /// The bytes of every range of `asked` (sorted, disjoint, non-adjacent, inside a file of
 /// `size` bytes), in order, from a `206` answer with `content_type`, `content_range` (the
 /// answer's headers) and `body`.
-pub fn parse(
+pub(crate) fn parse(
     asked: &[Range<u64>],
     size: u64,
     content_type: Option<&str>,
@@ -235,7 +235,7 @@ fn select(
 /// A `multipart/byteranges` body of `parts` of `file` (as nginx writes it), and its content
 /// type: for tests, and for the in-memory server of the engine's conformance suite.
 #[cfg(test)]
-pub fn encode(file: &[u8], parts: &[Range<u64>], boundary: &str) -> (String, Vec<u8>) {
+pub(crate) fn encode(file: &[u8], parts: &[Range<u64>], boundary: &str) -> (String, Vec<u8>) {
     let mut body = Vec::new();
     for range in parts {
         body.extend_from_slice(

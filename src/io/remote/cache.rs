@@ -27,7 +27,7 @@ use super::options::{options, CacheOptions};
 /// Which version of which remote file pages belong to: its URL, and the ETag and size seen
 /// at open (a changed file has new keys, so its old pages are never served).
 #[derive(Clone, Copy, Debug)]
-pub struct Version<'a> {
+pub(crate) struct Version<'a> {
     /// The URL as given.
     pub url: &'a str,
     /// ETag at open; without one nothing is cached.
@@ -60,7 +60,7 @@ fn object_dir(object: Version<'_>) -> Option<(CacheOptions, PathBuf)> {
 
 /// `range` widened to whole cache pages (cut at the end of the file) when a cache is in
 /// use, else `range`.
-pub fn widen(object: Version<'_>, range: &Range<u64>) -> Range<u64> {
+pub(crate) fn widen(object: Version<'_>, range: &Range<u64>) -> Range<u64> {
     if object_dir(object).is_none() || range.is_empty() {
         return range.clone();
     }
@@ -70,7 +70,7 @@ pub fn widen(object: Version<'_>, range: &Range<u64>) -> Range<u64> {
 }
 
 /// The bytes of `range` from the cache, when it holds every page of it intact.
-pub fn lookup(object: Version<'_>, range: &Range<u64>) -> Option<Bytes> {
+pub(crate) fn lookup(object: Version<'_>, range: &Range<u64>) -> Option<Bytes> {
     let (_, dir) = object_dir(object)?;
     if range.is_empty() {
         return None;
@@ -145,7 +145,7 @@ fn read_page(dir: &Path, page: u64, want: usize) -> Option<Vec<u8>> {
 
 /// Keeps the whole pages of `bytes` (fetched at `start`, a page boundary) in the cache.
 /// Failures are logged and otherwise ignored: the cache only saves requests.
-pub fn store(object: Version<'_>, start: u64, bytes: &[u8]) {
+pub(crate) fn store(object: Version<'_>, start: u64, bytes: &[u8]) {
     let Some((cache, dir)) = object_dir(object) else {
         return;
     };
@@ -187,7 +187,7 @@ fn write_page(dir: &Path, page: u64, data: &[u8]) -> std::io::Result<()> {
 }
 
 /// Deletes the least recently used page files until the cache holds at most its budget.
-pub fn evict(cache: &CacheOptions) {
+pub(crate) fn evict(cache: &CacheOptions) {
     let mut files = Vec::new();
     let Ok(dirs) = std::fs::read_dir(&cache.dir) else {
         return;
@@ -216,7 +216,7 @@ pub fn evict(cache: &CacheOptions) {
 }
 
 /// Bytes the cache in `dir` holds now (for reports and tests).
-pub fn cached_bytes(dir: &Path) -> u64 {
+pub(crate) fn cached_bytes(dir: &Path) -> u64 {
     let Ok(dirs) = std::fs::read_dir(dir) else {
         return 0;
     };

@@ -69,7 +69,7 @@ where
 }
 
 /// One file on a server: where it is, its size and ETag at open.
-pub struct RemoteObject {
+pub(crate) struct RemoteObject {
     /// The URL as given.
     pub url: String,
     store: Arc<dyn ObjectStore>,
@@ -85,7 +85,7 @@ pub struct RemoteObject {
 
 impl RemoteObject {
     /// The version of this file that the local cache keys its pages by.
-    pub fn version(&self) -> super::cache::Version<'_> {
+    pub(crate) fn version(&self) -> super::cache::Version<'_> {
         super::cache::Version {
             url: &self.url,
             etag: self.etag.as_deref(),
@@ -106,7 +106,7 @@ impl std::fmt::Debug for RemoteObject {
 
 /// What one range request cost.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// Requests sent (0 when the local cache served it).
     pub requests: u64,
     /// Bytes received from the server.
@@ -119,7 +119,7 @@ impl RemoteObject {
     /// Opens `url`: its size and ETag (and its first 256 KiB) from one request the
     /// first time this process opens it, shared afterwards (the header parser, the side files and the engine all open
     /// the same files).
-    pub fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
+    pub(crate) fn open(url: &str) -> io::Result<Arc<RemoteObject>> {
         if let Some(object) = lock(opened()).get(url) {
             return Ok(object.clone());
         }
@@ -138,7 +138,7 @@ impl RemoteObject {
     /// server again. A server's new view must not reuse a version its origin has replaced
     /// since (a reload would fail on it, and the view it keeps would stay old); the views
     /// still serving keep the versions they hold.
-    pub fn forget_all() {
+    pub(crate) fn forget_all() {
         lock(opened()).clear();
     }
 
@@ -146,7 +146,7 @@ impl RemoteObject {
     /// its side files cost one round trip instead of one each. A file not found is noted for
     /// the next [`RemoteObject::open`] of it (once: a later open asks again); other failures
     /// are left for that open to meet and report.
-    pub fn open_all(urls: &[String]) {
+    pub(crate) fn open_all(urls: &[String]) {
         let wanted: Vec<String> = {
             let opened = lock(opened());
             urls.iter()
@@ -235,7 +235,7 @@ impl RemoteObject {
     /// the start takes them instead of asking again. `None` once taken. A file the open
     /// fetched whole (a small side file) keeps them: a later read of any part of it (the
     /// last bytes of a checksum file, say) then costs no request.
-    pub fn take_first(&self) -> Option<Bytes> {
+    pub(crate) fn take_first(&self) -> Option<Bytes> {
         let mut first = lock(&self.first);
         match &*first {
             Some(bytes) if bytes.len() as u64 == self.size => Some(bytes.clone()),
@@ -245,7 +245,7 @@ impl RemoteObject {
 
     /// The bytes of `range` from those the open fetched, if they are still held and cover it
     /// (a small side file read at an offset: its last bytes).
-    pub fn held_first(&self, range: &Range<u64>) -> Option<Bytes> {
+    pub(crate) fn held_first(&self, range: &Range<u64>) -> Option<Bytes> {
         let first = lock(&self.first);
         let bytes = first.as_ref()?;
         (range.end <= bytes.len() as u64)
@@ -254,7 +254,7 @@ impl RemoteObject {
 
     /// The bytes of `range` (inside the file), checked: exactly the length asked for, from
     /// the version of the file seen at open. Served from the local cache when it holds them.
-    pub async fn fetch(&self, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
+    pub(crate) async fn fetch(&self, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
         assert!(range.start <= range.end && range.end <= self.size);
         if let Some(bytes) = super::cache::lookup(self.version(), &range) {
             return Ok((bytes, Fetched::default()));
@@ -312,7 +312,7 @@ impl RemoteObject {
     }
 
     /// The bytes of `range`, waited for on the calling thread.
-    pub fn fetch_blocking(self: &Arc<Self>, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
+    pub(crate) fn fetch_blocking(self: &Arc<Self>, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
         let object = self.clone();
         wait(async move { object.fetch(range).await })
     }
@@ -419,7 +419,7 @@ fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
 /// size. A server that follows a remote collection compares its manifest's stamp now with the
 /// one it read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RemoteStamp {
+pub(crate) struct RemoteStamp {
     /// The ETag.
     pub etag: Option<String>,
     /// The size in bytes.
@@ -428,7 +428,7 @@ pub struct RemoteStamp {
 
 impl RemoteObject {
     /// The stamp of the version opened.
-    pub fn stamp(&self) -> RemoteStamp {
+    pub(crate) fn stamp(&self) -> RemoteStamp {
         RemoteStamp {
             etag: self.etag.clone(),
             size: self.size,
@@ -438,7 +438,7 @@ impl RemoteObject {
     /// The stamp of `url` on its server now, from a `HEAD` request (never from this process's
     /// opened files nor the local cache). When it differs from the version this process
     /// opened, that version is forgotten, so that the next open reads the new one.
-    pub fn stamp_now(url: &str) -> io::Result<RemoteStamp> {
+    pub(crate) fn stamp_now(url: &str) -> io::Result<RemoteStamp> {
         let parsed = RemoteUrl::parse(url)?;
         let store = store_for(&parsed)?;
         let meta = wait(async move {

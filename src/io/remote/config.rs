@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Region used when neither the environment nor the profile names one.
-pub const REGION_DEFAULT: &str = "us-east-1";
+pub(crate) const REGION_DEFAULT: &str = "us-east-1";
 
 /// Static credentials: an access key, its secret, and a session token for temporary ones.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// `AWS_ACCESS_KEY_ID` or `aws_access_key_id`.
     pub access_key_id: String,
     /// `AWS_SECRET_ACCESS_KEY` or `aws_secret_access_key`.
@@ -34,7 +34,7 @@ impl std::fmt::Debug for Credentials {
 
 /// How requests to S3 are authenticated.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Auth {
+pub(crate) enum Auth {
     /// Signed with these keys.
     Keys(Credentials),
     /// Left to `object_store`'s own providers (web identity tokens, container credentials),
@@ -46,7 +46,7 @@ pub enum Auth {
 
 /// Everything an S3 client needs besides the bucket.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct S3Settings {
+pub(crate) struct S3Settings {
     /// The region.
     pub region: String,
     /// A custom endpoint (an S3-compatible server), or `None` for AWS.
@@ -56,7 +56,7 @@ pub struct S3Settings {
 }
 
 /// The settings from this process's environment and the profile files it names.
-pub fn s3_settings() -> S3Settings {
+pub(crate) fn s3_settings() -> S3Settings {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let home = env("HOME").map(PathBuf::from);
     let files = ProfileFiles {

@@ -34,11 +34,11 @@ use crate::io::{
 };
 
 /// Bytes one multi-range request asks for at most (the planner's largest remote read).
-pub const GROUP_BYTES_MAX: u64 = 8 << 20;
+pub(crate) const GROUP_BYTES_MAX: u64 = 8 << 20;
 /// The longest `Range` header a group may need: servers refuse longer header lines (nginx
 /// answers 400 past its 8 KiB `large_client_header_buffers`, Apache past 8,190 bytes), so a
 /// group of small reads far apart stops here whatever `ranges` allows.
-pub const RANGE_HEADER_BYTES_MAX: usize = 4000;
+pub(crate) const RANGE_HEADER_BYTES_MAX: usize = 4000;
 
 /// The bytes `start-end,` takes in a `Range` header for a read of `len` bytes at `offset`.
 fn range_spec_bytes(offset: u64, len: u32) -> usize {
@@ -47,7 +47,7 @@ fn range_spec_bytes(offset: u64, len: u32) -> usize {
 }
 
 /// A [`ReadEngine`] over remote files; see the module documentation.
-pub struct RemoteEngine {
+pub(crate) struct RemoteEngine {
     objects: Vec<Arc<RemoteObject>>,
     /// Each file's multi-range transport, for files whose server may take them.
     transports: Vec<Option<Arc<dyn Transport>>>,
@@ -91,7 +91,7 @@ enum Prefetched {
 impl RemoteEngine {
     /// Opens the remote files `paths` (URLs), keeping `depth` requests in flight, each asking
     /// for `ranges` byte ranges at most.
-    pub fn open(paths: &[PathBuf], depth: usize, ranges: usize) -> Result<RemoteEngine, IoError> {
+    pub(crate) fn open(paths: &[PathBuf], depth: usize, ranges: usize) -> Result<RemoteEngine, IoError> {
         let objects = paths
             .iter()
             .map(|path| {
@@ -105,7 +105,7 @@ impl RemoteEngine {
     }
 
     /// An engine over files already opened.
-    pub fn from_objects(
+    pub(crate) fn from_objects(
         objects: Vec<Arc<RemoteObject>>,
         depth: usize,
         ranges: usize,

@@ -7,7 +7,7 @@ use object_store::path::Path as KeyPath;
 
 /// A remote file's URL, split.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RemoteUrl {
+pub(crate) struct RemoteUrl {
     /// What names the client: `scheme://host[:port]` for HTTP, `s3://bucket` for S3.
     pub store: String,
     /// The bucket, for S3.
@@ -18,7 +18,7 @@ pub struct RemoteUrl {
 
 impl RemoteUrl {
     /// Parses `http://host[:port]/path`, `https://…` or `s3://bucket/key`.
-    pub fn parse(url: &str) -> io::Result<RemoteUrl> {
+    pub(crate) fn parse(url: &str) -> io::Result<RemoteUrl> {
         let invalid = |why: &str| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,

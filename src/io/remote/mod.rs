@@ -18,20 +18,20 @@
 
 pub mod bench;
 mod byteranges;
-pub mod cache;
+pub(crate) mod cache;
 mod client;
-pub mod config;
+pub(crate) mod config;
 pub(crate) mod engine;
 mod location;
 mod multirange;
 mod options;
 mod reader;
 
-pub use client::{Fetched, RemoteObject, RemoteStamp};
-pub use engine::RemoteEngine;
-pub use location::RemoteUrl;
+pub(crate) use client::{Fetched, RemoteObject, RemoteStamp};
+pub(crate) use engine::RemoteEngine;
+pub(crate) use location::RemoteUrl;
 pub use options::{
     configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
     RETRIES_DEFAULT, TIMEOUT_DEFAULT,
 };
-pub use reader::{read_whole, RemoteReader};
+pub(crate) use reader::{read_whole, RemoteReader};

@@ -27,7 +27,7 @@ use super::options::options;
 
 /// Whether a file's server answers multi-range requests, as learnt so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Support {
+pub(crate) enum Support {
     /// Not asked yet.
     Unknown,
     /// The first multi-range request is in flight.
@@ -56,7 +56,7 @@ pub struct Answer {
 
 /// Why no answer came.
 #[derive(Debug)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     /// No answer, a timeout, a dropped connection: worth retrying.
     Unanswered(String),
     /// The `206` body is longer than the ranges asked for can justify: not read further.
@@ -64,10 +64,10 @@ pub enum TransportError {
 }
 
 /// A future of a [`Transport`].
-pub type Sending<'a> = Pin<Box<dyn Future<Output = Result<Answer, TransportError>> + Send + 'a>>;
+pub(crate) type Sending<'a> = Pin<Box<dyn Future<Output = Result<Answer, TransportError>> + Send + 'a>>;
 
 /// Sends one multi-range request for a file.
-pub trait Transport: Send + Sync {
+pub(crate) trait Transport: Send + Sync {
     /// Asks for `ranges` with `If-Match: etag`; reads a `206` body of at most `cap` bytes.
     fn send<'a>(&'a self, ranges: &'a [Range<u64>], etag: Option<&'a str>, cap: u64)
         -> Sending<'a>;
@@ -75,7 +75,7 @@ pub trait Transport: Send + Sync {
 
 /// What a multi-range fetch came to.
 #[derive(Debug)]
-pub enum Fetch {
+pub(crate) enum Fetch {
     /// The bytes of every range, in order.
     Parts(Vec<Bytes>, Fetched),
     /// Read the ranges one by one: the server does not do it (now remembered), or answered
@@ -105,13 +105,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What is known of `url`'s support.
-pub fn support(url: &str) -> Support {
+pub(crate) fn support(url: &str) -> Support {
     lock(states()).get(url).copied().unwrap_or(Support::Unknown)
 }
 
 /// Whether the caller may send `url`'s probe now (it was not asked yet): the state becomes
 /// [`Support::Probing`] until the probe's answer.
-pub fn claim_probe(url: &str) -> bool {
+pub(crate) fn claim_probe(url: &str) -> bool {
     let mut states = lock(states());
     let state = states.entry(url.to_string()).or_insert(Support::Unknown);
     let claimed = *state == Support::Unknown;
@@ -127,7 +127,7 @@ fn settle(url: &str, support: Support) {
 
 /// After a probe that taught nothing (an error, or nothing to ask), another request may
 /// probe.
-pub fn unclaim(url: &str) {
+pub(crate) fn unclaim(url: &str) {
     let mut states = lock(states());
     if states.get(url) == Some(&Support::Probing) {
         states.insert(url.to_string(), Support::Unknown);
@@ -142,7 +142,7 @@ fn body_cap(asked: u64, parts: usize) -> u64 {
 
 /// Fetches `ranges` of `object` (sorted, non-empty, disjoint and not adjacent) in one
 /// request through `transport`, retried as single ranges are; see the module documentation.
-pub async fn fetch(
+pub(crate) async fn fetch(
     object: &RemoteObject,
     transport: &dyn Transport,
     ranges: &[Range<u64>],
@@ -250,7 +250,7 @@ fn judge(object: &RemoteObject, ranges: &[Range<u64>], answer: Answer) -> io::Re
 }
 
 /// The transport of `object` when its server may take multi-range requests (`http(s)://`).
-pub fn transport_for(object: &RemoteObject) -> io::Result<Option<Arc<dyn Transport>>> {
+pub(crate) fn transport_for(object: &RemoteObject) -> io::Result<Option<Arc<dyn Transport>>> {
     if !(object.url.starts_with("http://") || object.url.starts_with("https://")) {
         return Ok(None);
     }

@@ -33,7 +33,7 @@ pub struct RemoteReader {
 impl RemoteReader {
     /// A reader at the start of `object`, holding the first bytes its open fetched if no
     /// reader took them yet.
-    pub fn new(object: Arc<RemoteObject>) -> RemoteReader {
+    pub(crate) fn new(object: Arc<RemoteObject>) -> RemoteReader {
         let buffer = object.take_first().unwrap_or_default();
         RemoteReader {
             object,
@@ -48,22 +48,22 @@ impl RemoteReader {
     /// Says that about `bytes` more will be read from the current position on, so that the
     /// next window fetches them at once (all parts in flight) instead of growing towards them
     /// in several round trips: a header's parser, once it knows the length of its names.
-    pub fn will_read(&mut self, bytes: u64) {
+    pub(crate) fn will_read(&mut self, bytes: u64) {
         self.wanted_end = self.position.saturating_add(bytes).min(self.object.size);
     }
 
     /// The file's size at open.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.object.size
     }
 
     /// Whether the file is empty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.object.size == 0
     }
 
     /// Reads exactly `buf.len()` bytes at `offset`, in one request.
-    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    pub(crate) fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let end = offset + buf.len() as u64;
         if end > self.object.size {
             return Err(io::Error::new(
@@ -97,7 +97,7 @@ impl RemoteReader {
 
 /// The whole of `object` (a manifest, a side file for `verify`): the bytes its open fetched,
 /// then all the rest at once, in parts in flight together: one round trip after the open.
-pub fn read_whole(object: &Arc<RemoteObject>) -> io::Result<Vec<u8>> {
+pub(crate) fn read_whole(object: &Arc<RemoteObject>) -> io::Result<Vec<u8>> {
     let first = object.take_first().unwrap_or_default();
     let mut whole = Vec::with_capacity(object.size as usize);
     whole.extend_from_slice(&first);

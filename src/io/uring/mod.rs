@@ -54,7 +54,7 @@ use super::{
 
 /// The buffer arena grows to the batch's total read size, up to this: 8 MiB in flight or
 /// waiting keeps a device busy without pinning much memory.
-pub const ARENA_BYTES_TARGET: usize = 8 << 20;
+pub(crate) const ARENA_BYTES_TARGET: usize = 8 << 20;
 
 /// The arena always holds at least this many of the batch's longest reads, so a long read
 /// never waits for the ring to empty.
@@ -105,7 +105,7 @@ pub struct UringEngine {
 impl UringEngine {
     /// Sets up a ring of `queue_depth` entries over `paths` and proves it works with a real
     /// read of the first block of every file.
-    pub fn open(paths: &[PathBuf], queue_depth: u32, direct: DirectIo) -> Result<Self, IoError> {
+    pub(crate) fn open(paths: &[PathBuf], queue_depth: u32, direct: DirectIo) -> Result<Self, IoError> {
         let queue_depth = queue_depth.clamp(1, 4096);
         if std::env::var("BITSIFT_IO_URING").as_deref() == Ok("off") {
             return Err(IoError::Unavailable {
@@ -150,13 +150,13 @@ impl UringEngine {
     }
 
     /// Why O_DIRECT is not used, when it was wanted but the file system refused it.
-    pub fn direct_fallback(&self) -> Option<&str> {
+    pub(crate) fn direct_fallback(&self) -> Option<&str> {
         self.fallback.as_deref()
     }
 
     /// Whether the buffer arena is registered with the ring (`READ_FIXED`); registration
     /// fails, for example, under a low `RLIMIT_MEMLOCK`, and plain reads are used.
-    pub fn registered_buffers(&self) -> bool {
+    pub(crate) fn registered_buffers(&self) -> bool {
         self.registered
     }
 

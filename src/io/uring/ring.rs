@@ -7,7 +7,7 @@ use io_uring::{squeue, IoUring, Submitter};
 
 /// Why the ring failed a push, a submission or a reap. Any of them breaks the ring.
 #[derive(Debug, thiserror::Error)]
-pub enum RingError {
+pub(crate) enum RingError {
     /// The submission queue had no room, even after submitting what it held.
     #[error("the submission queue stayed full")]
     QueueFull,
@@ -43,7 +43,7 @@ pub(super) struct Ring {
 
 impl Ring {
     /// A ring of `entries` submission entries for `slots` slots.
-    pub fn new(entries: u32, slots: usize) -> std::io::Result<Ring> {
+    pub(crate) fn new(entries: u32, slots: usize) -> std::io::Result<Ring> {
         assert!(slots < u32::MAX as usize, "slot numbers fit in a tag");
         let ring = IoUring::new(entries)?;
         let capacity = ring.params().cq_entries() as usize;
@@ -59,17 +59,17 @@ impl Ring {
     }
 
     /// Reads queued or in flight.
-    pub fn in_flight(&self) -> u32 {
+    pub(crate) fn in_flight(&self) -> u32 {
         self.in_flight
     }
 
     /// Whether slot `slot` has a read queued or in flight.
-    pub fn is_in_flight(&self, slot: u32) -> bool {
+    pub(crate) fn is_in_flight(&self, slot: u32) -> bool {
         self.tags[slot as usize] != IDLE
     }
 
     /// For buffer registration.
-    pub fn submitter(&self) -> Submitter<'_> {
+    pub(crate) fn submitter(&self) -> Submitter<'_> {
         self.ring.submitter()
     }
 
@@ -80,7 +80,7 @@ impl Ring {
     /// The buffer `entry` reads into must stay valid, and must not be read or written by
     /// anyone else, until this slot's completion is reaped ([`Ring::reap`]) or drained
     /// ([`Ring::drain`]).
-    pub unsafe fn push(&mut self, slot: u32, entry: squeue::Entry) -> Result<(), RingError> {
+    pub(crate) unsafe fn push(&mut self, slot: u32, entry: squeue::Entry) -> Result<(), RingError> {
         assert_eq!(
             self.tags[slot as usize], IDLE,
             "slot {slot} already has a read"
@@ -104,7 +104,7 @@ impl Ring {
     /// by a signal (`EINTR`) is resumed. `EBUSY` and `EAGAIN` (the completion queue is full,
     /// or the kernel is short of memory) return at once so the caller reaps first. Any other
     /// error breaks the ring.
-    pub fn submit(&mut self, want: usize) -> Result<(), RingError> {
+    pub(crate) fn submit(&mut self, want: usize) -> Result<(), RingError> {
         loop {
             match self.ring.submit_and_wait(want) {
                 Ok(_) => return Ok(()),
@@ -124,7 +124,7 @@ impl Ring {
     /// Takes every available completion. Those that match a read in flight land (their tag is
     /// cleared) and go to `landed` as (slot, result); the first that matches none is
     /// returned as an error, after the others have landed.
-    pub fn reap(&mut self, landed: &mut Vec<(u32, i32)>) -> Result<(), RingError> {
+    pub(crate) fn reap(&mut self, landed: &mut Vec<(u32, i32)>) -> Result<(), RingError> {
         self.completions.clear();
         self.completions.extend(
             self.ring
@@ -156,7 +156,7 @@ impl Ring {
     /// and ignores unknown completions: the kernel may write into the buffers of reads in
     /// flight until they complete. An error means the ring itself failed, reads may still be
     /// in flight, and their buffers must never be freed.
-    pub fn drain(&mut self) -> Result<(), RingError> {
+    pub(crate) fn drain(&mut self) -> Result<(), RingError> {
         let mut landed = Vec::new();
         while self.in_flight > 0 {
             self.submit(1)?;
@@ -177,7 +177,7 @@ impl Ring {
     /// Queues a no-op completion with `user_data`, as a kernel bug or a stray submission
     /// would produce it.
     #[cfg(test)]
-    pub fn push_forged(&mut self, user_data: u64) {
+    pub(crate) fn push_forged(&mut self, user_data: u64) {
         let entry = io_uring::opcode::Nop::new().build().user_data(user_data);
         // SAFETY: a no-op reads and writes no memory.
         unsafe { self.ring.submission().push(&entry) }.expect("room for a no-op");
@@ -185,7 +185,7 @@ impl Ring {
 
     /// The tag slot `slot`'s last read had, once it has landed.
     #[cfg(test)]
-    pub fn last_tag(&self, slot: u32) -> u64 {
+    pub(crate) fn last_tag(&self, slot: u32) -> u64 {
         (u64::from(self.sequence) << 32) | u64::from(slot)
     }
 }
