@@ -120,11 +120,6 @@ impl SeqReader {
         })?;
         Ok(true)
     }
-
-    /// Records read so far.
-    pub(crate) fn records_read(&self) -> u64 {
-        self.records
-    }
 }
 
 fn describe(path: &Path, error: &needletail::errors::ParseError, records: u64) -> SeqFileError {

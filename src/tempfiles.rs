@@ -156,7 +156,10 @@ impl AtomicFile {
     }
 
     /// As [`AtomicFile::create`], with a write buffer of `buffer_bytes`.
-    pub(crate) fn with_buffer(destination: &Path, buffer_bytes: usize) -> std::io::Result<AtomicFile> {
+    pub(crate) fn with_buffer(
+        destination: &Path,
+        buffer_bytes: usize,
+    ) -> std::io::Result<AtomicFile> {
         let (temporary, file) = create_temporary(destination)?;
         Ok(AtomicFile {
             temporary: Some(temporary),

@@ -54,7 +54,11 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
 
 /// Writes the rows of `compact`, an index of one block whose rows are `ceil(D/8)` bytes, as
 /// the classic index `classic` (with its checksum sidecar).
-pub(crate) fn compact_to_classic(compact: &Path, classic: &Path, force: bool) -> Result<(), BuildError> {
+pub(crate) fn compact_to_classic(
+    compact: &Path,
+    classic: &Path,
+    force: bool,
+) -> Result<(), BuildError> {
     let header = IndexHeader::open(compact).map_err(|e| BuildError::Input {
         path: compact.to_path_buf(),
         detail: e.to_string(),

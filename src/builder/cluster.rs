@@ -63,7 +63,11 @@ fn nest(
 
 /// Leader clustering of `members` (in this order) at `threshold`; clusters by size,
 /// descending, then by their leader's position. Each cluster lists its leader first.
-pub(crate) fn leader_clusters(members: &[usize], sketches: &[Sketch], threshold: f64) -> Vec<Vec<usize>> {
+pub(crate) fn leader_clusters(
+    members: &[usize],
+    sketches: &[Sketch],
+    threshold: f64,
+) -> Vec<Vec<usize>> {
     let mut clusters: Vec<Vec<usize>> = Vec::new();
     let mut buckets: HashMap<u64, Vec<u32>> = HashMap::new();
     let mut shared: HashMap<u32, u32> = HashMap::new();

@@ -197,7 +197,12 @@ impl SummaryBuilder {
     }
 
     /// Folds a filled block filter to its size and keeps it.
-    pub(crate) fn finish_block(&mut self, filter: SharedFilter, first_document: u64, document_count: u64) {
+    pub(crate) fn finish_block(
+        &mut self,
+        filter: SharedFilter,
+        first_document: u64,
+        document_count: u64,
+    ) {
         let mut filter = filter.into_filter();
         let kmers = filter.estimated_kmers();
         let wanted = words_log2_near(kmers * self.options.bits_per_kmer);

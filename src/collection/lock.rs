@@ -2,7 +2,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::io::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(test)]
+use std::path::PathBuf;
 
 use super::CollectionError;
 
@@ -14,6 +16,7 @@ pub(crate) const LOCK_NAME: &str = ".collection.lock";
 #[derive(Debug)]
 pub(crate) struct WriterLock {
     _file: File,
+    #[cfg(test)]
     path: PathBuf,
 }
 
@@ -36,7 +39,11 @@ impl WriterLock {
                 .map_err(CollectionError::io(&path, "cannot open the writer lock"))?;
             lock(&file, directory, &path)?;
             if still_the_lock_file(&file, &path) {
-                return Ok(WriterLock { _file: file, path });
+                return Ok(WriterLock {
+                    _file: file,
+                    #[cfg(test)]
+                    path,
+                });
             }
         }
         Err(CollectionError::Invalid(format!(
@@ -46,6 +53,7 @@ impl WriterLock {
     }
 
     /// The lock file.
+    #[cfg(test)]
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }

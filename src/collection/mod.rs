@@ -56,9 +56,6 @@ use crate::IoAt;
 use std::path::PathBuf;
 
 pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
-pub(crate) use bits::or_bits;
-pub(crate) use clean::clean;
-pub(crate) use lock::WriterLock;
 pub use manifest::{
     Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, PADDING_NAME,
 };

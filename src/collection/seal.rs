@@ -197,7 +197,10 @@ pub(super) mod hex_digest {
     use serde::{Deserialize, Deserializer, Serializer};
 
     /// Writes `Some(d)` as its digits (a `None` field is skipped by the caller).
-    pub(crate) fn serialize<S: Serializer>(digest: &Option<u64>, out: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(
+        digest: &Option<u64>,
+        out: S,
+    ) -> Result<S::Ok, S::Error> {
         match digest {
             Some(digest) => out.serialize_str(&format!("{digest:016x}")),
             None => out.serialize_none(),
@@ -205,7 +208,9 @@ pub(super) mod hex_digest {
     }
 
     /// Reads 16 lowercase hexadecimal digits.
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<Option<u64>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        input: D,
+    ) -> Result<Option<u64>, D::Error> {
         let Some(text) = Option::<String>::deserialize(input)? else {
             return Ok(None);
         };

@@ -77,6 +77,7 @@ impl CollectionSeen {
     /// The version of a remote collection's manifest on its server now (one `HEAD`
     /// request; `None` for a local collection). A version other than the one read is
     /// forgotten by this process, so that the next open reads the new one.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn remote_version_now(&self) -> Option<std::io::Result<RemoteVersion>> {
         if !crate::io::is_remote(&self.directory) {
             return None;
@@ -233,6 +234,7 @@ impl SearchSet {
     }
 
     /// Per file: whether it belongs to a collection.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn collection_files(&self) -> Vec<bool> {
         self.collection_of.iter().map(Option::is_some).collect()
     }
@@ -301,18 +303,6 @@ impl SearchSet {
         Ok(())
     }
 
-    /// Whether any path was a collection.
-    pub(crate) fn has_collection(&self) -> bool {
-        !self.collections.is_empty()
-    }
-
-    /// Opens the files and checks them against their manifests: the number of documents and
-    /// the digest of their names of every collection's sub-index, so that documents hidden by
-    /// number are the ones the manifest removed. Answers name the files by [`Self::sources`].
-    pub(crate) fn open(&self, options: &HeaderOptions) -> Result<Arc<Index>, CollectionError> {
-        self.open_named(options, crate::query::SIDE_MEMORY_DEFAULT, self.sources())
-    }
-
     /// As [`SearchSet::open`], keeping at most `side_memory` bytes of side-file pages
     /// (checksums, block summaries) between queries ([`Index::open_with`]), the files named
     /// in answers by `sources`.
@@ -358,11 +348,13 @@ impl SearchSet {
     }
 
     /// The collections read, in the order their files come.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn collections(&self) -> &[CollectionSeen] {
         &self.collections
     }
 
     /// Per file: the collection (position in [`SearchSet::collections`]) it belongs to.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn collection_of(&self) -> &[Option<usize>] {
         &self.collection_of
     }

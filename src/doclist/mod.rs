@@ -91,19 +91,6 @@ pub enum FileType {
 }
 
 impl FileType {
-    /// Every type, in COBS's order.
-    pub(crate) const ALL: [FileType; 9] = [
-        FileType::Any,
-        FileType::Text,
-        FileType::Cortex,
-        FileType::KMerBuffer,
-        FileType::Fasta,
-        FileType::Fastq,
-        FileType::FastaMulti,
-        FileType::FastqMulti,
-        FileType::List,
-    ];
-
     /// COBS's `StringToFileType`: a `--file-type` argument, case-insensitive.
     pub fn parse(name: &str) -> Result<FileType, DocListError> {
         match name.to_ascii_lowercase().as_str() {
@@ -116,16 +103,6 @@ impl FileType {
             "list" => Ok(FileType::List),
             _ => Err(DocListError::UnknownType(name.to_string())),
         }
-    }
-
-    /// COBS's number of the type (the value of Python's `FileType`).
-    pub(crate) fn code(self) -> u32 {
-        self as u32
-    }
-
-    /// The type of COBS number `code`.
-    pub(crate) fn from_code(code: u32) -> Option<FileType> {
-        FileType::ALL.get(code as usize).copied()
     }
 
     /// The type of `path` by its name, as COBS's `identify_filetype` sees it (`Any`: none).
@@ -313,7 +290,11 @@ impl DocumentEntry {
     /// Calls `run(bytes)` with byte strings whose windows of `k` bytes are, in order, the
     /// terms COBS takes from this document with term size `k` (each window is one term; a
     /// string shorter than `k` holds none).
-    pub(crate) fn for_each_run(&self, k: usize, run: &mut dyn FnMut(&[u8])) -> Result<(), DocListError> {
+    pub(crate) fn for_each_run(
+        &self,
+        k: usize,
+        run: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), DocListError> {
         assert!(k > 0, "the term size is positive");
         match self.file_type {
             FileType::Text => text::runs(&self.path, k, run),
@@ -410,12 +391,6 @@ impl DocumentList {
         }
         self.entries.sort_by(DocumentEntry::path_order);
         Ok(())
-    }
-
-    /// Sorts by path, keeping records of a file in their order (COBS's `sort_by_path`).
-    pub(crate) fn sort_by_path(&mut self) {
-        self.entries
-            .sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
     }
 
     /// Sorts by size, then path (COBS's `sort_by_size`).

@@ -382,6 +382,7 @@ impl Checksums {
 
     /// Checks one page, `bytes` being page `page` (bytes `[4096·page, 4096·page + 4096)`,
     /// shorter only for the last page): for callers that hold the index in memory.
+    #[cfg(test)]
     pub(crate) fn verify_page(&self, page: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
         let offset = page.saturating_mul(CHECKSUM_PAGE_BYTES);
         if bytes.len() > PAGE {
@@ -446,11 +447,6 @@ impl Checksums {
             && self.header_bytes == other.header_bytes
             && self.header_checksum == other.header_checksum
             && self.pages == other.pages
-    }
-
-    /// The index these checksums describe.
-    pub(crate) fn index_path(&self) -> &Path {
-        &self.index_path
     }
 
     /// Size of the index.

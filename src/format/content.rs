@@ -63,7 +63,11 @@ pub(crate) fn sampled_crcs(
 /// The digest of an index's content that block summaries record: xxh64 (seed 0) over the
 /// file size, the data offset, then each sampled page's number and CRC-32C. Reads
 /// [`SAMPLED_PAGES`] pages at most.
-pub(crate) fn content_digest(file: &SourceFile, file_size: u64, data_offset: u64) -> io::Result<u64> {
+pub(crate) fn content_digest(
+    file: &SourceFile,
+    file_size: u64,
+    data_offset: u64,
+) -> io::Result<u64> {
     let mut hasher = Xxh64::new(0);
     hasher.update(&file_size.to_le_bytes());
     hasher.update(&data_offset.to_le_bytes());

@@ -98,6 +98,7 @@ impl DocumentNames {
     }
 
     /// Appends a name.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, name: &str) {
         self.push_bytes(name.as_bytes());
     }
@@ -105,11 +106,6 @@ impl DocumentNames {
     /// Number of names.
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
-    }
-
-    /// True when there are no names.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.ends.is_empty()
     }
 
     /// Name of document `index`.

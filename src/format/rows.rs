@@ -325,6 +325,7 @@ impl RowMap {
     }
 
     /// Rows of the block.
+    #[cfg(test)]
     pub(crate) fn rows(&self) -> u64 {
         self.modulus.get()
     }
@@ -352,6 +353,7 @@ impl RowMap {
 
     /// The range that row `row` belongs to.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn range_of(&self, row: u64) -> u64 {
         row >> self.range_bits
     }

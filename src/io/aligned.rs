@@ -78,11 +78,6 @@ impl AlignedBuf {
         self.layout.size()
     }
 
-    /// True for an empty buffer (never: at least one alignment unit is allocated).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.layout.size() == 0
-    }
-
     /// Alignment of the start.
     pub(crate) fn align(&self) -> usize {
         self.layout.align()

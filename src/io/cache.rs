@@ -244,7 +244,12 @@ impl PageCache {
 
     /// Runs `read` on the cached page at `offset` of `file` in place (no copy), holding its
     /// shard for the call; `None` (and a miss) if the page is not cached.
-    pub(crate) fn with_page<R>(&self, file: u32, offset: u64, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    pub(crate) fn with_page<R>(
+        &self,
+        file: u32,
+        offset: u64,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Option<R> {
         let key = self.key(file, offset);
         let mut shard = self
             .shard(key)
@@ -319,6 +324,7 @@ impl PageCache {
     }
 
     /// Bytes allocated for pages and bookkeeping (never more than the capacity).
+    #[cfg(test)]
     pub(crate) fn allocated_bytes(&self) -> u64 {
         self.slots() * (self.page_size as u64 + SLOT_OVERHEAD_BYTES)
     }

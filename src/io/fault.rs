@@ -165,6 +165,7 @@ impl FaultPlan {
 
     /// Whether a read of `len` bytes at `offset` of file `file` (of `file_size` bytes)
     /// covers a bad page, so that it must fail.
+    #[cfg(test)]
     pub(crate) fn fails(&self, file: u32, offset: u64, len: u32, file_size: u64) -> bool {
         let end = (offset + len as u64).min(file_size);
         self.bad_page_in(file, offset, end).is_some()
@@ -429,6 +430,7 @@ impl FaultEngine {
     }
 
     /// The faults injected so far.
+    #[cfg(test)]
     pub(crate) fn injected(&self) -> FaultCounts {
         self.counts.snapshot()
     }
@@ -439,6 +441,7 @@ impl FaultEngine {
     }
 
     /// The plan.
+    #[cfg(test)]
     pub(crate) fn plan(&self) -> &FaultPlan {
         &self.plan
     }

@@ -13,7 +13,9 @@
 //! back on purpose (`touch -d`, `cp -p` of a file with the same time onto it); the checksum
 //! sidecar catches such bytes when a read reaches them.
 
-use std::fs::{File, Metadata};
+#[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
+use std::fs::File;
+use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -33,6 +35,7 @@ impl FileIdentity {
     }
 
     /// The identity of an open file (`fstat`): the file read, whatever its path names now.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn of_file(file: &File) -> std::io::Result<FileIdentity> {
         Ok(FileIdentity::from_metadata(&file.metadata()?))
     }

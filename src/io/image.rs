@@ -40,14 +40,6 @@ impl RowMemory {
         }
     }
 
-    /// Bytes of memory it holds or may hold: the image's size, or the cache's allocation.
-    pub(crate) fn bytes(&self) -> u64 {
-        match self {
-            RowMemory::Pages(cache) => cache.allocated_bytes(),
-            RowMemory::Image(image) => image.bytes(),
-        }
-    }
-
     /// The paged cache, when that is what the budget became.
     pub(crate) fn pages(&self) -> Option<&Arc<PageCache>> {
         match self {

@@ -53,7 +53,6 @@ pub struct PreadEngine {
     jobs: Option<Sender<Job>>,
     workers: Vec<JoinHandle<()>>,
     return_buffers: Sender<AlignedBuf>,
-    fallback: Option<String>,
     hook: Option<Arc<dyn FaultHook>>,
 }
 
@@ -61,7 +60,7 @@ impl PreadEngine {
     /// Opens `paths` and starts `threads` workers.
     pub(crate) fn open(paths: &[PathBuf], threads: u32, direct: DirectIo) -> Result<Self, IoError> {
         let threads = threads.clamp(1, 256) as usize;
-        let (files, fallback) = open_files(paths, direct, "pread")?;
+        let (files, _direct_fallback) = open_files(paths, direct, "pread")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
         let memory_align = memory_align.max(4096);
         let files = Arc::new(files);
@@ -88,14 +87,8 @@ impl PreadEngine {
             jobs: Some(jobs),
             workers,
             return_buffers,
-            fallback,
             hook: None,
         })
-    }
-
-    /// Why O_DIRECT is not used, when it was wanted but the file system refused it.
-    pub(crate) fn direct_fallback(&self) -> Option<&str> {
-        self.fallback.as_deref()
     }
 }
 

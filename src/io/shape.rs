@@ -1,6 +1,8 @@
 //! The read shape: how an engine wants to be read. The storage decides what a request costs,
 //! so each engine answers [`super::ReadEngine::read_shape`] and the planner shapes its reads
 //! by it without asking what the storage is (see `docs/architecture.md`, "The read shape").
+// Without the `remote` feature the remote shapes and errors are unused.
+#![cfg_attr(not(feature = "remote"), allow(dead_code))]
 
 use std::path::Path;
 

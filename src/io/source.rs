@@ -6,6 +6,8 @@
 //! [`SourceFile`] is what the format readers open instead of a `File`: the header and names,
 //! a side file's preamble, a manifest. It reads a local file, or a remote one by range
 //! requests, through one `Read + Seek` interface.
+// Without the `remote` feature the remote shapes and errors are unused.
+#![cfg_attr(not(feature = "remote"), allow(dead_code))]
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
 
 /// The error of a remote location in a build without the `remote` feature.
+#[cfg(not(feature = "remote"))]
 pub(crate) const REMOTE_DISABLED: &str =
     "this bitsift was built without remote access (cargo feature `remote`); rebuild with it";
 
@@ -43,6 +46,7 @@ impl RemoteChanged {
 
     /// Whether `error`, or an error it was caused by, is a [`RemoteChanged`]: a search's
     /// error says this way, by its causes' types, that a remote file changed.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn within(error: &(dyn std::error::Error + 'static)) -> bool {
         let mut cause = Some(error);
         while let Some(error) = cause {
@@ -111,11 +115,6 @@ impl SourceFile {
             #[cfg(feature = "remote")]
             SourceFile::Remote(reader) => Ok(reader.len()),
         }
-    }
-
-    /// Whether the file is empty.
-    pub(crate) fn is_empty(&self) -> io::Result<bool> {
-        Ok(self.len()? == 0)
     }
 
     /// Reads exactly `buf.len()` bytes at `offset`.

@@ -120,6 +120,7 @@ fn cgroup_room_bytes() -> Option<u64> {
 }
 
 /// Current resident set size in bytes (`/proc/self/statm`).
+#[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
 pub(crate) fn resident_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;

@@ -53,7 +53,6 @@ pub type WarmCheck = Arc<dyn Fn(u32, u64, &[u8]) -> bool + Send + Sync>;
 pub struct Warmup {
     handle: Option<JoinHandle<WarmupReport>>,
     stop: Arc<AtomicBool>,
-    bytes_read: Arc<AtomicU64>,
 }
 
 /// Bytes per sequential read.
@@ -63,6 +62,7 @@ const FILL_LIMIT: f64 = 0.95;
 
 impl Warmup {
     /// Starts warming `ranges` into `cache` on a background thread.
+    #[cfg(test)]
     pub(crate) fn start(ranges: Vec<WarmRange>, cache: Arc<PageCache>) -> Warmup {
         Warmup::start_checked(ranges, cache, None)
     }
@@ -80,19 +80,11 @@ impl Warmup {
             .name("bitsift-warmup".into())
             .spawn(move || run(&ranges, &cache, check.as_ref(), &thread_stop, &thread_bytes))
             .ok();
-        Warmup {
-            handle,
-            stop,
-            bytes_read,
-        }
-    }
-
-    /// Bytes read so far.
-    pub(crate) fn bytes_read(&self) -> u64 {
-        self.bytes_read.load(Ordering::Relaxed)
+        Warmup { handle, stop }
     }
 
     /// Whether the warm-up has ended by itself (all read, or the cache full).
+    #[cfg(test)]
     pub(crate) fn is_finished(&self) -> bool {
         self.handle.as_ref().is_none_or(|h| h.is_finished())
     }

@@ -56,6 +56,7 @@ impl Histogram {
     }
 
     /// Values recorded.
+    #[cfg(test)]
     pub(crate) fn count(&self) -> u64 {
         self.count
     }

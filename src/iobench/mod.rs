@@ -54,7 +54,6 @@ mod threads;
 mod uring;
 
 pub use bench::Bench;
-pub(crate) use benchfile::BenchFile;
 pub(crate) use error::IobenchError;
 pub use options::{
     CacheMode, Options, Variant, BLOCK_BYTES_DEFAULT, BLOCK_BYTES_MAX, DURATION_DEFAULT,

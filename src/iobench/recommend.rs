@@ -50,7 +50,11 @@ fn best(runs: &[RunReport], variant: Variant) -> Option<&RunReport> {
 
 /// The recommendation for the file system of `file`, or `None` when neither uring nor a
 /// pread variant ran.
-pub(crate) fn recommend(runs: &[RunReport], file: &BenchFile, cache: CacheMode) -> Option<Recommendation> {
+pub(crate) fn recommend(
+    runs: &[RunReport],
+    file: &BenchFile,
+    cache: CacheMode,
+) -> Option<Recommendation> {
     let uring = best(runs, Variant::Uring);
     let threads_variant = if best(runs, Variant::Direct).is_some() {
         Variant::Direct

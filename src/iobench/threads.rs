@@ -29,7 +29,11 @@ pub(crate) enum Source<'a> {
 
 /// Runs `threads` readers for `plan.duration` and merges their counters. The first error
 /// stops every thread and is returned.
-pub(crate) fn run(source: Source<'_>, threads: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
+pub(crate) fn run(
+    source: Source<'_>,
+    threads: u32,
+    plan: &RunPlan,
+) -> Result<RunStats, IobenchError> {
     let stop = AtomicBool::new(false);
     // Readers start together: each waits for a read lock that is released once all exist.
     let gate = RwLock::new(());

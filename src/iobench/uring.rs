@@ -32,7 +32,11 @@ pub(crate) fn open(plan: &RunPlan, depth: u32) -> Result<UringEngine, IobenchErr
 }
 
 /// Reads random blocks through `engine`, opened at `depth`, for `plan.duration`.
-pub(crate) fn run(engine: &mut UringEngine, depth: u32, plan: &RunPlan) -> Result<RunStats, IobenchError> {
+pub(crate) fn run(
+    engine: &mut UringEngine,
+    depth: u32,
+    plan: &RunPlan,
+) -> Result<RunStats, IobenchError> {
     let batch_len =
         (depth.max(1) as usize * BATCH_READS_PER_DEPTH).clamp(BATCH_READS_MIN, BATCH_READS_MAX);
     let mut rng = SplitMix64::new(stream_seed(plan.seed, 0));

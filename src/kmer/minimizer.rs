@@ -91,11 +91,6 @@ impl Minimizers {
         }
     }
 
-    /// The m-mer length.
-    pub(crate) fn m(&self) -> u32 {
-        self.m as u32
-    }
-
     /// Appends the minimizer hash of every k-mer position of `seq` to `out`
     /// ([`kmer_count`] of them, in order).
     pub fn minimizers_into(&mut self, seq: &[u8], out: &mut Vec<u64>) {

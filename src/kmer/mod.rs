@@ -199,6 +199,7 @@ impl KmerHasher {
 
 /// The canonical term of one k-mer under `rule`, as an owned string; a slow reference used by
 /// tests and by the `--explain` style diagnostics.
+#[cfg(test)]
 pub(crate) fn canonical_term(kmer: &[u8], canonical: bool, rule: BaseRule) -> Vec<u8> {
     let mut hasher = KmerHasher::new(kmer.len() as u32, canonical, 1, rule);
     let mut term = Vec::new();

@@ -211,6 +211,7 @@ impl Metadata {
     }
 
     /// Every document with its values, in the table's order.
+    #[cfg(test)]
     pub(crate) fn rows(&self) -> impl Iterator<Item = (&str, Row<'_>)> {
         (0..self.len() as u32).map(|row| (name_in(&self.text, &self.starts, row), self.row(row)))
     }

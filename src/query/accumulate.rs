@@ -135,6 +135,7 @@ impl AndAccumulators {
     }
 
     /// Bytes held in the pool (its high-water mark).
+    #[cfg(test)]
     pub(crate) fn pool_bytes(&self) -> usize {
         self.pool.len()
     }

@@ -134,11 +134,6 @@ impl Counters {
             .sum()
     }
 
-    /// Queries of the chunk.
-    pub(crate) fn queries(&self) -> usize {
-        self.queries
-    }
-
     /// The unit of `query` in block number `block`.
     #[inline]
     pub(crate) fn unit_index(&self, query: u32, block: u32) -> usize {
@@ -151,21 +146,9 @@ impl Counters {
         &self.units[unit]
     }
 
-    /// All pruning states, block-major.
-    pub(crate) fn units(&self) -> &[Unit] {
-        &self.units
-    }
-
     /// Counters of unit `unit`, read-only.
     pub(crate) fn view(&self, unit: usize) -> SlicedView<'_> {
         view_of(&self.data, &self.slots, unit, 0)
-    }
-
-    /// Adds a row into unit `unit` with weight `weight`, then advances its pruning state.
-    #[inline]
-    pub fn add(&mut self, unit: usize, row: &[u8], weight: u32, documents: u64) -> bool {
-        let mut slice = self.slice_mut();
-        slice.add(unit, row, weight, documents)
     }
 
     /// Mutable access to every unit.

@@ -46,7 +46,11 @@ pub struct Coverage {
 impl Coverage {
     /// Coverage of a query of `length` bases whose k-mer at position `i` (0-based) matches
     /// when `matched[i]`, for term size `k`.
-    pub(crate) fn from_matches(matched: impl IntoIterator<Item = bool>, k: u64, length: u64) -> Coverage {
+    pub(crate) fn from_matches(
+        matched: impl IntoIterator<Item = bool>,
+        k: u64,
+        length: u64,
+    ) -> Coverage {
         let mut present: Vec<bool> = matched.into_iter().collect();
         drop_islands(&mut present);
         let mut intervals: Vec<(u64, u64)> = Vec::new();

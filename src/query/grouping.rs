@@ -30,7 +30,6 @@ pub struct NoColumn {
 /// Documents grouped by the values of one metadata column; see the module documentation.
 #[derive(Debug)]
 pub struct Grouping {
-    column: String,
     /// Group values; 0 is [`NO_VALUE`].
     values: Vec<String>,
     /// Per index file, per document: its group.
@@ -99,16 +98,10 @@ impl Grouping {
             shown.push(counts);
         }
         Ok(Grouping {
-            column: column.to_string(),
             values,
             group_of,
             shown,
         })
-    }
-
-    /// The metadata column.
-    pub(crate) fn column(&self) -> &str {
-        &self.column
     }
 
     /// The number of group `value` ([`NO_VALUE`] for documents without a value),

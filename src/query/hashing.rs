@@ -89,11 +89,6 @@ impl KmerArena {
         self.hashers.len()
     }
 
-    /// Queries added since the last [`KmerArena::clear`].
-    pub(crate) fn query_count(&self) -> usize {
-        self.queries.len() / self.index_count().max(1)
-    }
-
     /// Query `query`'s k-mers in index `index`.
     pub(crate) fn query(&self, query: usize, index: usize) -> QueryKmers {
         self.queries[query * self.index_count() + index]

@@ -136,6 +136,7 @@ impl HiddenDocuments {
     }
 
     /// A set from its bit words (bit `d % 64` of word `d / 64` hides document `d`).
+    #[cfg(test)]
     pub(crate) fn from_words(words: Vec<u64>) -> HiddenDocuments {
         let count = words.iter().map(|w| w.count_ones() as u64).sum();
         HiddenDocuments { words, count }
@@ -144,11 +145,6 @@ impl HiddenDocuments {
     /// Number of hidden documents.
     pub(crate) fn len(&self) -> u64 {
         self.count
-    }
-
-    /// True when no document is hidden.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.count == 0
     }
 }
 
@@ -307,12 +303,14 @@ impl Index {
 
     /// The side memory budget: side-file pages kept between queries (see
     /// [`Index::open_with`]).
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn side_memory(&self) -> u64 {
         self.side_memory
     }
 
     /// Memory held now for side data, outside the budget's cache: block summary headers and
     /// format-1 summaries, checksum bitmaps of in-memory scoring.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn side_resident_bytes(&self) -> u64 {
         self.summaries.resident_bytes() + self.integrity.resident_bytes()
     }
@@ -398,11 +396,6 @@ impl Index {
         self.side_cache.as_ref()
     }
 
-    /// The paths, in the order given.
-    pub(crate) fn paths(&self) -> Vec<PathBuf> {
-        self.headers.iter().map(|h| h.path.clone()).collect()
-    }
-
     /// Every block of every file, in (file, block) order.
     pub(crate) fn blocks(&self) -> &[PlanBlock] {
         &self.blocks
@@ -416,11 +409,6 @@ impl Index {
     /// Largest term size over the files: a query must be at least this long.
     pub fn k_max(&self) -> u32 {
         self.headers.iter().map(|h| h.k).max().unwrap_or(0)
-    }
-
-    /// Total size of the files.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.headers.iter().map(|h| h.file_size).sum()
     }
 
     /// The data sections, as ranges for a cache warm-up ([`crate::io::Warmup`]).

@@ -36,7 +36,6 @@ pub use grouping::{GroupTally, Grouping, NoColumn};
 pub use hit::rounded;
 pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
-pub(crate) use screen::Summaries;
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
     COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX,

@@ -171,6 +171,7 @@ impl Summaries {
     }
 
     /// Bytes of the summaries files on disk.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn file_bytes(&self) -> u64 {
         (0..self.files.len())
             .filter_map(|f| self.file_of(f))
@@ -179,6 +180,7 @@ impl Summaries {
     }
 
     /// Memory held for all queries: headers of paged files, format-1 files read whole.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn resident_bytes(&self) -> u64 {
         self.files
             .iter()
@@ -269,7 +271,11 @@ impl Screen {
     }
 
     /// Rules out every (query, block) whose summary cannot reach the query's threshold.
-    pub(crate) fn run(&mut self, input: &ScreenInput, reads: &mut ScreenReads) -> Result<(), IoError> {
+    pub(crate) fn run(
+        &mut self,
+        input: &ScreenInput,
+        reads: &mut ScreenReads,
+    ) -> Result<(), IoError> {
         self.clear(input.blocks.len(), input.queries);
         for file in 0..input.first_block.len() {
             match input.summaries.files.get(file).and_then(Option::as_ref) {

@@ -37,7 +37,7 @@ use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
     IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadEngine, ReadShape,
-    ResidentFiles, RowMemory, WarmRange,
+    ResidentFiles, RowMemory,
 };
 use crate::read::{with_layers, LayerScratch, ReadError};
 
@@ -302,26 +302,6 @@ impl Session {
     /// of the index is loaded, with what that source is called in the statistics.
     fn in_memory(&self) -> Option<(&dyn ResidentFiles, RowSource)> {
         in_memory(self.engine.as_ref(), self.image.as_deref())
-    }
-
-    /// Largest term size over the indexes: queries must be at least this long.
-    pub(crate) fn k_max(&self) -> u32 {
-        self.index.k_max()
-    }
-
-    /// How reads are currently shaped.
-    pub(crate) fn read_shape(&self) -> ReadShape {
-        self.shape
-    }
-
-    /// The shared cache, if any.
-    pub(crate) fn cache(&self) -> Option<&Arc<PageCache>> {
-        self.cache.as_ref()
-    }
-
-    /// The data sections of the open indexes, as ranges for a cache warm-up.
-    pub(crate) fn warm_ranges(&self) -> Vec<WarmRange> {
-        self.index.warm_ranges()
     }
 
     /// Scores every document of every index against `sequence`.

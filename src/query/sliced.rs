@@ -138,6 +138,7 @@ impl<'a> SlicedCounters<'a> {
     }
 
     /// A read-only view.
+    #[cfg(test)]
     pub(crate) fn view(&self) -> SlicedView<'_> {
         SlicedView {
             planes: self.planes,
@@ -365,7 +366,12 @@ impl<'a> SlicedView<'a> {
 
     /// Calls `found(document, count)` for every one of the first `documents` documents whose
     /// count is at least `value`, in document order.
-    pub(crate) fn for_each_at_least(&self, value: u64, documents: u64, mut found: impl FnMut(u64, u64)) {
+    pub(crate) fn for_each_at_least(
+        &self,
+        value: u64,
+        documents: u64,
+        mut found: impl FnMut(u64, u64),
+    ) {
         for lane in 0..self.lanes {
             let mask = self.at_least_in_lane(lane, value);
             for (w, &m) in mask.iter().enumerate() {

@@ -29,6 +29,7 @@ pub enum RowSource {
 
 impl RowSource {
     /// The name used in statistics (`reads`, `resident`, `image`).
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             RowSource::Reads => "reads",

@@ -115,11 +115,6 @@ impl Integrity {
         self.files.iter().any(Option::is_some)
     }
 
-    /// Whether file `file` has checksums.
-    pub(crate) fn covers(&self, file: u32) -> bool {
-        self.checks(file).is_some()
-    }
-
     pub(crate) fn checks(&self, file: u32) -> Option<&FileChecks> {
         self.files.get(file as usize).and_then(Option::as_ref)
     }
@@ -151,7 +146,12 @@ impl Integrity {
     /// the sidecar file itself: for readers outside a query's batches (a background warm-up
     /// of the row cache), which read long runs of pages and need one small read of the
     /// sidecar per run.
-    pub(crate) fn verify_direct(&self, file: u32, offset: u64, bytes: &[u8]) -> Result<(), ChecksumError> {
+    pub(crate) fn verify_direct(
+        &self,
+        file: u32,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<(), ChecksumError> {
         let Some(checks) = self.checks(file) else {
             return Ok(());
         };
@@ -178,6 +178,7 @@ impl Integrity {
     }
 
     /// Memory held for in-place checks (the bitmaps of verified pages).
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn resident_bytes(&self) -> u64 {
         self.files
             .iter()

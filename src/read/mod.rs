@@ -31,7 +31,7 @@ use std::path::PathBuf;
 pub(crate) use cached::CachedReads;
 pub(crate) use checked::CheckedReads;
 pub use integrity::{Integrity, ReadError};
-pub(crate) use pins::{PageCheck, PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
+pub(crate) use pins::{PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
 pub(crate) use range::read_range;
 
 use crate::io::{PageCache, ReadEngine};

@@ -202,11 +202,6 @@ impl PinnedPages {
             None => Ok(&self.data[slot * PAGE..(slot + 1) * PAGE]),
         })
     }
-
-    /// Bytes held (the batch's side memory).
-    pub(crate) fn bytes(&self) -> u64 {
-        self.data.capacity() as u64
-    }
 }
 
 /// Whether page `page` of `file` (of `file_bytes` bytes) joins read `last`: same file, at most

@@ -73,22 +73,6 @@ impl QueryBatch {
         }
     }
 
-    /// The first waiting query that cannot be searched (not DNA, or shorter than `k`), with
-    /// the reason, before anything is read.
-    pub(crate) fn first_unsearchable(&self, k: u32) -> Option<(&str, String)> {
-        self.pending.iter().find_map(|(name, bases)| match bases {
-            Err(reason) => Some((name.as_str(), reason.to_string())),
-            Ok(bases) if bases.len() < k as usize => {
-                let error = SearchError::TooShort {
-                    length: bases.len(),
-                    k,
-                };
-                Some((name.as_str(), error.to_string()))
-            }
-            Ok(_) => None,
-        })
-    }
-
     /// Searches the waiting queries together with `session` and gives every query's name
     /// and outcome in input order; the batch is empty again. An error is one of the whole
     /// batch (the engine failed).
@@ -107,13 +91,6 @@ impl QueryBatch {
             false => session.search_batch(&queries, options)?,
         };
         Ok(self.outcomes(answers))
-    }
-
-    /// When every waiting query was refused (nothing to search, so no session is needed):
-    /// their outcomes in input order, and the batch is empty again; else `None`.
-    pub(crate) fn refused(&mut self) -> Option<Vec<(String, Outcome)>> {
-        let searches = self.pending.iter().any(|(_, bases)| bases.is_ok());
-        (!searches).then(|| self.outcomes(Vec::new()))
     }
 
     /// Pairs the waiting queries with `answers`, one per query searched, in order.

@@ -77,7 +77,11 @@ impl SearchSetup {
 
     /// Opens the files of `set`, named in answers by `sources`, and checks them against their
     /// manifests; see [`SearchSetup::open`].
-    pub(crate) fn open_set(&self, set: &SearchSet, sources: Sources) -> Result<Opened, CollectionError> {
+    pub(crate) fn open_set(
+        &self,
+        set: &SearchSet,
+        sources: Sources,
+    ) -> Result<Opened, CollectionError> {
         let index = set.open_named(&self.header, self.side_memory, sources)?;
         let mut setup = self.session.clone();
         setup.config.memory = self

@@ -46,6 +46,7 @@ impl BodyBudget {
     }
 
     /// Bytes not charged to any request now.
+    #[cfg(test)]
     pub(crate) fn available(&self) -> usize {
         self.semaphore.available_permits()
     }

@@ -1,3 +1,3 @@
 //! Document metadata for the server: the shared TSV table of [`crate::metadata`].
 
-pub(crate) use crate::metadata::{Metadata, MetadataError};
+pub(crate) use crate::metadata::Metadata;

@@ -176,7 +176,13 @@ impl Metrics {
     }
 
     /// Records one executed batch.
-    pub(crate) fn batch(&self, queries: u64, bytes_read: u64, read_requests: u64, reads_pruned: u64) {
+    pub(crate) fn batch(
+        &self,
+        queries: u64,
+        bytes_read: u64,
+        read_requests: u64,
+        reads_pruned: u64,
+    ) {
         self.batches.fetch_add(1, Ordering::Relaxed);
         self.batch_queries.fetch_add(queries, Ordering::Relaxed);
         self.bytes_read.fetch_add(bytes_read, Ordering::Relaxed);

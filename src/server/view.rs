@@ -72,8 +72,6 @@ enum ManifestNow {
 pub(crate) struct View {
     /// Counts views from 1 (the one opened at start-up).
     pub number: u64,
-    /// When it was opened.
-    pub opened: SystemTime,
     /// The collections served, each with the manifest generation seen.
     pub collections: Vec<Followed>,
     /// The index files, in searcher order, each described with its name, file, layout and
@@ -165,7 +163,6 @@ impl View {
         );
         Ok(View {
             number,
-            opened: SystemTime::now(),
             collections,
             indexes,
             unavailable: sorted.unavailable,

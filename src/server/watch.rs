@@ -94,11 +94,6 @@ impl IndexWatch {
         self.files.len()
     }
 
-    /// No file is watched.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
     /// Compares file `index` with its identity at open (one `stat`). Returns the error text
     /// of a change, seen now or earlier.
     pub fn check(&self, index: usize) -> Result<(), &str> {

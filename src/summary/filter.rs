@@ -138,6 +138,7 @@ impl SharedFilter {
 
     /// Adds the k-mer with seed-0 row hash `hash` and minimizer hash `minimizer`.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn insert(&self, hash: u64, minimizer: u64) {
         self.insert_slot(self.slot(hash, minimizer));
     }
@@ -243,12 +244,8 @@ impl Filter {
         self.words_log2
     }
 
-    /// Bits set per k-mer.
-    pub(crate) fn hashes(&self) -> u32 {
-        self.hashes
-    }
-
     /// Size in bits.
+    #[cfg(test)]
     pub(crate) fn bits(&self) -> u64 {
         64 << self.words_log2
     }

@@ -471,7 +471,11 @@ impl Layout {
 
     /// Writes the data pages of `filters` (one per block, in block order, of the geometry
     /// the layout was planned for).
-    pub(crate) fn write_data(&self, filters: &[&Filter], out: &mut impl Write) -> std::io::Result<()> {
+    pub(crate) fn write_data(
+        &self,
+        filters: &[&Filter],
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
         assert_eq!(filters.len(), self.blocks.len(), "one filter per block");
         let mut page = PageWriter {
             bytes: vec![0; PAGE_BYTES as usize],

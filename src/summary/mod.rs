@@ -117,7 +117,6 @@ pub enum SummaryError {
 /// The summaries of one index, in memory.
 #[derive(Clone, Debug)]
 pub struct BlockSummaries {
-    path: PathBuf,
     file: SummaryFile,
 }
 
@@ -160,17 +159,12 @@ impl BlockSummaries {
             detail: detail.0,
         })?;
         check_content(index_path, header, &file.identity)?;
-        Ok(BlockSummaries { path, file })
+        Ok(BlockSummaries { file })
     }
 
     /// Minimizer length of the filters' buckets (0: format 1, whose filters have none).
     pub fn minimizer(&self) -> u32 {
         self.file.minimizer
-    }
-
-    /// The summaries file.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Blocks summarised (those of the index).
@@ -190,12 +184,6 @@ impl BlockSummaries {
     /// Bits each k-mer sets in a filter.
     pub fn hashes(&self) -> u32 {
         self.file.hashes
-    }
-
-    /// Filter bits per distinct k-mer of block `block` (as estimated when it was built).
-    pub(crate) fn bits_per_kmer(&self, block: usize) -> f64 {
-        let b = &self.file.blocks[block];
-        b.filter.bits() as f64 / b.kmers_estimate.max(1) as f64
     }
 
     /// The filter of block `block`.

@@ -189,11 +189,6 @@ impl BlockDensity {
         }
     }
 
-    /// Bytes per row.
-    pub(crate) fn row_bytes(&self) -> usize {
-        self.row_bytes
-    }
-
     /// Fills `out` (whole rows) with random bits, the stream given by `seed`.
     ///
     /// Panics if `out` is not a whole number of rows (a bug of ours).

@@ -157,13 +157,6 @@ impl SynthPlan {
     pub(crate) fn reads_per_kmer(&self) -> u64 {
         self.blocks.len() as u64 * self.layout.num_hashes as u64
     }
-
-    /// What a query of `bases` bases costs: (k-mers, row reads, bytes read).
-    pub(crate) fn query_cost(&self, bases: u64) -> (u64, u64, u64) {
-        let kmers = kmers_of(bases, self.layout.k);
-        let reads = kmers * self.reads_per_kmer();
-        (kmers, reads, reads * self.layout.page_size)
-    }
 }
 
 /// The largest `--scale` (at most `options.scale`, three significant digits) whose index

@@ -214,16 +214,3 @@ pub(crate) fn evict(cache: &CacheOptions) {
         }
     }
 }
-
-/// Bytes the cache in `dir` holds now (for reports and tests).
-pub(crate) fn cached_bytes(dir: &Path) -> u64 {
-    let Ok(dirs) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    dirs.flatten()
-        .filter_map(|d| std::fs::read_dir(d.path()).ok())
-        .flat_map(|pages| pages.flatten())
-        .filter_map(|p| p.metadata().ok())
-        .map(|m| m.len())
-        .sum()
-}

@@ -138,6 +138,7 @@ impl RemoteObject {
     /// server again. A server's new view must not reuse a version its origin has replaced
     /// since (a reload would fail on it, and the view it keeps would stay old); the views
     /// still serving keep the versions they hold.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn forget_all() {
         lock(opened()).clear();
     }
@@ -312,7 +313,10 @@ impl RemoteObject {
     }
 
     /// The bytes of `range`, waited for on the calling thread.
-    pub(crate) fn fetch_blocking(self: &Arc<Self>, range: Range<u64>) -> io::Result<(Bytes, Fetched)> {
+    pub(crate) fn fetch_blocking(
+        self: &Arc<Self>,
+        range: Range<u64>,
+    ) -> io::Result<(Bytes, Fetched)> {
         let object = self.clone();
         wait(async move { object.fetch(range).await })
     }
@@ -419,6 +423,7 @@ fn opened() -> &'static Mutex<HashMap<String, Arc<RemoteObject>>> {
 /// size. A server that follows a remote collection compares its manifest's stamp now with the
 /// one it read.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
 pub(crate) struct RemoteStamp {
     /// The ETag.
     pub etag: Option<String>,
@@ -428,6 +433,7 @@ pub(crate) struct RemoteStamp {
 
 impl RemoteObject {
     /// The stamp of the version opened.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn stamp(&self) -> RemoteStamp {
         RemoteStamp {
             etag: self.etag.clone(),
@@ -438,6 +444,7 @@ impl RemoteObject {
     /// The stamp of `url` on its server now, from a `HEAD` request (never from this process's
     /// opened files nor the local cache). When it differs from the version this process
     /// opened, that version is forgotten, so that the next open reads the new one.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn stamp_now(url: &str) -> io::Result<RemoteStamp> {
         let parsed = RemoteUrl::parse(url)?;
         let store = store_for(&parsed)?;

@@ -91,7 +91,11 @@ enum Prefetched {
 impl RemoteEngine {
     /// Opens the remote files `paths` (URLs), keeping `depth` requests in flight, each asking
     /// for `ranges` byte ranges at most.
-    pub(crate) fn open(paths: &[PathBuf], depth: usize, ranges: usize) -> Result<RemoteEngine, IoError> {
+    pub(crate) fn open(
+        paths: &[PathBuf],
+        depth: usize,
+        ranges: usize,
+    ) -> Result<RemoteEngine, IoError> {
         let objects = paths
             .iter()
             .map(|path| {

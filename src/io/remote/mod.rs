@@ -27,9 +27,8 @@ mod multirange;
 mod options;
 mod reader;
 
-pub(crate) use client::{Fetched, RemoteObject, RemoteStamp};
+pub(crate) use client::RemoteObject;
 pub(crate) use engine::RemoteEngine;
-pub(crate) use location::RemoteUrl;
 pub use options::{
     configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
     RETRIES_DEFAULT, TIMEOUT_DEFAULT,

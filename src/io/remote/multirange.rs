@@ -64,7 +64,8 @@ pub(crate) enum TransportError {
 }
 
 /// A future of a [`Transport`].
-pub(crate) type Sending<'a> = Pin<Box<dyn Future<Output = Result<Answer, TransportError>> + Send + 'a>>;
+pub(crate) type Sending<'a> =
+    Pin<Box<dyn Future<Output = Result<Answer, TransportError>> + Send + 'a>>;
 
 /// Sends one multi-range request for a file.
 pub(crate) trait Transport: Send + Sync {

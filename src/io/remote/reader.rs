@@ -57,11 +57,6 @@ impl RemoteReader {
         self.object.size
     }
 
-    /// Whether the file is empty.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.object.size == 0
-    }
-
     /// Reads exactly `buf.len()` bytes at `offset`, in one request.
     pub(crate) fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let end = offset + buf.len() as u64;

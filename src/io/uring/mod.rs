@@ -99,13 +99,16 @@ pub struct UringEngine {
     hook: Option<Arc<dyn FaultHook>>,
     /// Why the ring failed, if it did: the engine is then unusable.
     broken: Option<String>,
-    fallback: Option<String>,
 }
 
 impl UringEngine {
     /// Sets up a ring of `queue_depth` entries over `paths` and proves it works with a real
     /// read of the first block of every file.
-    pub(crate) fn open(paths: &[PathBuf], queue_depth: u32, direct: DirectIo) -> Result<Self, IoError> {
+    pub(crate) fn open(
+        paths: &[PathBuf],
+        queue_depth: u32,
+        direct: DirectIo,
+    ) -> Result<Self, IoError> {
         let queue_depth = queue_depth.clamp(1, 4096);
         if std::env::var("BITSIFT_IO_URING").as_deref() == Ok("off") {
             return Err(IoError::Unavailable {
@@ -120,7 +123,7 @@ impl UringEngine {
                 "cannot create an io_uring ({e}); it may be disabled (sysctl kernel.io_uring_disabled) or blocked by a seccomp profile"
             ),
         })?;
-        let (files, fallback) = open_files(paths, direct, "uring")?;
+        let (files, _direct_fallback) = open_files(paths, direct, "uring")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
         let memory_align = memory_align.max(4096);
         let arena_bytes = (offset_align as usize).max(4096) * slot_count;
@@ -142,20 +145,15 @@ impl UringEngine {
             admitted: None,
             hook: None,
             broken: None,
-            fallback,
         };
         engine.register_arena();
         engine.probe()?;
         Ok(engine)
     }
 
-    /// Why O_DIRECT is not used, when it was wanted but the file system refused it.
-    pub(crate) fn direct_fallback(&self) -> Option<&str> {
-        self.fallback.as_deref()
-    }
-
     /// Whether the buffer arena is registered with the ring (`READ_FIXED`); registration
     /// fails, for example, under a low `RLIMIT_MEMLOCK`, and plain reads are used.
+    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
     pub(crate) fn registered_buffers(&self) -> bool {
         self.registered
     }
