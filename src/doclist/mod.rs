@@ -91,6 +91,29 @@ pub enum FileType {
 }
 
 impl FileType {
+    /// Every type, in COBS's order.
+    pub const ALL: [FileType; 9] = [
+        FileType::Any,
+        FileType::Text,
+        FileType::Cortex,
+        FileType::KMerBuffer,
+        FileType::Fasta,
+        FileType::Fastq,
+        FileType::FastaMulti,
+        FileType::FastqMulti,
+        FileType::List,
+    ];
+
+    /// COBS's number of the type (the value of Python's `FileType`).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The type of COBS number `code`.
+    pub fn from_code(code: u32) -> Option<FileType> {
+        FileType::ALL.get(code as usize).copied()
+    }
+
     /// COBS's `StringToFileType`: a `--file-type` argument, case-insensitive.
     pub fn parse(name: &str) -> Result<FileType, DocListError> {
         match name.to_ascii_lowercase().as_str() {
@@ -212,7 +235,7 @@ impl DocumentEntry {
     }
 
     /// The documents of the file `path`, by its extension (COBS's `DocumentList::load`).
-    pub(crate) fn load(path: &Path) -> Result<Vec<DocumentEntry>, DocListError> {
+    pub fn load(path: &Path) -> Result<Vec<DocumentEntry>, DocListError> {
         let file_type = FileType::identify(path);
         let size = || {
             std::fs::metadata(path)

@@ -124,7 +124,7 @@ impl DocumentNames {
     }
 
     /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
-    pub(crate) fn placeholders(&self) -> Vec<u64> {
+    pub fn placeholders(&self) -> Vec<u64> {
         self.iter()
             .enumerate()
             .filter(|(_, name)| is_placeholder(name))

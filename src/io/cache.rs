@@ -324,7 +324,6 @@ impl PageCache {
     }
 
     /// Bytes allocated for pages and bookkeeping (never more than the capacity).
-    #[cfg(test)]
     pub(crate) fn allocated_bytes(&self) -> u64 {
         self.slots() * (self.page_size as u64 + SLOT_OVERHEAD_BYTES)
     }

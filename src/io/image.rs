@@ -27,6 +27,14 @@ pub enum RowMemory {
 }
 
 impl RowMemory {
+    /// Bytes of memory it holds or may hold: the image's size, or the cache's allocation.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            RowMemory::Pages(cache) => cache.allocated_bytes(),
+            RowMemory::Image(image) => image.bytes(),
+        }
+    }
+
     /// The use of `capacity_bytes` for `files` (path and size): see [`RowMemory`]. An image
     /// starts loading at once.
     pub fn for_budget(capacity_bytes: u64, files: Vec<(PathBuf, u64)>) -> RowMemory {

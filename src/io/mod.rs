@@ -58,7 +58,7 @@ pub(crate) mod retry;
 mod ring_alloc;
 mod shape;
 mod sigbus;
-pub(crate) mod source;
+pub mod source;
 mod uring;
 pub mod usage;
 mod warm;
@@ -386,11 +386,11 @@ impl EngineOptions {
 
 /// Default reads in flight. The virtual disks we measured saturate near 32; NVMe wants more,
 /// and 64 costs nothing where the device is slower.
-pub(crate) const QUEUE_DEPTH_DEFAULT: u32 = 64;
+pub const QUEUE_DEPTH_DEFAULT: u32 = 64;
 
 /// Default range requests in flight for remote files: a round trip of 50 ms at 256 requests
 /// in flight is ~5,000 requests a second, the rate of a few fast disks.
-pub(crate) const REMOTE_DEPTH_DEFAULT: u32 = 256;
+pub const REMOTE_DEPTH_DEFAULT: u32 = 256;
 
 /// Default byte ranges one HTTP request may ask for at most (`Range: bytes=a-b,c-d,…`)
 /// where the server takes them. See `docs/architecture.md`.

@@ -19,7 +19,7 @@ pub(crate) const REMOTE_SCHEMES: &[&str] = &["http://", "https://", "s3://"];
 
 /// The error of a remote location in a build without the `remote` feature.
 #[cfg(not(feature = "remote"))]
-pub(crate) const REMOTE_DISABLED: &str =
+pub const REMOTE_DISABLED: &str =
     "this bitsift was built without remote access (cargo feature `remote`); rebuild with it";
 
 /// The start of the error of a remote file replaced on its server since it was opened (a

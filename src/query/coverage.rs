@@ -77,7 +77,7 @@ impl Coverage {
     }
 
     /// The intervals as `1-850,870-1200` (`-` when none).
-    pub(crate) fn intervals_text(&self) -> String {
+    pub fn intervals_text(&self) -> String {
         if self.intervals.is_empty() {
             return "-".into();
         }

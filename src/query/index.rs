@@ -129,7 +129,7 @@ pub struct HiddenDocuments {
 impl HiddenDocuments {
     /// Whether document `document` is hidden.
     #[inline]
-    pub(crate) fn contains(&self, document: u64) -> bool {
+    pub fn contains(&self, document: u64) -> bool {
         self.words
             .get((document / 64) as usize)
             .is_some_and(|word| word >> (document % 64) & 1 == 1)
@@ -149,6 +149,16 @@ impl HiddenDocuments {
 }
 
 impl Index {
+    /// The paths, in the order given.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.headers.iter().map(|h| h.path.clone()).collect()
+    }
+
+    /// Total size of the files.
+    pub fn bytes(&self) -> u64 {
+        self.headers.iter().map(|h| h.file_size).sum()
+    }
+
     /// Opens and validates every file.
     pub fn open(paths: &[PathBuf], options: &HeaderOptions) -> Result<Arc<Index>, OpenError> {
         Index::open_hiding(paths, &[], options)
@@ -303,8 +313,7 @@ impl Index {
 
     /// The side memory budget: side-file pages kept between queries (see
     /// [`Index::open_with`]).
-    #[cfg(any(feature = "server", feature = "iobench", feature = "synth"))]
-    pub(crate) fn side_memory(&self) -> u64 {
+    pub fn side_memory(&self) -> u64 {
         self.side_memory
     }
 
@@ -321,7 +330,7 @@ impl Index {
     }
 
     /// The name answers give file `file`: its source's.
-    pub(crate) fn source_name(&self, file: u32) -> &str {
+    pub fn source_name(&self, file: u32) -> &str {
         &self.sources.names[self.sources.of_file[file as usize] as usize]
     }
 
@@ -335,7 +344,7 @@ impl Index {
     }
 
     /// The hidden documents of every file, in file order (`None`: nothing hidden).
-    pub(crate) fn hidden(&self) -> &[Option<HiddenDocuments>] {
+    pub fn hidden(&self) -> &[Option<HiddenDocuments>] {
         &self.hidden
     }
 

@@ -31,6 +31,29 @@ pub struct QueryBatch {
 }
 
 impl QueryBatch {
+    /// The first waiting query that cannot be searched (not DNA, or shorter than `k`), with
+    /// the reason, before anything is read.
+    pub fn first_unsearchable(&self, k: u32) -> Option<(&str, String)> {
+        self.pending.iter().find_map(|(name, bases)| match bases {
+            Err(reason) => Some((name.as_str(), reason.to_string())),
+            Ok(bases) if bases.len() < k as usize => {
+                let error = SearchError::TooShort {
+                    length: bases.len(),
+                    k,
+                };
+                Some((name.as_str(), error.to_string()))
+            }
+            Ok(_) => None,
+        })
+    }
+
+    /// When every waiting query was refused (nothing to search, so no session is needed):
+    /// their outcomes in input order, and the batch is empty again; else `None`.
+    pub fn refused(&mut self) -> Option<Vec<(String, Outcome)>> {
+        let searches = self.pending.iter().any(|(_, bases)| bases.is_ok());
+        (!searches).then(|| self.outcomes(Vec::new()))
+    }
+
     /// An empty batch reading bases by `reading`.
     pub fn new(reading: BaseReading) -> QueryBatch {
         QueryBatch {

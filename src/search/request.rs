@@ -56,7 +56,7 @@ impl Default for SearchRequest {
 impl SearchRequest {
     /// The fraction of a query's k-mers a hit holds at least, for indexes whose largest
     /// k is `k_max`.
-    pub(crate) fn threshold(&self, k_max: u32) -> f64 {
+    pub fn threshold(&self, k_max: u32) -> f64 {
         self.cutoff.threshold(k_max)
     }
 
