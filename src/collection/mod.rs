@@ -25,10 +25,13 @@
 //! false-positive bound) keeps every k-mer and gains false positives ([`merge()`]).
 //!
 //! ```no_run
-//! use bitsift::collection::SearchSet;
-//! let set = SearchSet::expand(&["genomes/".into()], &[], &[])?;
-//! let index = set.open(&Default::default())?;
-//! println!("{} sub-indexes", index.file_count());
+//! use bitsift::search::{IndexSources, SearchSetup};
+//! let setup = SearchSetup {
+//!     sources: IndexSources { paths: vec!["genomes/".into()], ..Default::default() },
+//!     ..Default::default()
+//! };
+//! let opened = setup.open()?;
+//! println!("{} sub-indexes", opened.index.file_count());
 //! # Ok::<(), bitsift::collection::CollectionError>(())
 //! ```
 

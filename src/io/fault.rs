@@ -14,7 +14,7 @@
 //! Transient faults stay within the engines' retry bounds (an `EIO` at most twice per read,
 //! an empty read at most once, nothing after a read's sixth result), so a run with only
 //! transient faults must give exactly the bytes of a clean run. Persistent faults fail exactly
-//! the reads that cover a bad page, which [`FaultPlan::fails`] predicts.
+//! the reads that cover a bad page, which `FaultPlan::fails` predicts.
 //!
 //! ```
 //! use bitsift::io::{FaultEngine, FaultPlan, ReadEngine, ReadRequest, RamEngine, IoCounters};

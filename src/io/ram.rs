@@ -21,7 +21,7 @@ pub struct RamEngine {
 impl RamEngine {
     /// Reads every file into memory. Refuses when the files are larger than the memory the
     /// system reports available, rather than pushing the machine into swap or the OOM killer.
-    pub(crate) fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+    pub fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
         let mut sizes = Vec::with_capacity(paths.len());
         for path in paths {
             let size = std::fs::metadata(path)

@@ -123,8 +123,7 @@ pub struct Options {
 
 impl Options {
     /// The defaults, for `path`.
-    #[cfg(test)]
-    pub(crate) fn new(path: PathBuf) -> Options {
+    pub fn new(path: PathBuf) -> Options {
         Options {
             path,
             size: None,
