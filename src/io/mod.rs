@@ -724,15 +724,14 @@ fn page_cache_share(paths: &[PathBuf]) -> Result<(u64, u64), IoError> {
     Ok((cached, total))
 }
 
-/// Opens every path with the direct-I/O policy, returning the files and whether a fallback to
-/// buffered I/O happened (with its cause).
+/// Opens every path with the direct-I/O policy. A file opened buffered where O_DIRECT was
+/// allowed says so itself (`DataFile::direct`, read by the engine's `direct()`).
 fn open_files(
     paths: &[PathBuf],
     direct: DirectIo,
     engine: &'static str,
-) -> Result<(Vec<DataFile>, Option<String>), IoError> {
+) -> Result<Vec<DataFile>, IoError> {
     let mut files = Vec::with_capacity(paths.len());
-    let mut fallback = None;
     for path in paths {
         let open_buffered = |path: &Path| {
             DataFile::open_buffered(path).map_err(|source| IoError::Open {
@@ -762,15 +761,12 @@ fn open_files(
                         ),
                     })
                 }
-                Err(e) => {
-                    fallback.get_or_insert_with(|| format!("O_DIRECT not supported ({e})"));
-                    open_buffered(path)?
-                }
+                Err(_) => open_buffered(path)?,
             },
         };
         files.push(file);
     }
-    Ok((files, fallback))
+    Ok(files)
 }
 
 /// The strictest alignment over a set of files (offset, memory).

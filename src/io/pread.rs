@@ -60,7 +60,7 @@ impl PreadEngine {
     /// Opens `paths` and starts `threads` workers.
     pub(crate) fn open(paths: &[PathBuf], threads: u32, direct: DirectIo) -> Result<Self, IoError> {
         let threads = threads.clamp(1, 256) as usize;
-        let (files, _direct_fallback) = open_files(paths, direct, "pread")?;
+        let files = open_files(paths, direct, "pread")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
         let memory_align = memory_align.max(4096);
         let files = Arc::new(files);

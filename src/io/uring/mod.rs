@@ -123,7 +123,7 @@ impl UringEngine {
                 "cannot create an io_uring ({e}); it may be disabled (sysctl kernel.io_uring_disabled) or blocked by a seccomp profile"
             ),
         })?;
-        let (files, _direct_fallback) = open_files(paths, direct, "uring")?;
+        let files = open_files(paths, direct, "uring")?;
         let (offset_align, memory_align) = strictest_alignment(&files);
         let memory_align = memory_align.max(4096);
         let arena_bytes = (offset_align as usize).max(4096) * slot_count;
