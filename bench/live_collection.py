@@ -86,18 +86,13 @@ def simulate(args, directory):
                                   for i in range(args.batches)]
 
 
-def shown(collection):
-    """(generation, the set of document names the manifest shows)."""
-    with open(os.path.join(collection, "collection.json")) as f:
-        manifest = json.load(f)
-    names = set()
-    for sub in manifest["subindexes"]:
-        hidden = set(sub.get("hidden", []))
-        padding = set(sub.get("padding", []))
-        for number, name in enumerate(sub["documents"]):
-            if name not in hidden and number not in padding and name != "bitsift/padding":
-                names.add(name)
-    return manifest["generation"], names
+def shown(bitsift, collection):
+    """(generation, the set of document names the collection shows), as `bitsift info` lists
+    them: the manifest keeps no names since its version 3, they stay in the sub-indexes."""
+    out = subprocess.run([bitsift, "info", "--json", "--documents", collection],
+                         check=True, capture_output=True).stdout
+    info = json.loads(out)
+    return info["generation"], {name for _, name in info["document_names"]}
 
 
 def free_port():
@@ -127,14 +122,15 @@ def sample_anon(pid, stop, peak):
 class Record:
     """What the writer committed: generation -> shown names, and commit times."""
 
-    def __init__(self):
+    def __init__(self, bitsift):
+        self.bitsift = bitsift
         self.lock = threading.Lock()
         self.generations = {}
         self.committed = []  # (monotonic time the command returned, generation)
         self.commands = []
 
     def commit(self, collection, what, seconds):
-        generation, names = shown(collection)
+        generation, names = shown(self.bitsift, collection)
         with self.lock:
             self.generations[generation] = names
             self.committed.append((time.monotonic(), generation))
@@ -160,7 +156,7 @@ def writer(args, collection, pool, record, stop):
         started = time.monotonic()
         run([args.bitsift, "add", "-q", collection, "--list", listing], what="bitsift add")
         record.commit(collection, "add", time.monotonic() - started)
-        _, names = shown(collection)
+        _, names = shown(args.bitsift, collection)
         victims = rng.sample(sorted(names), min(args.removes, len(names) - 1))
         removal = os.path.join(args.work, "remove.txt")
         with open(removal, "w") as f:
@@ -316,7 +312,7 @@ def main():
     with open(listing, "w") as f:
         f.write("".join(p + "\n" for p in initial))
     run([args.bitsift, "add", "-q", collection, "--list", listing], what="bitsift add")
-    record = Record()
+    record = Record(args.bitsift)
     record.commit(collection, "add (initial)", 0.0)
     log("serving at %d clients for %.1f minutes while the writer loops" % (args.clients,
                                                                             args.minutes))

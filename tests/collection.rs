@@ -408,10 +408,7 @@ fn merge_respects_max_documents_and_page_sizes() {
         .clone();
     let documents: Vec<u64> = subs
         .iter()
-        .map(|s| {
-            s["document_count"].as_u64().unwrap()
-                - s["padding"].as_array().map_or(0, |p| p.len() as u64)
-        })
+        .map(|s| s["document_count"].as_u64().unwrap() - s["placeholders"].as_u64().unwrap_or(0))
         .collect();
     assert_eq!(documents, vec![4, 4, 3], "{subs:?}");
     assert_eq!(

@@ -336,7 +336,8 @@ fn i30_recover_refuses_files_that_are_not_of_one_collection() {
 
 /// Writes `json` as the manifest in version 1 (no checksum, no names digests), as bitsift
 /// wrote it before checksums: an edit of it is not caught by a checksum, only by the files.
-fn write_version_1(collection: &Path, mut json: serde_json::Value) {
+fn write_version_1(collection: &Path, json: serde_json::Value) {
+    let mut json = with_documents(collection, json);
     let object = json.as_object_mut().unwrap();
     object.remove("checksum");
     object.insert("version".into(), 1.into());
@@ -358,6 +359,7 @@ fn i30_a_manifest_whose_parameters_disagree_with_a_file_is_refused() {
     let queries = piece_queries(dir.path(), &genomes);
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(original.join("collection.json")).unwrap()).unwrap();
+    let manifest = with_documents(&original, manifest);
     let file = original.join("sub-000001.cobs_compact");
     let edits: [Edit; 6] = [
         (

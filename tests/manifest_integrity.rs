@@ -63,7 +63,8 @@ fn manifest(collection: &Path) -> serde_json::Value {
 
 /// Writes `json` as the manifest in version 1, as bitsift wrote it before checksums and
 /// names digests.
-fn write_version_1(collection: &Path, mut json: serde_json::Value) {
+fn write_version_1(collection: &Path, json: serde_json::Value) {
+    let mut json = with_documents(collection, json);
     let object = json.as_object_mut().unwrap();
     object.remove("checksum");
     object.insert("version".into(), 1.into());
@@ -93,15 +94,24 @@ fn i20_a_version_1_manifest_opens_as_before_and_the_next_commit_seals_it() {
     let before = answer(&collection, &queries);
     assert!(!before.contains("\tg02\t"), "removed: {before}");
     let sealed = manifest(&collection);
-    assert_eq!(sealed["version"], 2);
+    assert_eq!(sealed["version"], 3);
     assert_eq!(sealed["checksum"].as_str().unwrap().len(), 16);
+    assert!(
+        sealed["subindexes"][0].get("documents").is_none(),
+        "names stay in the files"
+    );
+    assert_eq!(
+        sealed["subindexes"][0]["hidden_documents"],
+        serde_json::json!([2])
+    );
     write_version_1(&collection, sealed.clone());
     assert_eq!(answer(&collection, &queries), before);
     ok(run(&["verify", text(&collection)]));
     ok(remove(&collection, &["g07"]));
     let upgraded = manifest(&collection);
-    assert_eq!(upgraded["version"], 2);
+    assert_eq!(upgraded["version"], 3);
     assert!(upgraded["checksum"].is_string());
+    assert!(upgraded["subindexes"][0].get("documents").is_none());
     for (old, new) in sealed["subindexes"]
         .as_array()
         .unwrap()
@@ -112,6 +122,74 @@ fn i20_a_version_1_manifest_opens_as_before_and_the_next_commit_seals_it() {
     }
     let after = answer(&collection, &queries);
     assert!(!after.contains("\tg07\t") && !after.contains("\tg02\t"));
+}
+
+/// Writes `json` as the manifest in version 2, as bitsift wrote it before the names left the
+/// manifest: every sub-index's `documents` listed, sealed with its checksum.
+fn write_version_2(collection: &Path, json: serde_json::Value) {
+    let mut json = with_documents(collection, json);
+    json["version"] = 2.into();
+    write_sealed(collection, json);
+}
+
+#[test]
+fn i32_a_version_2_manifest_with_every_name_opens_as_before_and_the_next_commit_drops_them() {
+    let dir = temp_dir();
+    let (collection, genomes) = collection(dir.path());
+    let queries = piece_queries(dir.path(), &genomes);
+    let before = answer(&collection, &queries);
+    let current = manifest(&collection);
+    write_version_2(&collection, current.clone());
+    let old = manifest(&collection);
+    assert_eq!(old["version"], 2);
+    assert_eq!(
+        old["subindexes"][0]["documents"].as_array().unwrap().len(),
+        5
+    );
+    assert_eq!(answer(&collection, &queries), before, "read as it is");
+    ok(run(&["verify", text(&collection)]));
+    let info = ok(run(&["info", text(&collection), "--documents", "--json"]));
+    assert!(!stdout(&info).contains("\"g02\""), "{}", stdout(&info));
+    ok(remove(&collection, &["g07"]));
+    let upgraded = manifest(&collection);
+    assert_eq!(upgraded["version"], 3);
+    assert!(upgraded["subindexes"][0].get("documents").is_none());
+    assert_eq!(
+        upgraded["subindexes"][0]["hidden_documents"],
+        serde_json::json!([2])
+    );
+    assert_eq!(
+        upgraded["subindexes"][1]["hidden_documents"],
+        serde_json::json!([2])
+    );
+    let after = answer(&collection, &queries);
+    assert!(
+        !after.contains("\tg07\t") && !after.contains("\tg02\t"),
+        "{after}"
+    );
+
+    // A version-3 manifest whose numbers disagree with the tombstones is refused by the
+    // next writer, which reads the names: a removal would otherwise hide another genome.
+    let mut edited = manifest(&collection);
+    edited["subindexes"][0]["hidden_documents"] = serde_json::json!([3]);
+    write_sealed(&collection, edited);
+    let error = failed(remove(&collection, &["g08"]));
+    assert!(
+        error.contains("are not those its tombstones name"),
+        "{error}"
+    );
+}
+
+/// Writes `json` as the manifest, sealed again with its checksum (so an edit is not caught by
+/// the checksum: what a bitsift with a bug could write).
+fn write_sealed(collection: &Path, mut json: serde_json::Value) {
+    json.as_object_mut().unwrap().remove("checksum");
+    let mut body = serde_json::to_vec_pretty(&json).unwrap();
+    assert!(body.ends_with(b"\n}"));
+    body.truncate(body.len() - 2);
+    let digest = xxhash_rust::xxh64::xxh64(&body, 0);
+    body.extend_from_slice(format!(",\n  \"checksum\": \"{digest:016x}\"\n}}\n").as_bytes());
+    std::fs::write(collection.join("collection.json"), body).unwrap();
 }
 
 #[test]
@@ -147,7 +225,8 @@ fn i20_an_edited_or_damaged_manifest_is_refused_by_query_and_verify() {
     failed(run(&["verify", text(&collection)]));
 
     // …and a document list that disagrees with the file's names is caught at open.
-    let mut json: serde_json::Value = serde_json::from_slice(&pristine).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&pristine).unwrap();
+    let mut json = with_documents(&collection, json);
     let documents = json["subindexes"][0]["documents"].as_array_mut().unwrap();
     documents.swap(1, 3);
     write_version_1(&collection, json);
@@ -216,7 +295,7 @@ fn i20_a_merged_file_adopted_elsewhere_keeps_its_placeholders_hidden() {
     let queries = piece_queries(dir.path(), &genomes);
     ok(run(&["merge", "-q", text(&collection)]));
     let merged = manifest(&collection)["subindexes"][0].clone();
-    let placeholders = merged["padding"].as_array().unwrap().len();
+    let placeholders = merged["placeholders"].as_u64().unwrap();
     assert!(placeholders > 0, "a merge of 5 + 4 documents pads a block");
     let file = collection.join(merged["file"].as_str().unwrap());
 
@@ -237,7 +316,7 @@ fn i20_a_merged_file_adopted_elsewhere_keeps_its_placeholders_hidden() {
     let other = dir.path().join("other");
     ok(add(&other, &[], &["--adopt", text(&file)]));
     let adopted = manifest(&other)["subindexes"][0].clone();
-    assert_eq!(adopted["padding"], merged["padding"]);
+    assert_eq!(adopted["placeholders"], merged["placeholders"]);
     let answer_other = answer(&other, &queries);
     assert!(!answer_other.contains("bitsift/padding"), "{answer_other}");
     assert_eq!(

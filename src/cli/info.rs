@@ -329,7 +329,11 @@ struct SubIndexInfo<'a> {
 
 /// `info DIR` of a collection: its manifest, summed up.
 fn collection_info(args: &InfoArgs) -> Result<Outcome> {
-    let manifest = Manifest::load(&args.index)?;
+    let mut manifest = Manifest::load(&args.index)?;
+    if args.documents {
+        // Only the list of names needs them: they stay in the sub-indexes' headers.
+        manifest.load_names(&args.index)?;
+    }
     let subindexes: Vec<SubIndexInfo> = manifest
         .subindexes
         .iter()

@@ -148,7 +148,7 @@ fn add_locked(options: &AddOptions, created: bool) -> Result<AddReport, Collecti
     has_manifest(directory)?;
     let _lock = WriterLock::acquire(directory)?;
     let existing = match has_manifest(directory)? {
-        true => Some(Manifest::load(directory)?),
+        true => Some(Manifest::load_for_writing(directory)?),
         false => None,
     };
     let cleaned = clean(directory, existing.as_ref())?;
@@ -424,8 +424,11 @@ pub(super) fn entry(file: String, header: &IndexHeader, provenance: Provenance) 
         document_count: header.document_count(),
         names_digest: Some(header.names.digest()),
         documents: header.names.iter().map(str::to_string).collect(),
+        names_loaded: true,
         hidden: Vec::new(),
+        hidden_documents: Vec::new(),
         // A merged file adopted from another collection keeps its placeholders hidden.
+        placeholders: header.names.placeholders().len() as u64,
         padding: header.names.placeholders(),
         created: time::now_rfc3339(),
         provenance,

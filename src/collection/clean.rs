@@ -144,8 +144,11 @@ mod tests {
             document_count: 0,
             names_digest: None,
             documents: vec![],
+            names_loaded: true,
             hidden: vec![],
+            hidden_documents: vec![],
             padding: vec![],
+            placeholders: 0,
             created: String::new(),
             provenance: super::super::Provenance {
                 bitsift_version: String::new(),

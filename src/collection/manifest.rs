@@ -1,32 +1,36 @@
 //! `collection.json`: what a collection holds, replaced atomically by every writer.
 //!
 //! ```json
-//! {"format": "bitsift-collection", "version": 2, "generation": 3, "next_subindex": 4,
+//! {"format": "bitsift-collection", "version": 3, "generation": 3, "next_subindex": 4,
 //!  "parameters": {"k": 31, "canonical": true, "hashes": 1, "fpr": 0.3, "page_size": null},
 //!  "subindexes": [{"file": "sub-000001.cobs_compact", "kind": "compact", "page_size": 8,
 //!    "blocks": 1, "bytes": 70112, "document_count": 7, "names_digest": "5f0e…",
-//!    "documents": ["a", "b", ...], "hidden": ["b"], "padding": [],
+//!    "hidden": ["b"], "hidden_documents": [1], "placeholders": 0,
 //!    "created": "2025-01-31T12:00:00Z",
 //!    "provenance": {"bitsift_version": "0.1.0", "command": "add", "options": {...},
 //!                   "inputs": ["genomes/"]}}],
 //!  "checksum": "0123456789abcdef"}
 //! ```
 //!
-//! `documents` is the sub-index's name list in header order, and `names_digest` its digest
+//! The document names stay in each sub-index's header; `names_digest` is their digest
 //! ([`crate::format::names_digest`]): a search compares it with the digest of the file's own
-//! names when it opens the file, so a list that disagrees with the file (which would hide
+//! names when it opens the file, so a manifest that disagrees with the file (which would hide
 //! other genomes than the removed ones) is an error, not a wrong answer. `hidden` holds the
 //! tombstones of that sub-index (every document of that name is hidden); each must be one of
-//! its documents. Tombstones belong to a sub-index, so a genome removed and added again later
-//! is shown once. `padding` lists the placeholder documents (all-zero columns, named
-//! [`PADDING_NAME`]) that a merge puts into partly filled blocks, because COBS's fixed stride
-//! wants every block but the last to be full; each must be so named, and every document so
-//! named is a placeholder whether listed or not ([`crate::format::is_placeholder`]).
+//! its documents, and `hidden_documents` are the numbers of the documents they hide, so a
+//! search hides them without reading a name. Tombstones belong to a sub-index, so a genome
+//! removed and added again later is shown once. `placeholders` counts the placeholder
+//! documents (all-zero columns, named [`PADDING_NAME`]) that a merge puts into partly filled
+//! blocks, because COBS's fixed stride wants every block but the last to be full; every
+//! document so named is a placeholder ([`crate::format::is_placeholder`]), and a search hides
+//! them by that name when it opens the file.
 //!
 //! The last member, `checksum`, covers every byte before it ([`super::seal`]): a manifest
-//! damaged or edited after bitsift wrote it is refused. Version 1 (earlier bitsift) had no
-//! checksum and no names digests; it is still read (names are then compared through the
-//! list itself), and the next commit writes version 2.
+//! damaged or edited after bitsift wrote it is refused. Version 2 also listed every
+//! sub-index's names (`documents`) and its placeholders' numbers (`padding`), so its size
+//! grew with the genomes (18 MiB at 661k);
+//! version 1 had no checksum and no names digests. Both are still read (names then compared
+//! through the list itself), and the next commit writes version 3.
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -68,6 +72,10 @@ pub struct Parameters {
     /// together; a merge combines only sub-indexes of one layout.
     #[serde(default, skip_serializing_if = "is_cobs_choice")]
     pub layout: LayoutChoice,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 fn is_cobs_choice(layout: &LayoutChoice) -> bool {
@@ -118,14 +126,30 @@ pub struct SubIndex {
     /// own names whenever it is opened. `None` only in manifests of version 1.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "hex_digest")]
     pub names_digest: Option<u64>,
-    /// Document names in header order.
+    /// Document names in header order. Manifests of versions 1 and 2 list them; version 3
+    /// leaves them in the sub-index's own header, so a search reads a manifest whose size
+    /// follows the number of sub-indexes, not of genomes. Writers read them from the files
+    /// ([`Manifest::load_names`]).
+    #[serde(default, skip_serializing)]
     pub documents: Vec<String>,
+    /// Whether `documents` holds the names (a manifest of version 3 is read without them).
+    #[serde(skip)]
+    pub(crate) names_loaded: bool,
     /// Tombstones: names of this sub-index hidden from every search.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hidden: Vec<String>,
-    /// Numbers of the placeholder documents.
+    /// Numbers of the documents the tombstones hide, sorted (version 3): what a search hides
+    /// without reading any name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden_documents: Vec<u64>,
+    /// Numbers of the placeholder documents: listed by versions 1 and 2; version 3 counts them
+    /// in `placeholders` instead (a search finds them by name in the sub-index's header, and
+    /// a merged 661k-genome collection has ~60,000), and writers fill this list from the names.
+    #[serde(default, skip_serializing)]
     pub padding: Vec<u64>,
+    /// Number of placeholder documents (version 3).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub placeholders: u64,
     /// When it was registered (RFC 3339, UTC).
     pub created: String,
     /// Where it came from.
@@ -152,36 +176,54 @@ impl From<IndexKind> for SubIndexKind {
 }
 
 impl SubIndex {
-    /// Numbers of the documents searches must not report: tombstoned names and placeholders.
+    /// The names, which must have been read ([`Manifest::load_names`]): an entry of a
+    /// version-3 manifest read for a search has none, and answering from an empty list would
+    /// be wrong, not slow.
+    fn names(&self) -> &[String] {
+        assert!(
+            self.names_loaded,
+            "the names of sub-index {} were not read from its file",
+            self.file
+        );
+        &self.documents
+    }
+
+    /// Numbers of the documents searches must not report: tombstoned names and placeholders
+    /// (without the names, a version-3 entry's tombstoned documents only).
     pub(crate) fn hidden_documents(&self) -> Vec<u64> {
-        let names: HashSet<&str> = self.hidden.iter().map(String::as_str).collect();
-        let mut hidden: Vec<u64> = self
-            .documents
-            .iter()
-            .enumerate()
-            .filter(|(_, name)| names.contains(name.as_str()) || is_placeholder(name))
-            .map(|(number, _)| number as u64)
-            .collect();
-        let count = self.documents.len() as u64;
-        hidden.extend(self.padding.iter().filter(|&&p| p < count));
+        let mut hidden: Vec<u64> = match self.names_loaded {
+            true => {
+                let names: HashSet<&str> = self.hidden.iter().map(String::as_str).collect();
+                self.documents
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, name)| names.contains(name.as_str()) || is_placeholder(name))
+                    .map(|(number, _)| number as u64)
+                    .collect()
+            }
+            // Placeholders are hidden by the index's open, which finds them by name.
+            false => return self.hidden_documents.clone(),
+        };
+        hidden.extend(self.padding.iter().filter(|&&p| p < self.document_count));
         hidden.sort_unstable();
         hidden.dedup();
         hidden
     }
 
-    /// Whether each document is shown (not hidden, not a placeholder), in header order.
+    /// Whether each document is shown (not hidden, not a placeholder), in header order (the
+    /// names must have been read).
     pub(crate) fn visible_mask(&self) -> Vec<bool> {
-        let mut visible = vec![true; self.documents.len()];
+        let mut visible = vec![true; self.names().len()];
         for number in self.hidden_documents() {
             visible[number as usize] = false;
         }
         visible
     }
 
-    /// Names of the documents searches show.
+    /// Names of the documents searches show (the names must have been read).
     pub fn visible_names(&self) -> impl Iterator<Item = &str> {
         let mask = self.visible_mask();
-        self.documents
+        self.names()
             .iter()
             .zip(mask)
             .filter(|(_, shown)| *shown)
@@ -190,20 +232,45 @@ impl SubIndex {
 
     /// Number of documents searches show.
     pub fn visible_count(&self) -> u64 {
-        self.visible_mask().iter().filter(|&&v| v).count() as u64
+        match self.names_loaded {
+            true => self.visible_mask().iter().filter(|&&v| v).count() as u64,
+            false => self.document_count - self.hidden_documents.len() as u64 - self.placeholders,
+        }
     }
 
-    /// Number of placeholder documents ([`crate::format::is_placeholder`]).
+    /// Number of placeholder documents ([`crate::format::is_placeholder`]): by their names
+    /// when read, else the placeholders the entry lists (a version-3 writer lists them all).
     pub fn placeholder_count(&self) -> u64 {
-        self.documents.iter().filter(|n| is_placeholder(n)).count() as u64
+        match self.names_loaded {
+            true => self.documents.iter().filter(|n| is_placeholder(n)).count() as u64,
+            false => self.placeholders,
+        }
+    }
+
+    /// Fills what a version-3 manifest records from the names: the documents the tombstones
+    /// hide, and the placeholders (every one in `padding`, and their count).
+    fn number_hidden(&mut self) {
+        let tombstones: HashSet<&str> = self.hidden.iter().map(String::as_str).collect();
+        let names = self.names();
+        let tombstoned: Vec<u64> = (0..names.len() as u64)
+            .filter(|&n| tombstones.contains(names[n as usize].as_str()))
+            .collect();
+        let mut padding: Vec<u64> = (0..names.len() as u64)
+            .filter(|&n| is_placeholder(&names[n as usize]))
+            .collect();
+        padding.extend(&self.padding);
+        padding.sort_unstable();
+        padding.dedup();
+        self.hidden_documents = tombstoned;
+        self.placeholders = padding.len() as u64;
+        self.padding = padding;
     }
 
     /// The digest of the names this entry records: `names_digest`, or, in a manifest of
     /// version 1, the digest of `documents`.
     pub(crate) fn expected_names_digest(&self) -> u64 {
-        self.names_digest.unwrap_or_else(|| {
-            crate::format::names_digest(self.documents.iter().map(String::as_str))
-        })
+        self.names_digest
+            .unwrap_or_else(|| crate::format::names_digest(self.names().iter().map(String::as_str)))
     }
 
     /// What this entry records of its file, in a collection of `parameters`.
@@ -341,8 +408,47 @@ struct EntryFields<'a> {
     file: &'a str,
     document_count: u64,
     hidden: &'a [String],
+    hidden_documents: &'a [u64],
     padding: &'a [u64],
+    placeholders: u64,
     names_digest: Option<u64>,
+}
+
+/// Checks the numbers of one entry read without its names (version 3), as far as they can be
+/// checked without them. Returns the numbers of the documents its tombstones hide, sorted
+/// (placeholders are hidden by the index's open, which finds them by name). Each tombstone hides at least one document, so fewer numbers than
+/// tombstones mean a damaged entry, which would show a removed genome again.
+fn check_numbers(entry: &EntryFields<'_>) -> Result<Vec<u64>, Broken> {
+    let file = entry.file;
+    if entry.names_digest.is_none() {
+        return Err(Broken(format!("sub-index {file:?} has no names digest")));
+    }
+    if !entry.hidden_documents.windows(2).all(|w| w[0] < w[1]) {
+        return Err(Broken(format!(
+            "the hidden documents of sub-index {file:?} are not sorted"
+        )));
+    }
+    if let Some(&bad) = entry.hidden_documents.last() {
+        if bad >= entry.document_count {
+            return Err(Broken(format!(
+                "sub-index {file:?} hides document {bad}, past its {} documents",
+                entry.document_count
+            )));
+        }
+    }
+    if entry.hidden_documents.len() as u64 + entry.placeholders > entry.document_count {
+        return Err(Broken(format!(
+            "sub-index {file:?} hides more documents than its {}",
+            entry.document_count
+        )));
+    }
+    if entry.hidden.len() > entry.hidden_documents.len() {
+        let name = &entry.hidden[entry.hidden_documents.len()];
+        return Err(Broken(format!(
+            "sub-index {file:?} hides {name:?} but records fewer hidden documents than tombstones (a damaged removal would show a removed genome again)"
+        )));
+    }
+    Ok(entry.hidden_documents.to_vec())
 }
 
 /// Checks one sub-index entry against the rules of the module documentation, reading its
@@ -357,7 +463,7 @@ fn check_entry<'a>(
     let tombstones: HashSet<&str> = entry.hidden.iter().map(String::as_str).collect();
     let mut matched: HashSet<&str> = HashSet::with_capacity(tombstones.len());
     let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
-    let (mut hidden, mut placeholders) = (Vec::new(), Vec::new());
+    let (mut hidden, mut placeholders, mut tombstoned) = (Vec::new(), Vec::new(), Vec::new());
     let mut count = 0u64;
     for name in names {
         hasher.update(name.as_bytes());
@@ -366,11 +472,13 @@ fn check_entry<'a>(
         if let Some(&tombstone) = tombstone {
             matched.insert(tombstone);
         }
-        let tombstoned = tombstone.is_some();
+        if tombstone.is_some() {
+            tombstoned.push(count);
+        }
         if is_placeholder(name) {
             placeholders.push(count);
         }
-        if tombstoned || is_placeholder(name) {
+        if tombstone.is_some() || is_placeholder(name) {
             hidden.push(count);
         }
         count += 1;
@@ -398,6 +506,18 @@ fn check_entry<'a>(
     {
         return Err(Broken(format!(
             "sub-index {file:?} lists document {bad} as a placeholder, but it is not named {PADDING_NAME:?} (a damaged placeholder would hide a genome)"
+        )));
+    }
+    if version >= 3 && entry.placeholders != placeholders.len() as u64 {
+        return Err(Broken(format!(
+            "sub-index {file:?} records {} placeholders but has {}",
+            entry.placeholders,
+            placeholders.len()
+        )));
+    }
+    if version >= 3 && tombstoned != entry.hidden_documents {
+        return Err(Broken(format!(
+            "the hidden documents sub-index {file:?} records are not those its tombstones name (a damaged removal would show a removed genome, or hide another)"
         )));
     }
     let digest = hasher.digest();
@@ -440,8 +560,9 @@ impl Manifest {
         }
     }
 
-    /// Reads and checks the manifest of `directory`.
-    /// A local manifest that is missing or not a regular file is
+    /// Reads and checks the manifest of `directory`, without the document names a version-3
+    /// manifest leaves in the sub-indexes' headers (a writer then reads them with
+    /// [`Manifest::load_names`]). A local manifest that is missing or not a regular file is
     /// [`CollectionError::ManifestLost`].
     pub fn load(directory: &Path) -> Result<Manifest, CollectionError> {
         let path = directory.join(MANIFEST_NAME);
@@ -462,7 +583,12 @@ impl Manifest {
     /// Parses and checks manifest bytes read from `path`: format, version, checksum, and the
     /// rules of the module documentation.
     pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Manifest, CollectionError> {
-        let (_, manifest) = checked_parse::<Manifest>(path, text)?;
+        let (version, mut manifest) = checked_parse::<Manifest>(path, text)?;
+        if version < 3 {
+            for sub in &mut manifest.subindexes {
+                sub.names_loaded = true;
+            }
+        }
         manifest
             .validate()
             .map_err(|detail| CollectionError::Manifest {
@@ -489,20 +615,69 @@ impl Manifest {
                 file: &sub.file,
                 document_count: sub.document_count,
                 hidden: &sub.hidden,
+                hidden_documents: &sub.hidden_documents,
                 padding: &sub.padding,
+                placeholders: sub.placeholders,
                 names_digest: sub.names_digest,
             };
-            check_entry(
-                &fields,
-                self.version,
-                sub.documents.iter().map(String::as_str),
-            )?;
+            match sub.names_loaded {
+                true => check_entry(
+                    &fields,
+                    self.version,
+                    sub.documents.iter().map(String::as_str),
+                )
+                .map(drop)?,
+                false => check_numbers(&fields).map(drop)?,
+            }
         }
         Ok(())
     }
 
-    /// The manifest's bytes as written: pretty-printed JSON ending with its checksum.
-    pub(crate) fn encode(&self) -> Result<Vec<u8>, CollectionError> {
+    /// Reads the document names of every sub-index whose names the manifest does not hold
+    /// (version 3) from its file's header, and checks them against the entry: their digest,
+    /// their count, and the documents its tombstones hide. Writers call it after
+    /// [`Manifest::load`]; a sub-index that cannot be read is an error here, not in `load`,
+    /// so that checking and recovering a damaged collection still read its manifest.
+    pub fn load_names(&mut self, directory: &Path) -> Result<(), CollectionError> {
+        for sub in self.subindexes.iter_mut().filter(|s| !s.names_loaded) {
+            let header = IndexHeader::open(&subindex_path(directory, &sub.file))?;
+            let names: Vec<String> = header.names.iter().map(str::to_string).collect();
+            let fields = EntryFields {
+                file: &sub.file,
+                document_count: sub.document_count,
+                hidden: &sub.hidden,
+                hidden_documents: &sub.hidden_documents,
+                padding: &sub.padding,
+                placeholders: sub.placeholders,
+                names_digest: sub.names_digest,
+            };
+            check_entry(&fields, self.version, names.iter().map(String::as_str)).map_err(
+                |detail| CollectionError::Manifest {
+                    path: header.path.clone(),
+                    detail: format!("{detail}; the sub-index was replaced or changed outside bitsift, or the manifest is damaged"),
+                },
+            )?;
+            sub.documents = names;
+            sub.names_loaded = true;
+            sub.number_hidden();
+        }
+        Ok(())
+    }
+
+    /// Reads and checks the manifest of `directory` with every document name: what a writer
+    /// needs ([`Manifest::load`], then [`Manifest::load_names`]).
+    pub(crate) fn load_for_writing(directory: &Path) -> Result<Manifest, CollectionError> {
+        let mut manifest = Manifest::load(directory)?;
+        manifest.load_names(directory)?;
+        Ok(manifest)
+    }
+
+    /// The manifest's bytes as written, in the current version: pretty-printed JSON ending
+    /// with its checksum. Fills the numbers version 3 records from the names first.
+    pub(crate) fn encode(&mut self) -> Result<Vec<u8>, CollectionError> {
+        for sub in &mut self.subindexes {
+            sub.number_hidden();
+        }
         let text = serde_json::to_vec_pretty(self).map_err(|e| {
             CollectionError::Invalid(format!("cannot encode the collection manifest: {e}"))
         })?;
@@ -515,6 +690,9 @@ impl Manifest {
     /// their names digest here, once their names are checked against their files.
     pub(crate) fn commit(&mut self, directory: &Path) -> Result<(), CollectionError> {
         self.seal_entries(directory)?;
+        for sub in &mut self.subindexes {
+            sub.number_hidden();
+        }
         self.version = FORMAT_VERSION;
         self.generation += 1;
         let path = directory.join(MANIFEST_NAME);
@@ -640,12 +818,16 @@ impl SearchView {
                 file: &sub.file,
                 document_count: sub.document_count,
                 hidden: &sub.hidden,
+                hidden_documents: &sub.hidden_documents,
                 padding: &sub.padding,
+                placeholders: sub.placeholders,
                 names_digest: sub.names_digest,
             };
-            let names = sub.documents.text.split_terminator('\n');
-            let (hidden, names_digest) =
-                check_entry(&fields, version, names).map_err(|e| invalid(e.to_string()))?;
+            let checked = match version {
+                3.. => check_numbers(&fields).map(|hidden| (hidden, sub.names_digest.unwrap_or(0))),
+                _ => check_entry(&fields, version, sub.documents.text.split_terminator('\n')),
+            };
+            let (hidden, names_digest) = checked.map_err(|e| invalid(e.to_string()))?;
             subindexes.push(SearchEntry {
                 file: sub.file,
                 expected: Expected {
@@ -757,9 +939,14 @@ struct RawEntry {
     layout: RowLayout,
     #[serde(default, with = "hex_digest")]
     names_digest: Option<u64>,
+    #[serde(default)]
     documents: PackedNames,
     #[serde(default)]
     hidden: Vec<String>,
+    #[serde(default)]
+    hidden_documents: Vec<u64>,
+    #[serde(default)]
+    placeholders: u64,
     #[serde(default)]
     padding: Vec<u64>,
 }
@@ -814,8 +1001,11 @@ mod tests {
             document_count: names.len() as u64,
             names_digest: Some(crate::format::names_digest(names.iter().copied())),
             documents: names.iter().map(|n| n.to_string()).collect(),
+            names_loaded: true,
             hidden: Vec::new(),
+            hidden_documents: Vec::new(),
             padding: Vec::new(),
+            placeholders: names.iter().filter(|n| is_placeholder(n)).count() as u64,
             created: "2025-01-01T00:00:00Z".into(),
             provenance: Provenance {
                 bitsift_version: "0".into(),
@@ -852,10 +1042,16 @@ mod tests {
         manifest.commit(dir.path()).unwrap();
         let loaded = Manifest::load(dir.path()).unwrap();
         assert_eq!(loaded.generation, 2);
-        assert_eq!(loaded, manifest);
+        let mut without_names = manifest.clone();
+        without_names.subindexes[0].documents.clear();
+        without_names.subindexes[0].names_loaded = false;
+        assert_eq!(
+            loaded, without_names,
+            "all but the names, which stay in the sub-index"
+        );
         let text = std::fs::read(dir.path().join(MANIFEST_NAME)).unwrap();
         let json: serde_json::Value = serde_json::from_slice(&text).unwrap();
-        assert_eq!(json["version"], 2);
+        assert_eq!(json["version"], 3);
         assert_eq!(json["checksum"].as_str().unwrap().len(), 16);
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -884,7 +1080,7 @@ mod tests {
 
     /// The error of parsing `manifest` as written (checksum and all).
     fn refusal(manifest: &Manifest) -> String {
-        let text = manifest.encode().unwrap();
+        let text = manifest.clone().encode().unwrap();
         let path = Path::new("c/collection.json");
         let error = Manifest::parse(path, &text).unwrap_err().to_string();
         assert!(error.starts_with("c/collection.json: "), "{error}");
@@ -902,8 +1098,8 @@ mod tests {
         assert!(error("{").contains("not valid JSON"));
         assert!(error("{\"format\": \"other\"}").contains("not a bitsift-collection"));
         let mut manifest = Manifest::new(parameters());
-        manifest.version = 3;
-        assert!(refusal(&manifest).contains("version 3 is not supported"));
+        manifest.version = 4;
+        assert!(refusal(&manifest).contains("version 4 is not supported"));
         let mut manifest = Manifest::new(parameters());
         manifest
             .subindexes
@@ -913,7 +1109,66 @@ mod tests {
         let mut s = sub("sub-000001.cobs_compact", &["a"]);
         s.document_count = 2;
         manifest.subindexes.push(s);
-        assert!(refusal(&manifest).contains("1 names for 2 documents"));
+        assert!(writer_refusal(&manifest).contains("1 names for 2 documents"));
+    }
+
+    /// What a writer, which holds every name, refuses to commit of `manifest`.
+    fn writer_refusal(manifest: &Manifest) -> String {
+        manifest.validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_manifest_of_version_3_lists_no_names_and_a_search_hides_by_number() {
+        let mut manifest = Manifest::new(parameters());
+        let mut s = sub("sub-000001.cobs_compact", &["a", "b", "a", PADDING_NAME]);
+        s.hidden = vec!["a".into()];
+        manifest.subindexes.push(s);
+        let text = manifest.encode().unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        let entry = &json["subindexes"][0];
+        assert_eq!(json["version"], 3);
+        assert!(entry.get("documents").is_none(), "{entry}");
+        assert_eq!(entry["hidden_documents"], serde_json::json!([0, 2]));
+        assert!(entry.get("padding").is_none(), "{entry}");
+        assert_eq!(entry["placeholders"], 1);
+        let read = Manifest::parse(Path::new("c"), &text).unwrap();
+        let entry = &read.subindexes[0];
+        assert!(!entry.names_loaded);
+        assert_eq!(
+            entry.hidden_documents(),
+            vec![0, 2],
+            "placeholders: by the index's open"
+        );
+        assert_eq!(entry.visible_count(), 1);
+        assert_eq!(entry.placeholder_count(), 1);
+        assert_eq!(
+            entry.expected_names_digest(),
+            manifest.subindexes[0].expected_names_digest()
+        );
+        let dir = collection_with(&text);
+        let view = SearchView::load(dir.path()).unwrap();
+        assert_eq!(view.subindexes[0].hidden, vec![0, 2]);
+
+        // A tombstone without the numbers of what it hides would show a removed genome.
+        let damaged = String::from_utf8(text).unwrap().replace(
+            "\"hidden_documents\": [\n        0,\n        2\n      ],\n",
+            "",
+        );
+        let body = &damaged[..damaged.rfind(",\n  \"checksum\"").unwrap()];
+        let damaged = seal(format!("{body}\n}}").into_bytes());
+        let error = Manifest::parse(Path::new("c"), &damaged)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("records fewer hidden documents than tombstones"),
+            "{error}"
+        );
+        let dir = collection_with(&damaged);
+        let error = SearchView::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("records fewer hidden documents than tombstones"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -929,20 +1184,22 @@ mod tests {
             s.hidden = vec!["a".into()];
             s.padding = vec![2];
         });
+        let mut fine = fine;
         Manifest::parse(Path::new("c"), &fine.encode().unwrap()).unwrap();
-        let error = refusal(&with(&|s| s.hidden = vec!["c".into()]));
+        fine.validate().unwrap();
+        let error = writer_refusal(&with(&|s| s.hidden = vec!["c".into()]));
         assert!(
             error.contains("hides \"c\", which is not one of its documents"),
             "{error}"
         );
-        let error = refusal(&with(&|s| s.padding = vec![1]));
+        let error = writer_refusal(&with(&|s| s.padding = vec![1]));
         assert!(
             error.contains("lists document 1 as a placeholder"),
             "{error}"
         );
-        let error = refusal(&with(&|s| s.documents.swap(0, 1)));
+        let error = writer_refusal(&with(&|s| s.documents.swap(0, 1)));
         assert!(error.contains("names digest of sub-index"), "{error}");
-        let error = refusal(&with(&|s| s.names_digest = None));
+        let error = writer_refusal(&with(&|s| s.names_digest = None));
         assert!(error.contains("has no names digest"), "{error}");
     }
 
@@ -953,9 +1210,9 @@ mod tests {
             .subindexes
             .push(sub("sub-000001.cobs_compact", &["a", "b"]));
         let text = manifest.encode().unwrap();
-        let at = text.windows(3).position(|w| w == b"\"b\"").unwrap() + 1;
+        let at = text.windows(10).position(|w| w == b"sub-000001").unwrap() + 9;
         let mut damaged = text.clone();
-        damaged[at] = b'c';
+        damaged[at] = b'2';
         let error = Manifest::parse(Path::new("c/collection.json"), &damaged)
             .unwrap_err()
             .to_string();
@@ -1011,10 +1268,18 @@ mod tests {
             assert_eq!(entry.file, sub.file);
             assert_eq!(entry.expected.document_count, sub.document_count);
             assert_eq!(entry.expected.names_digest, sub.expected_names_digest());
-            assert_eq!(entry.hidden, sub.hidden_documents());
+            assert_eq!(
+                entry.hidden, sub.hidden_documents,
+                "the tombstoned documents"
+            );
         }
         assert_eq!(view.subindexes[0].hidden, vec![2, 4]);
-        assert_eq!(view.subindexes[1].hidden, vec![1]);
+        assert_eq!(
+            view.subindexes[1].hidden,
+            Vec::<u64>::new(),
+            "placeholders are hidden by name when the file is opened"
+        );
+        assert_eq!(manifest.subindexes[1].placeholders, 1);
 
         let legacy = collection_with(VERSION_1.as_bytes());
         let view = SearchView::load(legacy.path()).unwrap();

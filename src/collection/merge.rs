@@ -149,7 +149,7 @@ pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
         ));
     }
     let _lock = WriterLock::acquire(directory)?;
-    let mut manifest = Manifest::load(directory)?;
+    let mut manifest = Manifest::load_for_writing(directory)?;
     if !options.dry_run {
         clean(directory, Some(&manifest))?;
     }
@@ -570,7 +570,10 @@ fn write_merged(
         document_count: written.document_count(),
         names_digest: Some(written.names.digest()),
         documents: names.iter().map(|n| n.to_string()).collect(),
+        names_loaded: true,
         hidden: Vec::new(),
+        hidden_documents: Vec::new(),
+        placeholders: padding.len() as u64,
         padding,
         created: time::now_rfc3339(),
         provenance: Provenance {

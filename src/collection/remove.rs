@@ -36,7 +36,7 @@ pub fn remove(options: &RemoveOptions) -> Result<RemoveReport, CollectionError> 
     let directory = &options.directory;
     super::manifest_file::require_manifest(directory)?;
     let _lock = WriterLock::acquire(directory)?;
-    let mut manifest = Manifest::load(directory)?;
+    let mut manifest = Manifest::load_for_writing(directory)?;
     clean(directory, Some(&manifest))?;
     let wanted: HashSet<&str> = options.names.iter().map(String::as_str).collect();
     let mut found: HashMap<&str, u64> = HashMap::new();

@@ -489,3 +489,20 @@ pub fn run_bounded(args: &[&str], limit: Duration) -> Option<Output> {
     }
     Some(child.wait_with_output().unwrap())
 }
+
+/// `json`, a collection's manifest, as versions 1 and 2 wrote it: every sub-index with its
+/// `documents` (read from its file's header) and without `hidden_documents`, for the tests of
+/// what bitsift still reads. Sub-indexes that list their documents already are kept as they are.
+pub fn with_documents(collection: &Path, mut json: serde_json::Value) -> serde_json::Value {
+    for sub in json["subindexes"].as_array_mut().unwrap() {
+        if sub.get("documents").is_some() {
+            continue;
+        }
+        let header = IndexHeader::open(&collection.join(sub["file"].as_str().unwrap())).unwrap();
+        let names: Vec<serde_json::Value> = header.names.iter().map(|n| n.into()).collect();
+        let object = sub.as_object_mut().unwrap();
+        object.remove("hidden_documents");
+        object.insert("documents".into(), names.into());
+    }
+    json
+}
