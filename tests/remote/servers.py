@@ -28,9 +28,9 @@ direction, and a new connection waits one more round trip before its first byte 
 handshake it would cost). A bandwidth (`--mbit`, default 0: not limited) is a link of that rate
 in each direction shared by all the connections to a server, as the parallel requests of a query
 share a real link: `netem rate`, or the proxy's `--rate-file` (one link per proxy, so per server).
-Without root the servers listen on 127.0.0.1 and nginx must already
-be installed; as root nginx is installed with apt-get when missing. moto comes from PyPI into a
-virtual environment (`BITSIFT_REMOTE_VENV`, default `target/remote-venv` in the repository).
+Without root the servers listen on 127.0.0.1 and nginx must already be installed; as root nginx
+is installed with apt-get when missing. moto comes from PyPI into a virtual environment
+(`BITSIFT_REMOTE_VENV`, default `target/remote-venv` in the repository).
 
 Standard library only, so that it runs with any python3 >= 3.9.
 """
