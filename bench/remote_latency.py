@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Per-gene latency of a remote index against the round-trip time (issue 23).
+"""Per-gene latency of a remote index against the round-trip time and the bandwidth (issues 23
+and 32).
 
     sudo python3 bench/remote_latency.py --index DIR/collection --gene species=G1.fa \\
-        --gene core=G2.fa --gene absent=G3.fa [--rtt 0,10,50] [--runs 3] [--via http,s3] \\
-        [--fuse] [--cached] [--download] --bitsift [LABEL=]target/release/bitsift \\
+        --gene core=G2.fa --gene absent=G3.fa [--rtt 0,10,50] [--mbit 0,100,1000] [--runs 3] \\
+        [--via http,s3] [--fuse] [--cached] [--download] --bitsift [LABEL=]target/release/bitsift \\
         [--bitsift LABEL2=OTHER] --out bench/results/X
 
 Starts nginx and an S3-compatible server with tests/remote/servers.py serving the index's
-directory, then for every round-trip time runs one fresh `bitsift query -i URL -f GENE --format
-json` per gene and run (no local cache: every run fetches what it needs), and records the wall
-time of the process, the query's own time and its requests and bytes. `--fuse` adds the same
+directory, then for every round-trip time and bandwidth runs one fresh `bitsift query -i URL -f
+GENE --format json` per gene and run (no local cache: every run fetches what it needs), and
+records the wall time of the process, the query's own time and its requests and bytes.
+`--mbit` lists bandwidths in Mbit/s each way, crossed with `--rtt`: each is one link shared by
+all the connections of a query, as its parallel range requests share a real link (`netem rate`,
+or the delaying proxy's shared link where the kernel has no netem); 0, the default, does not
+limit it (then only the machine's loopback and the proxy bound the transfer). `--fuse` adds the same
 queries with one read at a time and no coalescing (what a FUSE mount of the bucket gives a
 program that faults pages in one by one: COBS on a mounted index); `--cached` adds them with a
 local cache (`--cache-dir`) filled by one query of the same gene first (a lab asking again);
@@ -17,7 +22,9 @@ several `--bitsift LABEL=PATH` compare binaries, their runs interleaved; `--down
 download of the index's files (one stream each, as `curl`/`aws s3 cp` would), to compare with.
 
 Writes OUT/runs.csv (one row per run), OUT/summary.json and OUT/table.md (medians), and
-OUT/commands.sh (every command, in order). Standard library only.
+OUT/commands.sh (every command, in order); each row names its `rtt_ms` and `mbit` (0: not
+limited), and the table has a Mbit/s column when `--mbit` limits some rows. Standard library
+only.
 """
 
 import argparse
@@ -80,7 +87,7 @@ class Bench:
                        AWS_SECRET_ACCESS_KEY=self.info["secret_key"], AWS_REGION=self.info["region"])
         return env
 
-    def query(self, via, rtt, cls, gene, mode, run, label, binary):
+    def query(self, via, rtt, mbit, cls, gene, mode, run, label, binary):
         options = self.args.fuse_options if mode == "fuse" else self.args.remote_options
         command = [binary, "query", "-i", self.url(via), "-f", gene, "-t",
                    str(self.args.threshold), "--format", "json"] + options.split()
@@ -98,14 +105,14 @@ class Bench:
         if done.returncode != 0:
             raise SystemExit("remote_latency: %s failed: %s" % (" ".join(command), done.stderr.strip()))
         doc = json.loads(done.stdout)
-        row = {"via": via, "rtt_ms": rtt, "class": cls, "gene": os.path.basename(gene),
+        row = {"via": via, "rtt_ms": rtt, "mbit": mbit, "class": cls, "gene": os.path.basename(gene),
                "mode": mode + ("@" + label if label else ""), "run": run,
                "wall_ms": round(wall * 1000, 1)}
         row.update(flatten_stats(doc))
         self.rows.append(row)
         return row
 
-    def download(self, rtt):
+    def download(self, rtt, mbit):
         """Seconds to fetch every file of the index over HTTP, one stream per file."""
         files = index_files(self.index)
         total, started = 0, time.perf_counter()
@@ -118,7 +125,7 @@ class Bench:
                     if not chunk:
                         break
                     total += len(chunk)
-        return {"rtt_ms": rtt, "bytes": total, "seconds": round(time.perf_counter() - started, 2)}
+        return {"rtt_ms": rtt, "mbit": mbit, "bytes": total, "seconds": round(time.perf_counter() - started, 2)}
 
 
 def index_files(index):
@@ -154,10 +161,11 @@ def flatten_stats(doc):
 def summarize(rows, downloads):
     groups = {}
     for row in rows:
-        groups.setdefault((row["via"], row["mode"], row["rtt_ms"], row["class"]), []).append(row)
+        key = (row["via"], row["mode"], row["rtt_ms"], row.get("mbit", 0), row["class"])
+        groups.setdefault(key, []).append(row)
     table = []
-    for (via, mode, rtt, cls), rs in sorted(groups.items()):
-        entry = {"via": via, "mode": mode, "rtt_ms": rtt, "class": cls, "runs": len(rs),
+    for (via, mode, rtt, mbit, cls), rs in sorted(groups.items()):
+        entry = {"via": via, "mode": mode, "rtt_ms": rtt, "mbit": mbit, "class": cls, "runs": len(rs),
                  "wall_ms_p50": statistics.median(r["wall_ms"] for r in rs),
                  "wall_ms_max": max(r["wall_ms"] for r in rs)}
         for key in rs[0]:
@@ -169,22 +177,45 @@ def summarize(rows, downloads):
     return {"groups": table, "downloads": downloads}
 
 
-def markdown(summary, request_key, bytes_key):
-    lines = ["| via | reads | RTT ms | gene | runs | wall p50 ms | wall max ms | query p50 ms | requests | MiB |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+def link(mbit):
+    """A bandwidth for the table: Mbit/s, or "unlimited" for 0."""
+    return "%g" % mbit if mbit else "unlimited"
+
+
+def markdown(summary, request_key, bytes_key, limited):
+    """The table of medians; with a Mbit/s column after the RTT when `limited` (some rows ran
+    on a link of limited bandwidth), else as before bandwidths could be limited."""
+    bandwidth = (" Mbit/s |", "---:|") if limited else ("", "")
+    lines = ["| via | reads | RTT ms |%s gene | runs | wall p50 ms | wall max ms | query p50 ms | requests | MiB |"
+             % bandwidth[0],
+             "|---|---|---:|%s---|---:|---:|---:|---:|---:|---:|" % bandwidth[1]]
     for g in summary["groups"]:
         requests = g.get(request_key + "_p50", "")
         mib = g.get(bytes_key + "_p50")
         query = g.get("total_ms_p50")
-        lines.append("| %s | %s | %g | %s | %d | %.0f | %.0f | %s | %s | %s |" % (
-            g["via"], g["mode"], g["rtt_ms"], g["class"], g["runs"], g["wall_ms_p50"], g["wall_ms_max"],
+        lines.append("| %s | %s | %g |%s %s | %d | %.0f | %.0f | %s | %s | %s |" % (
+            g["via"], g["mode"], g["rtt_ms"], " %s |" % link(g["mbit"]) if limited else "", g["class"],
+            g["runs"], g["wall_ms_p50"], g["wall_ms_max"],
             "%.0f" % query if isinstance(query, (int, float)) else "", requests,
             "%.2f" % (mib / 2**20) if isinstance(mib, (int, float)) else ""))
     if summary["downloads"]:
-        lines += ["", "| download of the index, RTT ms | GiB | seconds |", "|---:|---:|---:|"]
+        lines += ["", "| download of the index, RTT ms |%s GiB | seconds |" % bandwidth[0],
+                  "|---:|%s---:|---:|" % bandwidth[1]]
         for d in summary["downloads"]:
-            lines.append("| %g | %.2f | %.1f |" % (d["rtt_ms"], d["bytes"] / 2**30, d["seconds"]))
+            lines.append("| %g |%s %.2f | %.1f |" % (d["rtt_ms"], " %s |" % link(d["mbit"]) if limited else "",
+                                                     d["bytes"] / 2**30, d["seconds"]))
     return "\n".join(lines) + "\n"
+
+
+def numbers(text, option):
+    """A comma-separated list of non-negative numbers, or a clear error naming `option`."""
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise SystemExit("remote_latency: %s %s: not a comma-separated list of numbers" % (option, text))
+    if any(v < 0 for v in values):
+        raise SystemExit("remote_latency: %s %s: negative" % (option, text))
+    return values
 
 
 def main():
@@ -194,7 +225,9 @@ def main():
     parser.add_argument("--bitsift", action="append", metavar="[LABEL=]PATH",
                         help="the binary; repeat with labels to compare binaries side by side "
                              "(runs interleaved)")
-    parser.add_argument("--rtt", default="0,10,50")
+    parser.add_argument("--rtt", default="0,10,50", help="round-trip times in ms")
+    parser.add_argument("--mbit", default="0",
+                        help="bandwidths in Mbit/s each way, crossed with --rtt; 0 (default): not limited")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--via", default="http", help="http, s3 or http,s3")
     parser.add_argument("--threshold", type=float, default=0.8)
@@ -212,31 +245,39 @@ def main():
     parser.add_argument("--bytes-key", default="remote_bytes")
     args = parser.parse_args()
     args.via = args.via.split(",")
+    args.rtts = numbers(args.rtt, "--rtt")
+    args.mbits = numbers(args.mbit, "--mbit")
+    # Only a limit changes the link: the default runs exactly the commands it always ran.
+    args.limited = any(args.mbits)
     binaries = args.bitsift or [os.path.join(ROOT, "target", "release", "bitsift")]
     args.binaries = [tuple(b.split("=", 1)) if "=" in b else ("", b) for b in binaries]
     bench = Bench(args)
     bench.start()
     downloads = []
     try:
-        for rtt in [float(x) for x in args.rtt.split(",")]:
+        for rtt in args.rtts:
             bench.servers("rtt", "--rtt-ms", "%g" % rtt)
-            for via in args.via:
-                modes = ["planned"] + (["fuse"] if args.fuse else []) + (["cached"] if args.cached else [])
-                for mode in modes:
-                    for spec in args.gene:
-                        cls, gene = spec.split("=", 1)
-                        runs = args.fuse_runs if mode == "fuse" else args.runs
-                        for run in range(runs):
-                            for label, binary in args.binaries:
-                                row = bench.query(via, rtt, cls, gene, mode, run, label, binary)
-                                log("%s %s%s rtt %g %s run %d: %.0f ms (query %s ms), %s requests" % (
-                                    via, mode, "@" + label if label else "", rtt, cls, run,
-                                    row["wall_ms"], row.get("total_ms"), row.get(args.request_key)))
-                        write(bench, downloads)
-            if args.download:
-                downloads.append(bench.download(rtt))
-                log("download at rtt %g: %s" % (rtt, downloads[-1]))
-                write(bench, downloads)
+            for mbit in args.mbits:
+                if args.limited:
+                    bench.servers("rate", "--mbit", "%g" % mbit)
+                at = "rtt %g" % rtt + (" mbit %s" % link(mbit) if args.limited else "")
+                for via in args.via:
+                    modes = ["planned"] + (["fuse"] if args.fuse else []) + (["cached"] if args.cached else [])
+                    for mode in modes:
+                        for spec in args.gene:
+                            cls, gene = spec.split("=", 1)
+                            runs = args.fuse_runs if mode == "fuse" else args.runs
+                            for run in range(runs):
+                                for label, binary in args.binaries:
+                                    row = bench.query(via, rtt, mbit, cls, gene, mode, run, label, binary)
+                                    log("%s %s%s %s %s run %d: %.0f ms (query %s ms), %s requests" % (
+                                        via, mode, "@" + label if label else "", at, cls, run,
+                                        row["wall_ms"], row.get("total_ms"), row.get(args.request_key)))
+                            write(bench, downloads)
+                if args.download:
+                    downloads.append(bench.download(rtt, mbit))
+                    log("download at %s: %s" % (at, downloads[-1]))
+                    write(bench, downloads)
     finally:
         bench.servers("stop")
     print(open(os.path.join(bench.out, "table.md")).read())
@@ -254,7 +295,7 @@ def write(bench, downloads):
     with open(os.path.join(bench.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     with open(os.path.join(bench.out, "table.md"), "w") as f:
-        f.write(markdown(summary, bench.args.request_key, bench.args.bytes_key))
+        f.write(markdown(summary, bench.args.request_key, bench.args.bytes_key, bench.args.limited))
 
 
 if __name__ == "__main__":

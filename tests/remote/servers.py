@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Real servers for the remote-index tests: nginx (HTTP range requests) and an S3-compatible
-server (moto in server mode), with a chosen round-trip time between them and the client.
+server (moto in server mode), with a chosen round-trip time and bandwidth between them and the
+client.
 
-    servers.py start --dir DIR --state STATE [--rtt-ms N] [--no-upload]  # prints one JSON object
+    servers.py start --dir DIR --state STATE [--rtt-ms N] [--mbit M] [--no-upload]  # prints JSON
     servers.py rtt   --state STATE --rtt-ms N               # change the round-trip time
+    servers.py rate  --state STATE --mbit M                 # change the bandwidth (0: unlimited)
     servers.py sync  --state STATE                          # re-upload DIR to the bucket
     servers.py stop  --state STATE                          # stop everything, remove the network
 
@@ -14,7 +16,8 @@ ranges, multi-range requests, ETags) and as `s3://bitsift/<relative path>` (moto
 "blackhole" port that accepts connections and never answers (for timeouts). The JSON has
 `http`, `s3_endpoint`, `bucket`, `region`, `access_key`, `secret_key`, `blackhole`,
 `netns` (servers in a private network namespace), `latency` (`netem`, `proxy` or `none`),
-`rtt_ms` and `access_log` (nginx's log, one line per request, for counting requests).
+`rtt_ms`, `mbit` (the bandwidth in Mbit/s each way, 0 when not limited) and `access_log` (nginx's
+log, one line per request, for counting requests).
 
 As root the servers run in a private network namespace reached through a veth pair, and the
 round-trip time is injected with `tc netem` on both ends. Where the kernel has no netem (some
@@ -22,9 +25,12 @@ VM kernels ship without `sch_netem` and without modules), or without root, a del
 proxy in front of each server injects it instead (`crates/netdelay`, built with cargo when
 needed; a slower Python one where there is no cargo): every byte waits half the round trip in each
 direction, and a new connection waits one more round trip before its first byte (the TCP
-handshake it would cost). Without root the servers listen on 127.0.0.1 and nginx must already
-be installed; as root nginx is installed with apt-get when missing. moto comes from PyPI into a
-virtual environment (`BITSIFT_REMOTE_VENV`, default `target/remote-venv` in the repository).
+handshake it would cost). A bandwidth (`--mbit`, default 0: not limited) is a link of that rate
+in each direction shared by all the connections to a server, as the parallel requests of a query
+share a real link: `netem rate`, or the proxy's `--rate-file` (one link per proxy, so per server).
+Without root the servers listen on 127.0.0.1 and nginx must already be installed; as root nginx
+is installed with apt-get when missing. moto comes from PyPI into a virtual environment
+(`BITSIFT_REMOTE_VENV`, default `target/remote-venv` in the repository).
 
 Standard library only, so that it runs with any python3 >= 3.9.
 """
@@ -147,11 +153,14 @@ def make_netns(names):
     run("ip", "-n", ns, "link", "set", "lo", "up")
 
 
-def set_netem(names, rtt_ms, verb):
-    half = "%.3fms" % (rtt_ms / 2.0)
-    run("tc", "qdisc", verb, "dev", names["host_if"], "root", "netem", "delay", half, "limit", "100000")
-    run("ip", "netns", "exec", names["ns"], "tc", "qdisc", verb, "dev", names["ns_if"], "root",
-        "netem", "delay", half, "limit", "100000")
+def set_netem(names, rtt_ms, mbit, verb):
+    """Half the round trip each way, and a rate limit each way when `mbit` is not 0. (`change`
+    keeps a rate it is not given: `replace` clears one.)"""
+    netem = ["netem", "delay", "%.3fms" % (rtt_ms / 2.0), "limit", "100000"]
+    if mbit:
+        netem += ["rate", "%gmbit" % mbit]
+    run("tc", "qdisc", verb, "dev", names["host_if"], "root", *netem)
+    run("ip", "netns", "exec", names["ns"], "tc", "qdisc", verb, "dev", names["ns_if"], "root", *netem)
 
 
 # ---------------------------------------------------------------- processes
@@ -236,17 +245,24 @@ def start_blackhole(state, host, port, netns):
                                "--host", host, "--port", str(port)], netns)
 
 
+def limits_rate(netdelay):
+    """Whether a build of the proxy knows `--rate-file` (one built before it does not)."""
+    probe = run(netdelay, "--rate-file", os.devnull, check=False, capture_output=True, text=True)
+    return "unknown option" not in probe.stderr
+
+
 def find_netdelay():
     """The compiled delaying proxy (crates/netdelay): $BITSIFT_NETDELAY, else the workspace's
-    build of it, else built now with cargo; None where there is no cargo (then the Python proxy
-    below is used: the same delays, but it caps the request rate near 2,000/s)."""
+    build of it (unless it predates `--rate-file`), else built now with cargo; None where there
+    is no cargo (then the Python proxy below is used: the same delays and rate, but it caps the
+    request rate near 2,000/s)."""
     named = os.environ.get("BITSIFT_NETDELAY")
     if named:
         return named
     target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
     for profile in ("release", "debug"):
         path = os.path.join(target, profile, "bitsift-netdelay")
-        if os.access(path, os.X_OK):
+        if os.access(path, os.X_OK) and limits_rate(path):
             return path
     if shutil.which("cargo"):
         say("building the delaying proxy: cargo build --release -p bitsift-netdelay")
@@ -262,7 +278,8 @@ def start_proxy(state, name, listen_port, target_host, target_port):
     netdelay = find_netdelay()
     if netdelay:
         spawn(state, name, [netdelay, "--listen", listen, "--target", target,
-                            "--rtt-file", os.path.join(state, "rtt_ms")])
+                            "--rtt-file", os.path.join(state, "rtt_ms"),
+                            "--rate-file", os.path.join(state, "rate_bps")])
         return "netdelay"
     spawn(state, name, [sys.executable, os.path.abspath(__file__), "proxy", "--state", state,
                         "--listen", listen, "--target", target])
@@ -309,13 +326,15 @@ def upload(info):
 def command_start(args):
     state = os.path.abspath(args.state)
     root = os.path.abspath(args.dir)
+    if args.mbit < 0:
+        raise SystemExit("servers.py: --mbit must be 0 (not limited) or more")
     if not os.path.isdir(root):
         raise SystemExit("servers.py: %s is not a directory" % root)
     os.makedirs(state, exist_ok=True)
     venv = ensure_moto()
     info = {"dir": root, "state": state, "venv": venv, "bucket": BUCKET, "region": REGION,
             "access_key": ACCESS_KEY, "secret_key": SECRET_KEY, "rtt_ms": args.rtt_ms,
-            "access_log": os.path.join(state, "nginx-access.log")}
+            "mbit": args.mbit, "access_log": os.path.join(state, "nginx-access.log")}
     save(state, info)  # so that stop cleans up whatever did start
     if is_root():
         names = netns_names(state)
@@ -346,10 +365,10 @@ def command_start(args):
 def choose_latency(info, direct_http, host, ports):
     """netem on the veth pair when the kernel has it; otherwise a delaying proxy per server."""
     state = info["state"]
-    with open(os.path.join(state, "rtt_ms"), "w") as f:
-        f.write("%g\n" % info["rtt_ms"])
+    write_atomically(os.path.join(state, "rtt_ms"), "%g\n" % info["rtt_ms"])
+    write_atomically(os.path.join(state, "rate_bps"), "%d\n" % round(info["mbit"] * 1e6))
     if info["netns"] and has_netem():
-        set_netem(info["names"], info["rtt_ms"], "add")
+        set_netem(info["names"], info["rtt_ms"], info["mbit"], "add")
         info.update(latency="netem", http=direct_http, s3_endpoint=info["s3_direct"])
         return
     http_port, s3_port = free_port(), free_port()
@@ -361,7 +380,7 @@ def choose_latency(info, direct_http, host, ports):
 
 def public(info):
     keys = ("http", "s3_endpoint", "bucket", "region", "access_key", "secret_key", "blackhole",
-            "netns", "latency", "proxy", "rtt_ms", "access_log", "uploaded")
+            "netns", "latency", "proxy", "rtt_ms", "mbit", "access_log", "uploaded")
     return {key: info.get(key) for key in keys}
 
 
@@ -377,16 +396,35 @@ def load(state):
         return json.load(f)
 
 
+def write_atomically(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def command_rtt(args):
     info = load(args.state)
-    with open(os.path.join(info["state"], "rtt_ms.tmp"), "w") as f:
-        f.write("%g\n" % args.rtt_ms)
-    os.replace(os.path.join(info["state"], "rtt_ms.tmp"), os.path.join(info["state"], "rtt_ms"))
+    write_atomically(os.path.join(info["state"], "rtt_ms"), "%g\n" % args.rtt_ms)
     if info.get("latency") == "netem":
-        set_netem(info["names"], args.rtt_ms, "change")
+        set_netem(info["names"], args.rtt_ms, info.get("mbit", 0), "change")
     else:
         time.sleep(0.3)  # the proxies look at the file every 0.1 s
     info["rtt_ms"] = args.rtt_ms
+    save(info["state"], info)
+    print(json.dumps(public(info)), flush=True)
+
+
+def command_rate(args):
+    if args.mbit < 0:
+        raise SystemExit("servers.py: --mbit must be 0 (not limited) or more")
+    info = load(args.state)
+    write_atomically(os.path.join(info["state"], "rate_bps"), "%d\n" % round(args.mbit * 1e6))
+    if info.get("latency") == "netem":
+        verb = "replace" if info.get("mbit") and not args.mbit else "change"
+        set_netem(info["names"], info["rtt_ms"], args.mbit, verb)
+    else:
+        time.sleep(0.3)  # the proxies look at the file every 0.1 s
+    info["mbit"] = args.mbit
     save(info["state"], info)
     print(json.dumps(public(info)), flush=True)
 
@@ -446,24 +484,45 @@ def command_blackhole(args):
 
 
 class Delay:
-    """The one-way delay, re-read from STATE/rtt_ms every 0.1 s (so `rtt` changes it live)."""
+    """The one-way delay and the rate, re-read from STATE/rtt_ms and STATE/rate_bps every 0.1 s
+    (so `rtt` and `rate` change them live)."""
 
     def __init__(self, state):
-        self.path = os.path.join(state, "rtt_ms")
+        self.paths = os.path.join(state, "rtt_ms"), os.path.join(state, "rate_bps")
         self.seconds = 0.0
+        self.rate_bps = 0.0
 
     async def follow(self):
         while True:
             try:
-                with open(self.path) as f:
+                with open(self.paths[0]) as f:
                     self.seconds = float(f.read().strip()) / 2000.0
+            except (OSError, ValueError):
+                pass
+            try:
+                with open(self.paths[1]) as f:
+                    self.rate_bps = max(0.0, float(f.read().strip()))
             except (OSError, ValueError):
                 pass
             await asyncio.sleep(0.1)
 
 
-async def forward(reader, writer, delay, first_extra):
-    """Copies reader to writer, every chunk released one delay after it arrived."""
+class Link:
+    """One direction of the link, shared by every connection (as crates/netdelay's): a chunk
+    leaves when it and the link are ready, `bytes * 8 / rate` later."""
+
+    def __init__(self):
+        self.free_at = 0.0
+
+    def transmit(self, ready, size, rate_bps):
+        if not rate_bps:
+            return ready
+        self.free_at = max(self.free_at, ready) + size * 8.0 / rate_bps
+        return self.free_at
+
+
+async def forward(reader, writer, delay, link, first_extra):
+    """Copies reader to writer, every chunk released one delay after it left the link."""
     loop = asyncio.get_running_loop()
     queue = asyncio.Queue()
 
@@ -471,10 +530,16 @@ async def forward(reader, writer, delay, first_extra):
         extra = first_extra
         while True:
             data = await reader.read(1 << 18)
-            await queue.put((loop.time() + delay.seconds + extra, data))
+            ready = loop.time() + extra
             extra = 0.0
             if not data:
+                await queue.put((ready + delay.seconds, data))
                 return
+            rate = delay.rate_bps
+            piece = 1 << 14 if rate else len(data)
+            for start in range(0, len(data), piece):
+                part = data[start:start + piece]
+                await queue.put((link.transmit(ready, len(part), rate) + delay.seconds, part))
 
     receiver = asyncio.ensure_future(receive())
     try:
@@ -497,6 +562,7 @@ async def forward(reader, writer, delay, first_extra):
 
 async def proxy_main(args):
     delay = Delay(args.state)
+    up, down = Link(), Link()
     asyncio.ensure_future(delay.follow())
     target_host, target_port = args.target.rsplit(":", 1)
     listen_host, listen_port = args.listen.rsplit(":", 1)
@@ -508,9 +574,9 @@ async def proxy_main(args):
             client_writer.close()
             return
         # The first request waits one more round trip: the handshake a real link would cost.
-        up = forward(client_reader, server_writer, delay, first_extra=2 * delay.seconds)
-        down = forward(server_reader, client_writer, delay, first_extra=0.0)
-        await asyncio.gather(up, down, return_exceptions=True)
+        requests = forward(client_reader, server_writer, delay, up, first_extra=2 * delay.seconds)
+        answers = forward(server_reader, client_writer, delay, down, first_extra=0.0)
+        await asyncio.gather(requests, answers, return_exceptions=True)
         for writer in (client_writer, server_writer):
             writer.close()
 
@@ -530,11 +596,16 @@ def main():
     start.add_argument("--dir", required=True)
     start.add_argument("--state", required=True)
     start.add_argument("--rtt-ms", type=float, default=0.0)
+    start.add_argument("--mbit", type=float, default=0.0,
+                       help="bandwidth each way in Mbit/s, shared by all connections (0: not limited)")
     start.add_argument("--no-upload", action="store_true",
                        help="do not upload DIR to the S3 server (HTTP-only runs; `sync` uploads it)")
     rtt = sub.add_parser("rtt")
     rtt.add_argument("--state", required=True)
     rtt.add_argument("--rtt-ms", type=float, required=True)
+    rate = sub.add_parser("rate")
+    rate.add_argument("--state", required=True)
+    rate.add_argument("--mbit", type=float, required=True, help="Mbit/s each way (0: not limited)")
     for name in ("sync", "stop"):
         sub.add_parser(name).add_argument("--state", required=True)
     blackhole = sub.add_parser("blackhole")
@@ -545,7 +616,7 @@ def main():
     proxy.add_argument("--listen", required=True)
     proxy.add_argument("--target", required=True)
     args = parser.parse_args()
-    commands = {"start": command_start, "rtt": command_rtt, "sync": command_sync, "stop": command_stop,
+    commands = {"start": command_start, "rtt": command_rtt, "rate": command_rate, "sync": command_sync, "stop": command_stop,
                 "blackhole": command_blackhole, "proxy": command_proxy}
     commands[args.command](args)
 
