@@ -38,7 +38,8 @@ fn main() -> Result<()> {
     let header = IndexHeader::open(index)?;
     let summaries = BlockSummaries::load(index, &header)?
         .ok_or_else(|| format!("{}: no block summaries beside it", index.display()))?;
-    let documents: HashMap<&str, usize> = header.names.iter().zip(0..).collect();
+    let names = header.names.all()?;
+    let documents: HashMap<&str, usize> = names.iter().zip(0..).collect();
     let truth = read_truth(&args[1], &documents)?;
     let block_of: Vec<usize> = header
         .blocks

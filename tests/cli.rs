@@ -615,7 +615,7 @@ fn legacy_copy(index: &Path) -> PathBuf {
         legacy.extend_from_slice(&block.row_count.to_le_bytes());
         legacy.extend_from_slice(&(header.num_hashes as u64).to_le_bytes());
     }
-    for name in header.names.iter() {
+    for name in header.names.all().unwrap().iter() {
         legacy.extend_from_slice(name.as_bytes());
         legacy.push(b'\n');
     }

@@ -267,7 +267,8 @@ fn classic_construct_is_read_by_cobs() {
     assert_eq!(&bytes[..18], b"COBS:CLASSIC_INDEX");
     // Documents in path order, as COBS's classic construction orders them.
     let header = bitsift::format::IndexHeader::open(&index).unwrap();
-    let names: Vec<&str> = header.names.iter().collect();
+    let all = header.names.all().unwrap();
+    let names: Vec<&str> = all.iter().collect();
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);

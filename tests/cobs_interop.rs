@@ -447,7 +447,13 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
             let header = bitsift::format::IndexHeader::open(index).unwrap();
             for line in stdout(&single).lines().skip(1) {
                 let c: Vec<&str> = line.split('\t').collect();
-                let position = header.names.iter().position(|n| n == c[1]).unwrap();
+                let position = header
+                    .names
+                    .all()
+                    .unwrap()
+                    .iter()
+                    .position(|n| n == c[1])
+                    .unwrap();
                 merged.push((
                     c[0].to_string(),
                     c[2].parse().unwrap(),
@@ -662,7 +668,15 @@ fn cobs_reads_indexes_built_in_every_order() {
         let ours = bitsift_scores(&index, &queries, 31);
         assert_same(&format!("--order {order}"), &ours, &theirs);
         let header = bitsift::format::IndexHeader::open(&index).unwrap();
-        name_orders.push(header.names.iter().map(str::to_string).collect::<Vec<_>>());
+        name_orders.push(
+            header
+                .names
+                .all()
+                .unwrap()
+                .iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
     }
     // Size, input and group orders lay the documents out differently.
     assert_ne!(name_orders[0], name_orders[1]);

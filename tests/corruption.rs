@@ -164,7 +164,13 @@ fn hits(
     let mut hits = Vec::new();
     for line in stdout(&output).lines().skip(1) {
         let cells: Vec<&str> = line.split('\t').collect();
-        let document = header.names.iter().position(|n| n == cells[1]).unwrap() as u64;
+        let document = header
+            .names
+            .all()
+            .unwrap()
+            .iter()
+            .position(|n| n == cells[1])
+            .unwrap() as u64;
         let block = header
             .blocks
             .iter()

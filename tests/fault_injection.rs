@@ -165,7 +165,7 @@ fn answers(collection: &Path, queries: &[Vec<u8>]) -> Result<Vec<Result<Hits, St
                 .map(|hit| {
                     let names = &index.headers()[hit.index as usize].names;
                     (
-                        names.get(hit.document as usize).to_string(),
+                        names.get(hit.document as usize).unwrap().to_string(),
                         hit.kmers_found,
                     )
                 })

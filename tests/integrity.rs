@@ -152,7 +152,7 @@ fn a_header_bit_flip_that_renames_a_document_is_an_error_with_a_sidecar() {
     let index = small_index(dir.path());
     let header = IndexHeader::open(&index).unwrap();
     let bytes = std::fs::read(&index).unwrap();
-    let first_name = header.names.get(0).to_string();
+    let first_name = header.names.get(0).unwrap().to_string();
     let at = bytes
         .windows(first_name.len())
         .position(|w| w == first_name.as_bytes())
@@ -160,7 +160,7 @@ fn a_header_bit_flip_that_renames_a_document_is_an_error_with_a_sidecar() {
     let copy = damaged_copy(&index, "renamed.cobs_compact", |b| b[at + 1] ^= 0x02);
     let renamed = IndexHeader::open(&copy).unwrap();
     assert_ne!(
-        renamed.names.get(0),
+        renamed.names.get(0).unwrap(),
         first_name,
         "the flip renames a document"
     );

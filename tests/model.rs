@@ -471,6 +471,8 @@ fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) 
     // Map index documents back to the generated ones by name (doc012 -> 12).
     let generated: Vec<usize> = header
         .names
+        .all()
+        .unwrap()
         .iter()
         .map(|n| n.trim_start_matches("doc").parse().unwrap())
         .collect();
@@ -903,6 +905,8 @@ proptest! {
         // Index documents are the generated ones, each once.
         let generated: Vec<usize> = header
             .names
+            .all()
+            .unwrap()
             .iter()
             .map(|n| n.trim_start_matches("doc").parse().unwrap())
             .collect();
@@ -970,6 +974,8 @@ fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
     let generated: Vec<usize> = built
         .header
         .names
+        .all()
+        .unwrap()
         .iter()
         .map(|n| n.trim_start_matches("doc").parse().unwrap())
         .collect();

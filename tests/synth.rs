@@ -151,7 +151,10 @@ fn geometry_is_what_the_builder_would_give_the_drawn_genomes() {
             case.documents.div_ceil(per_block),
             "{case:?}"
         );
-        assert_eq!(header.names.iter().next(), Some("synth_0000001"));
+        assert_eq!(
+            header.names.all().unwrap().iter().next(),
+            Some("synth_0000001")
+        );
         let sizes = case.sizes();
         assert_eq!(sizes.len() as u64, case.documents);
         assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sorted by size");

@@ -73,6 +73,11 @@ pub fn open_error(error: &OpenError) -> PyErr {
     }
 }
 
+/// Why the document names of an index read by page could not be read.
+pub fn names_error(error: FormatError) -> PyErr {
+    open_error(&OpenError::Format(error))
+}
+
 fn io_error(error: &IoError, message: String) -> PyErr {
     match error {
         IoError::Open { source, .. }

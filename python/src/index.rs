@@ -23,7 +23,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use crate::errors::{collection_error, open_error, search_error, seqfile_error};
+use crate::errors::{collection_error, names_error, open_error, search_error, seqfile_error};
 use crate::logs;
 use crate::options;
 use crate::pool::{Lent, Pool, Refused};
@@ -471,17 +471,17 @@ impl PyIndex {
         });
         logs::flush(py)?;
         let answer = answer?;
-        Ok(answer
+        self.index
+            .prefetch_names(&answer.hits)
+            .map_err(names_error)?;
+        answer
             .hits
             .iter()
             .map(|hit| {
-                let names = &self.index.headers()[hit.index as usize].names;
-                (
-                    names.get(hit.document as usize).to_string(),
-                    hit.kmers_found,
-                )
+                let name = self.index.document_name(hit.index, hit.document);
+                Ok((name.map_err(names_error)?.to_string(), hit.kmers_found))
             })
-            .collect())
+            .collect()
     }
 
     /// One dict per index file under `indexes`, as `bitsift info --json` describes the file
@@ -509,19 +509,13 @@ impl PyIndex {
     #[getter]
     fn documents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let hidden = self.index.hidden();
-        let names: Vec<&str> = self
-            .index
-            .headers()
-            .iter()
-            .zip(hidden)
-            .flat_map(|(h, hidden)| {
-                h.names
-                    .iter()
-                    .enumerate()
-                    .filter(move |(d, _)| !hidden.as_ref().is_some_and(|x| x.contains(*d as u64)))
-                    .map(|(_, name)| name)
-            })
-            .collect();
+        let mut names: Vec<String> = Vec::new();
+        for (header, hidden) in self.index.headers().iter().zip(hidden) {
+            let all = header.names.all().map_err(names_error)?;
+            let shown = |d: usize| !hidden.as_ref().is_some_and(|x| x.contains(d as u64));
+            let listed = all.iter().enumerate().filter(|(d, _)| shown(*d));
+            names.extend(listed.map(|(_, name)| name.to_string()));
+        }
         PyList::new(py, names)
     }
 

@@ -11,6 +11,8 @@ use std::sync::{Arc, OnceLock};
 use bitsift::answer::identity;
 use bitsift::query::{BatchStats, Coverage, GroupTally, Hit, Index, QueryStats};
 use pyo3::exceptions::PyTypeError;
+
+use crate::errors::names_error;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
@@ -89,10 +91,15 @@ impl QueryResult {
         }
     }
 
-    fn document(&self, hit: &Hit) -> &str {
-        self.index.headers()[hit.index as usize]
-            .names
-            .get(hit.document as usize)
+    fn document(&self, hit: &Hit) -> PyResult<&str> {
+        self.index
+            .document_name(hit.index, hit.document)
+            .map_err(names_error)
+    }
+
+    /// Reads the name pages of every hit at once (indexes whose names are read by page).
+    fn names_ready(&self) -> PyResult<()> {
+        self.index.prefetch_names(&self.hits).map_err(names_error)
     }
 
     /// The name of the hit's index: a collection's directory, or the file's path.
@@ -172,6 +179,9 @@ fn serialized<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<B
     json_to_py(py, &json)
 }
 
+/// A matrix column: (file, document number, document name) keys and the hits' fractions.
+type MatrixColumn<'a> = (Vec<(u32, u64, &'a str)>, Vec<f64>);
+
 #[pymethods]
 impl QueryResult {
     /// The query's name (`query` for a lone sequence, as on the command line).
@@ -217,6 +227,7 @@ impl QueryResult {
         }
         let class = HIT.import(py, "bitsift._types", "Hit")?;
         let list = PyList::empty(py);
+        self.names_ready()?;
         for (i, hit) in self.hits.iter().enumerate() {
             let total = self.total(hit);
             let coverage = match self.coverage.get(i) {
@@ -224,7 +235,7 @@ impl QueryResult {
                 None => py.None().into_bound(py),
             };
             list.append(class.call1((
-                self.document(hit),
+                self.document(hit)?,
                 self.label(hit),
                 hit.kmers_found,
                 total,
@@ -268,7 +279,12 @@ impl QueryResult {
         columns.set_item("query", vec![self.name.as_str(); self.hits.len()])?;
         let labels: Vec<&str> = self.hits.iter().map(|h| self.label(h)).collect();
         columns.set_item("index", labels)?;
-        let documents: Vec<&str> = self.hits.iter().map(|h| self.document(h)).collect();
+        self.names_ready()?;
+        let documents: Vec<&str> = self
+            .hits
+            .iter()
+            .map(|h| self.document(h))
+            .collect::<PyResult<_>>()?;
         columns.set_item("document", documents)?;
         let found: Vec<u32> = self.hits.iter().map(|h| h.kmers_found).collect();
         columns.set_item("kmers_found", &found)?;
@@ -293,18 +309,19 @@ impl QueryResult {
 
     /// The hits as matrix cells: (file, document number, document name) keys, which sort in
     /// index order, and the hits' fractions.
-    fn _matrix_column(&self) -> (Vec<(u32, u64, &str)>, Vec<f64>) {
+    fn _matrix_column(&self) -> PyResult<MatrixColumn<'_>> {
+        self.names_ready()?;
         let keys = self
             .hits
             .iter()
-            .map(|h| (h.index, h.document, self.document(h)))
-            .collect();
+            .map(|h| Ok((h.index, h.document, self.document(h)?)))
+            .collect::<PyResult<_>>()?;
         let values = self
             .hits
             .iter()
             .map(|h| fraction(h.kmers_found, self.total(h)))
             .collect();
-        (keys, values)
+        Ok((keys, values))
     }
 
     /// The hits as a pandas DataFrame, one row per hit (pandas must be installed).

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::identity::identity;
 use super::status::SkipReason;
+use crate::format::FormatError;
 use crate::metadata::Metadata;
 use crate::query::{fraction, rounded, Coverage, GroupTally, Index, QueryResult, QueryStats};
 
@@ -110,9 +111,13 @@ impl Serialize for JsonHits<'_> {
         let Some(result) = self.result else {
             return serializer.serialize_seq(Some(0))?.end();
         };
+        self.index
+            .prefetch_names(&result.hits)
+            .map_err(serde::ser::Error::custom)?;
         let mut list = serializer.serialize_seq(Some(result.hits.len()))?;
         for (i, hit) in result.hits.iter().enumerate() {
-            let mut entry = JsonHit::of(self.index, result, i);
+            let mut entry =
+                JsonHit::of(self.index, result, i).map_err(serde::ser::Error::custom)?;
             entry.index = self.named.then(|| self.index.source_name(hit.index));
             entry.file = self.numbered_files.then_some(hit.index);
             entry.metadata = self.metadata.and_then(|m| metadata_json(m, entry.document));
@@ -152,13 +157,13 @@ struct JsonHit<'a> {
 
 impl<'a> JsonHit<'a> {
     /// Hit `i` of `result`, a search of `index`, without label or metadata.
-    fn of(index: &'a Index, result: &'a QueryResult, i: usize) -> JsonHit<'a> {
+    fn of(index: &'a Index, result: &'a QueryResult, i: usize) -> Result<JsonHit<'a>, FormatError> {
         let hit = &result.hits[i];
         let header = &index.headers()[hit.index as usize];
         let total = result.kmers_total[hit.index as usize];
         let fraction = fraction(hit.kmers_found, total);
-        JsonHit {
-            document: header.names.get(hit.document as usize),
+        Ok(JsonHit {
+            document: index.document_name(hit.index, hit.document)?,
             index: None,
             file: None,
             kmers_found: hit.kmers_found,
@@ -167,7 +172,7 @@ impl<'a> JsonHit<'a> {
             identity: rounded(identity(fraction, header.k)),
             coverage: result.coverage.get(i),
             metadata: None,
-        }
+        })
     }
 }
 

@@ -116,10 +116,10 @@ impl Matrix {
             }
             let (file, document) = self.locate(document);
             line.clear();
-            tsv::push_field(
-                &mut line,
-                index.headers()[file as usize].names.get(document as usize),
-            );
+            let name = index
+                .document_name(file, document)
+                .map_err(io::Error::other)?;
+            tsv::push_field(&mut line, name);
             if labelled {
                 line.push('\t');
                 tsv::push_field(&mut line, index.source_name(file));

@@ -150,9 +150,11 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         self.several_sources().then(|| index.source_name(file))
     }
 
-    fn document(&self, file: u32, document: u64) -> &'a str {
+    fn document(&self, file: u32, document: u64) -> io::Result<&'a str> {
         let index: &'a Index = self.setup.index;
-        index.headers()[file as usize].names.get(document as usize)
+        index
+            .document_name(file, document)
+            .map_err(io::Error::other)
     }
 
     fn k(&self, file: u32) -> u32 {
@@ -228,6 +230,10 @@ impl<'a, W: Write> ResultWriter<'a, W> {
     /// Writes the hits of one query.
     pub fn write_result(&mut self, query: &str, result: &QueryResult) -> io::Result<()> {
         self.start()?;
+        self.setup
+            .index
+            .prefetch_names(&result.hits)
+            .map_err(io::Error::other)?;
         match self.setup.format {
             OutputFormat::Tsv if self.setup.group_by.is_some() => self.tsv_groups(query, result)?,
             OutputFormat::Tsv => self.tsv_result(query, result)?,
@@ -239,7 +245,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                     writeln!(self.out, "*{query}\t{}", result.hits.len())?;
                 }
                 for hit in &result.hits {
-                    let document = tsv::field(self.document(hit.index, hit.document));
+                    let document = tsv::field(self.document(hit.index, hit.document)?);
                     writeln!(self.out, "{document}\t{}", hit.kmers_found)?;
                 }
             }
@@ -252,7 +258,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         let mut line = std::mem::take(&mut self.line);
         for (i, hit) in result.hits.iter().enumerate() {
             let total = result.kmers_total[hit.index as usize];
-            let document = self.document(hit.index, hit.document);
+            let document = self.document(hit.index, hit.document)?;
             let fraction = fraction(hit.kmers_found, total);
             line.clear();
             tsv::push_field(&mut line, query);

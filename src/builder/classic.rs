@@ -79,7 +79,11 @@ pub(crate) fn compact_to_classic(
             header.document_count().div_ceil(8)
         )));
     }
-    let names = header.names.iter();
+    let all = header.names.all().map_err(|e| BuildError::Input {
+        path: compact.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    let names = all.iter();
     let classic_header = write_classic_header(
         header.k,
         header.canonical,

@@ -46,11 +46,12 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::doclist::{DocListError, DocumentList};
+use crate::format::fingerprint;
 use crate::format::{
     write_compact_header, CompactLayout, LayoutChoice, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
 };
 use crate::seqfile::SeqFileError;
-use crate::summary::file::{fingerprint, SummaryFile};
+use crate::summary::file::SummaryFile;
 use crate::summary::filter::SharedFilter;
 use crate::summary::identity::IndexIdentity;
 use crate::summary::summary_path;

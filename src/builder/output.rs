@@ -11,7 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::BuildError;
+use crate::format::catalog::catalog_path;
 use crate::format::checksums::{sidecar_path, ChecksumBuilder, Checksums};
+use crate::format::{HeaderOptions, IndexHeader};
 use crate::tempfiles::{self, AtomicFile};
 
 /// A file being written under a temporary name.
@@ -24,6 +26,8 @@ pub(crate) struct PendingFile {
     /// The sidecar, once finished by [`PendingFile::sidecar_digest`]: nothing more may be
     /// written then.
     finished: Option<Checksums>,
+    /// Whether the file is an index, which gets a catalog beside it once committed.
+    index: bool,
 }
 
 impl PendingFile {
@@ -61,6 +65,7 @@ impl PendingFile {
             written: 0,
             checksums: None,
             finished: None,
+            index: false,
         })
     }
 
@@ -73,6 +78,7 @@ impl PendingFile {
     ) -> Result<PendingFile, BuildError> {
         let mut pending = PendingFile::create(destination, force)?;
         pending.checksums = Some(ChecksumBuilder::new(header_bytes));
+        pending.index = true;
         Ok(pending)
     }
 
@@ -143,6 +149,10 @@ impl PendingFile {
             None => None,
         };
         let destination = self.destination.clone();
+        if self.index {
+            // The catalog of a file this one replaces would describe other names.
+            remove_if_present(&catalog_path(&destination))?;
+        }
         if sidecar.is_some() {
             remove_if_present(&sidecar_path(&destination))?;
             sync_directory(&destination)?;
@@ -159,6 +169,9 @@ impl PendingFile {
                 detail: format!("cannot move the checksums into place: {e}"),
             })?;
         }
+        if self.index {
+            write_catalog(&destination);
+        }
         Ok(())
     }
 
@@ -170,6 +183,14 @@ impl PendingFile {
             .and_then(|()| file.sync())
             .map_err(|e| write_error(&destination, e))?;
         Ok(file)
+    }
+}
+
+/// Writes the catalog of the index at `index` beside it (what lets opens skip its names). A
+/// failure is a warning: the index is complete without it, and opens read its names whole.
+pub(crate) fn write_catalog(index: &Path) {
+    if let Err(error) = IndexHeader::write_catalog(index, &HeaderOptions::default()) {
+        tracing::warn!("{error}; the index opens without a catalog, reading every name");
     }
 }
 

@@ -58,7 +58,8 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
     let replacing = match Checksums::read(index) {
         Ok(None) => false,
         Ok(Some(old)) if old.same_contents(&fresh) => {
-            return Ok(format!("checksums up to date ({})", sidecar.display()))
+            write_catalog(index)?;
+            return Ok(format!("checksums up to date ({})", sidecar.display()));
         }
         Ok(Some(_)) | Err(FormatError::SidecarDamaged { .. }) if force => true,
         Ok(Some(_)) => anyhow::bail!(
@@ -68,6 +69,7 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
         Err(error) => return Err(error.into()),
     };
     fresh.write()?;
+    write_catalog(index)?;
     Ok(format!(
         "{} {} ({} pages of {})",
         if replacing { "replaced" } else { "wrote" },
@@ -75,6 +77,20 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
         fresh.page_count(),
         format_bytes(fresh.file_size())
     ))
+}
+
+/// Writes the catalog beside `index` (replacing any), so that opens read a few pages of its
+/// names rather than all of them.
+fn write_catalog(index: &Path) -> Result<()> {
+    let options = HeaderOptions {
+        legacy_k: Some(31),
+        legacy_canonical: Some(false),
+    };
+    match IndexHeader::write_catalog(index, &HeaderOptions::default()) {
+        Err(FormatError::Legacy { .. }) => IndexHeader::write_catalog(index, &options)?,
+        other => other?,
+    }
+    Ok(())
 }
 
 /// Opens an index for its geometry. A pre-2019 header does not record k and the canonical

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use bitsift::alphabet::BaseReading;
 use bitsift::builder::{build, default_memory_bytes, BuildOptions};
-use bitsift::format::{DocumentNames, HeaderOptions};
+use bitsift::format::{HeaderOptions, NameList};
 use bitsift::io::{EngineChoice, EngineOptions};
 use bitsift::query::fraction;
 use bitsift::query::{Index, QueryResult, RowSource, SearchOptions, Searcher, SessionConfig};
@@ -93,7 +93,7 @@ pub(crate) fn run(args: DemoArgs, ui: Ui) -> Result<Outcome> {
         ..SearchOptions::default()
     };
     let mut tally = Tally::default();
-    let table = Table::new(&files, &searcher);
+    let table = Table::new(&files, &searcher)?;
     for (file_name, records) in &files {
         println!("   {file_name}");
         table.header();
@@ -177,29 +177,28 @@ fn read_queries(dir: &Path) -> Result<Vec<(String, Vec<SeqRecord>)>> {
 
 /// The result table, its columns as wide as the longest query and document names.
 struct Table {
-    names: DocumentNames,
+    names: NameList,
     query_width: usize,
     document_width: usize,
 }
 
 impl Table {
-    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Searcher) -> Table {
-        let names = searcher
-            .headers()
-            .next()
-            .map(|h| h.names.clone())
-            .unwrap_or_default();
+    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Searcher) -> Result<Table> {
+        let names = match searcher.headers().next() {
+            Some(header) => header.names.all()?.into_owned(),
+            None => NameList::default(),
+        };
         let longest_query = files
             .iter()
             .flat_map(|(_, records)| records.iter().map(|r| r.name.chars().count()))
             .max()
             .unwrap_or(0);
         let longest_document = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-        Table {
+        Ok(Table {
             names,
             query_width: longest_query.max("query".len()),
             document_width: longest_document.max("document".len()),
-        }
+        })
     }
 
     /// Prints a line without trailing spaces.

@@ -30,7 +30,7 @@ pub(crate) struct InfoArgs {
 /// `info FILE --json`: the file as every front end describes it, then what only `info`
 /// looks at (its side files, its document names).
 #[derive(serde::Serialize)]
-struct Info<'a> {
+struct Info {
     #[serde(flatten)]
     file: IndexFile,
     /// "ok" (sidecar present, matches the header and size), "missing" or "mismatch".
@@ -43,7 +43,7 @@ struct Info<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     checksum_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    document_names: Option<Vec<&'a str>>,
+    document_names: Option<Vec<String>>,
 }
 
 #[derive(serde::Serialize)]
@@ -69,6 +69,16 @@ enum SummaryInfo {
         path: String,
         error: String,
     },
+}
+
+/// The names of the documents a search of `header`'s file shows (not its placeholders).
+fn shown_names(header: &IndexHeader) -> Result<Vec<String>> {
+    let names = header.names.all()?;
+    Ok(names
+        .iter()
+        .filter(|n| !is_placeholder(n))
+        .map(str::to_string)
+        .collect())
 }
 
 fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<SummaryInfo> {
@@ -135,9 +145,10 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
         checksums_error,
         summaries: summary_info(&header, &args.index),
         checksum_bytes: checksum_pages,
-        document_names: args
-            .documents
-            .then(|| header.names.iter().filter(|n| !is_placeholder(n)).collect()),
+        document_names: match args.documents {
+            true => Some(shown_names(&header)?),
+            false => None,
+        },
     };
     if let Some(error) = &info.checksums_error {
         eprintln!("bitsift: warning: {error}");
@@ -270,7 +281,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
         println!("block\tposition\tdocument");
         for block in &header.blocks {
             for d in block.first_document..block.first_document + block.document_count {
-                let name = header.names.get(d as usize);
+                let name = header.names.get(d as usize)?;
                 if !is_placeholder(name) {
                     let block_number = d / info.file.documents_per_block.max(1);
                     println!("{block_number}\t{d}\t{}", bitsift::tsv::field(name));

@@ -409,12 +409,16 @@ fn build_subindex(
             .map(|p| p.display().to_string())
             .collect(),
     };
-    Ok((entry(file, &header, provenance), report))
+    Ok((entry(file, &header, provenance)?, report))
 }
 
 /// A manifest entry describing `header`'s file.
-pub(super) fn entry(file: String, header: &IndexHeader, provenance: Provenance) -> SubIndex {
-    SubIndex {
+pub(super) fn entry(
+    file: String,
+    header: &IndexHeader,
+    provenance: Provenance,
+) -> Result<SubIndex, CollectionError> {
+    Ok(SubIndex {
         file,
         kind: header.kind.into(),
         page_size: header.page_size,
@@ -423,16 +427,16 @@ pub(super) fn entry(file: String, header: &IndexHeader, provenance: Provenance) 
         bytes: header.file_size,
         document_count: header.document_count(),
         names_digest: Some(header.names.digest()),
-        documents: header.names.iter().map(str::to_string).collect(),
+        documents: header.names.all()?.iter().map(str::to_string).collect(),
         names_loaded: true,
         hidden: Vec::new(),
         hidden_documents: Vec::new(),
         // A merged file adopted from another collection keeps its placeholders hidden.
         placeholders: header.names.placeholders().len() as u64,
-        padding: header.names.placeholders(),
+        padding: header.names.placeholders().to_vec(),
         created: time::now_rfc3339(),
         provenance,
-    }
+    })
 }
 
 /// Brings an existing index in: checks its parameters, then hard-links it into the
@@ -488,13 +492,15 @@ fn adopt(
             copy_synced(&sidecar, &copy, "cannot copy the sidecar")?;
         }
     }
+    // A catalog of its own, from the file as it is now (one beside the source may be stale).
+    crate::builder::output::write_catalog(&target);
     let provenance = Provenance {
         bitsift_version: env!("CARGO_PKG_VERSION").into(),
         command: "adopt".into(),
         options: serde_json::json!({}),
         inputs: vec![source.display().to_string()],
     };
-    Ok(entry(file, &header, provenance))
+    entry(file, &header, provenance)
 }
 
 /// Hard-links `source` to `target`, or copies it (and syncs the copy) when linking fails.

@@ -641,7 +641,7 @@ impl Manifest {
     pub fn load_names(&mut self, directory: &Path) -> Result<(), CollectionError> {
         for sub in self.subindexes.iter_mut().filter(|s| !s.names_loaded) {
             let header = IndexHeader::open(&subindex_path(directory, &sub.file))?;
-            let names: Vec<String> = header.names.iter().map(str::to_string).collect();
+            let names: Vec<String> = header.names.all()?.iter().map(str::to_string).collect();
             let fields = EntryFields {
                 file: &sub.file,
                 document_count: sub.document_count,
@@ -728,11 +728,9 @@ impl Manifest {
             .filter(|s| s.names_digest.is_none())
         {
             let header = IndexHeader::open(&subindex_path(directory, &sub.file))?;
-            let same = header.names.len() == sub.documents.len()
-                && header
-                    .names
-                    .iter()
-                    .eq(sub.documents.iter().map(String::as_str));
+            let names = header.names.all()?;
+            let same = names.len() == sub.documents.len()
+                && names.iter().eq(sub.documents.iter().map(String::as_str));
             if !same {
                 return Err(CollectionError::Manifest {
                     path: header.path.clone(),

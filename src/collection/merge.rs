@@ -36,7 +36,7 @@ use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
 use super::{crash, merge_check, time, CollectionError};
 use crate::builder::output::PendingFile;
-use crate::format::{write_compact_header, CompactLayout, IndexHeader, RowLayout};
+use crate::format::{write_compact_header, CompactLayout, FormatError, IndexHeader, RowLayout};
 
 /// The widest page size a merge chooses by itself (one aligned 4 KiB page per row).
 const PAGE_SIZE_MAX: u64 = 4096;
@@ -159,7 +159,7 @@ pub fn merge(options: &MergeOptions) -> Result<MergeReport, CollectionError> {
         let members = open_members(directory, &manifest, group)?;
         layouts.push(plan_group(&manifest, members, options)?);
     }
-    let plan = describe_all(&manifest, &groups, &layouts);
+    let plan = describe_all(&manifest, &groups, &layouts)?;
     if options.dry_run || groups.is_empty() {
         return Ok(MergeReport {
             plan,
@@ -418,7 +418,10 @@ fn write_outputs(
 }
 
 /// Names of the merged file in header order, and the placeholders' numbers.
-fn merged_names<'a>(members: &'a [Member], blocks: &[OutBlock]) -> (Vec<&'a str>, Vec<u64>) {
+fn merged_names<'a>(
+    members: &'a [Member],
+    blocks: &[OutBlock],
+) -> Result<(Vec<&'a str>, Vec<u64>), FormatError> {
     let mut names = Vec::new();
     let mut padding = Vec::new();
     for out in blocks {
@@ -427,7 +430,7 @@ fn merged_names<'a>(members: &'a [Member], blocks: &[OutBlock]) -> (Vec<&'a str>
                 let header = &members[*member].header;
                 let block = &header.blocks[*block];
                 for d in block.first_document..block.first_document + block.document_count {
-                    names.push(header.names.get(d as usize));
+                    names.push(header.names.get(d as usize)?);
                 }
             }
             OutBlock::Pack {
@@ -438,7 +441,7 @@ fn merged_names<'a>(members: &'a [Member], blocks: &[OutBlock]) -> (Vec<&'a str>
                 for c in columns {
                     let header = &members[c.member].header;
                     let first = header.blocks[c.block].first_document;
-                    names.push(header.names.get((first + c.column) as usize));
+                    names.push(header.names.get((first + c.column) as usize)?);
                 }
                 for _ in 0..*placeholders {
                     padding.push(names.len() as u64);
@@ -447,24 +450,28 @@ fn merged_names<'a>(members: &'a [Member], blocks: &[OutBlock]) -> (Vec<&'a str>
             }
         }
     }
-    (names, padding)
+    Ok((names, padding))
 }
 
 /// The collection-wide plan: every group's output, and the blocks before and after.
-fn describe_all(manifest: &Manifest, groups: &[Vec<usize>], layouts: &[Layout]) -> MergePlan {
-    let outputs: Vec<PlannedOutput> = layouts.iter().map(describe).collect();
+fn describe_all(
+    manifest: &Manifest,
+    groups: &[Vec<usize>],
+    layouts: &[Layout],
+) -> Result<MergePlan, FormatError> {
+    let outputs: Vec<PlannedOutput> = layouts.iter().map(describe).collect::<Result<_, _>>()?;
     let blocks_before: u64 = manifest.subindexes.iter().map(|s| s.blocks).sum();
     let replaced: u64 = outputs.iter().map(|o| o.blocks_before).sum();
     let merged: u64 = outputs.iter().map(|o| o.blocks).sum();
-    MergePlan {
+    Ok(MergePlan {
         outputs,
         untouched: untouched(manifest, groups),
         blocks_before,
         blocks_after: blocks_before - replaced + merged,
-    }
+    })
 }
 
-fn describe(layout: &Layout) -> PlannedOutput {
+fn describe(layout: &Layout) -> Result<PlannedOutput, FormatError> {
     let Layout {
         members,
         sources,
@@ -472,7 +479,7 @@ fn describe(layout: &Layout) -> PlannedOutput {
         fills,
         ..
     } = layout;
-    let (names, padding) = merged_names(members, &plan.blocks);
+    let (names, padding) = merged_names(members, &plan.blocks)?;
     let header_bytes = if plan.blocks.is_empty() {
         0
     } else {
@@ -494,7 +501,7 @@ fn describe(layout: &Layout) -> PlannedOutput {
             merge_plan::folded_fpr(set, c.rows, factor, members[0].header.num_hashes)
         })
         .collect();
-    PlannedOutput {
+    Ok(PlannedOutput {
         members: members.iter().map(|m| m.entry.file.clone()).collect(),
         page_size: plan.page_size,
         documents: shown,
@@ -517,7 +524,7 @@ fn describe(layout: &Layout) -> PlannedOutput {
             header_bytes + plan.data_bytes(sources)
         },
         bytes_before: members.iter().map(|m| m.header.file_size).sum(),
-    }
+    })
 }
 
 fn compact_layout(layout: &Layout) -> CompactLayout {
@@ -550,7 +557,7 @@ fn write_merged(
     options: &MergeOptions,
 ) -> Result<SubIndex, CollectionError> {
     let path = subindex_path(directory, file);
-    let (names, padding) = merged_names(&layout.members, &layout.plan.blocks);
+    let (names, padding) = merged_names(&layout.members, &layout.plan.blocks)?;
     write_rows(&path, layout, &names, options.memory_bytes)?;
     crash::damage("merge-output", &path);
     let written = IndexHeader::open(&path)?;

@@ -22,7 +22,7 @@ pub(super) fn check(
         path: path.clone(),
         detail,
     };
-    if !written.names.iter().eq(names.iter().copied()) {
+    if !written.names.all()?.iter().eq(names.iter().copied()) {
         return Err(failed(
             "its header does not list the planned documents".into(),
         ));

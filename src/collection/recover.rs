@@ -72,7 +72,7 @@ pub fn recover(directory: &Path) -> Result<RecoverReport, CollectionError> {
         };
         manifest
             .subindexes
-            .push(entry(name.clone(), header, provenance));
+            .push(entry(name.clone(), header, provenance)?);
     }
     let set_aside = set_aside(directory)?;
     manifest.commit(directory)?;

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::io::{is_remote, NotRegularFile, SourceFile};
 
+use super::catalog::{self, Catalog, HeaderFacts, PagedNames};
+use super::names::NameList;
 use super::rows::{RowLayout, LAYOUT_MINIMIZER};
 use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,
@@ -63,6 +65,10 @@ pub struct IndexHeader {
     /// checksum layer checks the header without reading megabytes of names a second time
     /// (a second download, for a remote index).
     pub header_crc32c: u32,
+    /// Where the names lie in the file: from the first name to just past the last newline.
+    pub(crate) names_span: (u64, u64),
+    /// CRC-32C of the header's bytes before the names (what a catalog checks the file by).
+    pub(crate) prefix_crc32c: u32,
 }
 
 impl IndexHeader {
@@ -79,8 +85,71 @@ impl IndexHeader {
     /// exactly (to the byte) as such a legacy header, it is opened with `options.legacy_k` and
     /// `options.legacy_canonical`, or, without them, refused with [`FormatError::Legacy`]
     /// saying what to pass.
+    ///
+    /// With a catalog beside the file ([`super::catalog`]) that matches it, the names are not
+    /// read: they are read by page when asked for ([`DocumentNames::get`]). A catalog that
+    /// cannot be read or does not match the file is passed over with a warning, and the header
+    /// read whole.
     pub fn open_with(path: &Path, options: &HeaderOptions) -> Result<IndexHeader, FormatError> {
+        if let Some(header) = open_catalogued(path) {
+            return Ok(header);
+        }
+        IndexHeader::open_whole(path, options)
+    }
+
+    /// As [`IndexHeader::open_with`], reading every name from the header (no catalog).
+    pub(crate) fn open_whole(
+        path: &Path,
+        options: &HeaderOptions,
+    ) -> Result<IndexHeader, FormatError> {
         parse_current_or_legacy(path, options, |legacy| Parser::open(path)?.parse(legacy))
+    }
+
+    /// The fingerprint of the header that block summaries record: xxh64 over k, the
+    /// canonical flag, the hash count, the page size, every block's document and row counts,
+    /// and every document name in order (for names read by page, as the catalog recorded it
+    /// from them).
+    pub fn fingerprint(&self) -> u64 {
+        if let Some(recorded) = self.names.recorded_fingerprint() {
+            return recorded;
+        }
+        let names = self.names.held().expect("names not read by page are held");
+        fingerprint(
+            self.k,
+            self.canonical,
+            self.num_hashes,
+            self.page_size,
+            self.blocks.iter().map(|b| (b.document_count, b.row_count)),
+            names.iter(),
+        )
+    }
+
+    /// Writes the catalog of the index at `path` beside it ([`super::catalog`]), from its
+    /// header read whole: what lets later opens skip its names.
+    pub fn write_catalog(path: &Path, options: &HeaderOptions) -> Result<(), FormatError> {
+        let header = IndexHeader::open_whole(path, options)?;
+        let (start, end) = header.names_span;
+        let mut names = vec![0u8; (end - start) as usize];
+        SourceFile::open(path)
+            .and_then(|file| file.read_exact_at(&mut names, start))
+            .map_err(|e| {
+                FormatError::Io(IoAt::new(
+                    path.to_path_buf(),
+                    "cannot read document names",
+                    e,
+                ))
+            })?;
+        let facts = HeaderFacts {
+            file_size: header.file_size,
+            names_offset: start,
+            names_end: end,
+            header_crc32c: header.header_crc32c,
+            prefix_crc32c: header.prefix_crc32c,
+            names_digest: header.names.digest(),
+            fingerprint: header.fingerprint(),
+            placeholders: header.names.placeholders().to_vec(),
+        };
+        catalog::write_beside(path, &Catalog::of(facts, &names))
     }
 
     /// Parses a whole index file already in memory (`bytes` is the file; its length is the
@@ -97,6 +166,9 @@ impl IndexHeader {
                 path,
                 position: 0,
                 file_size: bytes.len() as u64,
+                catalog: None,
+                names_span: (0, 0),
+                prefix_crc32c: 0,
             }
             .parse(legacy)
         })
@@ -123,6 +195,63 @@ impl IndexHeader {
     /// Bytes of all matrices.
     pub fn data_bytes(&self) -> u64 {
         self.blocks.iter().map(Block::data_bytes).sum()
+    }
+}
+
+/// Fingerprint of an index header: xxh64 over k, the canonical flag, the hash count, the page
+/// size, every block's document and row counts, and every document name in order. Block
+/// summaries whose fingerprint differs were built for another index (or another document
+/// order).
+pub(crate) fn fingerprint<'a>(
+    k: u32,
+    canonical: bool,
+    num_hashes: u32,
+    page_size: u64,
+    blocks: impl Iterator<Item = (u64, u64)>,
+    names: impl Iterator<Item = &'a str>,
+) -> u64 {
+    let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
+    hasher.update(&k.to_le_bytes());
+    hasher.update(&[canonical as u8]);
+    hasher.update(&num_hashes.to_le_bytes());
+    hasher.update(&page_size.to_le_bytes());
+    for (documents, rows) in blocks {
+        hasher.update(&documents.to_le_bytes());
+        hasher.update(&rows.to_le_bytes());
+    }
+    for name in names {
+        hasher.update(name.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.digest()
+}
+
+/// The header of `path` opened through its catalog, or `None` when it has none or one that
+/// does not match the file (said in a warning: the header is then read whole, as before).
+fn open_catalogued(path: &Path) -> Option<IndexHeader> {
+    let opened = catalog::read_beside(path).and_then(|catalog| match catalog {
+        None => Ok(None),
+        Some(catalog) => {
+            let mut parser = Parser::open(path)?;
+            if parser.file_size != catalog.file_size {
+                return Err(FormatError::Invalid {
+                    path: catalog::catalog_path(path),
+                    detail: format!(
+                        "written for an index of {} bytes, but the index has {}",
+                        catalog.file_size, parser.file_size
+                    ),
+                });
+            }
+            parser.catalog = Some(catalog);
+            parser.parse(None).map(Some)
+        }
+    });
+    match opened {
+        Ok(header) => header,
+        Err(error) => {
+            tracing::warn!("{error}; reading the document names from the header instead");
+            None
+        }
     }
 }
 
@@ -243,9 +372,18 @@ impl<R: BufRead> BufRead for Crc32cReader<R> {
 /// them in one round trip (see [`SourceFile::will_read`]); memory and local files ignore it.
 trait ReadAhead {
     fn will_read(&mut self, _bytes: u64) {}
+
+    /// Moves `bytes` forward without reading them (the names a catalog places).
+    fn jump(&mut self, bytes: u64) -> std::io::Result<()>;
 }
 
-impl ReadAhead for &[u8] {}
+impl ReadAhead for &[u8] {
+    fn jump(&mut self, bytes: u64) -> std::io::Result<()> {
+        let bytes = (bytes as usize).min(self.len());
+        *self = &self[bytes..];
+        Ok(())
+    }
+}
 
 impl ReadAhead for BufReader<SourceFile> {
     fn will_read(&mut self, bytes: u64) {
@@ -253,11 +391,24 @@ impl ReadAhead for BufReader<SourceFile> {
         let buffered = self.buffer().len() as u64;
         self.get_mut().will_read(bytes.saturating_sub(buffered));
     }
+
+    fn jump(&mut self, bytes: u64) -> std::io::Result<()> {
+        let bytes = i64::try_from(bytes).map_err(std::io::Error::other)?;
+        self.seek_relative(bytes)
+    }
 }
 
 impl<R: ReadAhead> ReadAhead for Crc32cReader<R> {
     fn will_read(&mut self, bytes: u64) {
         self.inner.will_read(bytes);
+    }
+
+    /// The CRC then no longer covers what was consumed: a header opened through a catalog
+    /// takes its CRC from the catalog.
+    fn jump(&mut self, bytes: u64) -> std::io::Result<()> {
+        self.inner.jump(bytes)?;
+        self.consumed += bytes;
+        Ok(())
     }
 }
 
@@ -266,6 +417,11 @@ struct Parser<'a, R: BufRead> {
     path: &'a Path,
     position: u64,
     file_size: u64,
+    /// The catalog that places the names, which are then not read.
+    catalog: Option<Catalog>,
+    /// Where the names lie and the CRC of what precedes them, once parsed.
+    names_span: (u64, u64),
+    prefix_crc32c: u32,
 }
 
 impl<'a> Parser<'a, BufReader<SourceFile>> {
@@ -282,6 +438,9 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
                 path,
                 position: 0,
                 file_size,
+                catalog: None,
+                names_span: (0, 0),
+                prefix_crc32c: 0,
             });
         }
         let file = open_regular(path)?;
@@ -311,6 +470,9 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
             path,
             position: 0,
             file_size,
+            catalog: None,
+            names_span: (0, 0),
+            prefix_crc32c: 0,
         })
     }
 }
@@ -319,6 +481,9 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
     /// The CRC-32C of everything parsed, which is the header: `data_offset` bytes.
     fn header_crc32c(&self, data_offset: u64) -> u32 {
         assert_eq!(self.position, data_offset, "the parser stops at the data");
+        if let Some(catalog) = &self.catalog {
+            return catalog.header_crc32c;
+        }
         assert_eq!(
             self.reader.consumed, data_offset,
             "every header byte hashed"
@@ -387,11 +552,59 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         Ok(())
     }
 
+    /// The names: placed by the catalog (and jumped over), or read.
     fn names(&mut self, count: u32) -> Result<DocumentNames, FormatError> {
+        let start = self.position;
+        self.prefix_crc32c = self.reader.crc;
+        let names = match self.catalog.take() {
+            Some(catalog) => {
+                let names = self.paged_names(count, &catalog)?;
+                self.catalog = Some(catalog);
+                names
+            }
+            None => DocumentNames::loaded(self.read_names(count)?),
+        };
+        self.names_span = (start, self.position);
+        Ok(names)
+    }
+
+    /// Checks that `catalog` places this header's names and jumps over them.
+    fn paged_names(&mut self, count: u32, catalog: &Catalog) -> Result<DocumentNames, FormatError> {
+        let agrees = catalog.document_count == count as u64
+            && catalog.names_offset == self.position
+            && catalog.prefix_crc32c == self.prefix_crc32c;
+        if !agrees {
+            return Err(FormatError::Invalid {
+                path: catalog::catalog_path(self.path),
+                detail: "it does not describe this index's header (written for another file)"
+                    .into(),
+            });
+        }
+        let bytes = catalog.names_end - catalog.names_offset;
+        if catalog.names_end > self.file_size {
+            return Err(self.truncated("the document names", catalog.names_end));
+        }
+        self.reader.jump(bytes).map_err(|source| {
+            FormatError::Io(IoAt::new(
+                self.path.to_path_buf(),
+                "cannot read header",
+                source,
+            ))
+        })?;
+        self.position += bytes;
+        let paged = PagedNames::new(self.path, catalog.clone());
+        Ok(DocumentNames::paged(
+            paged,
+            catalog.placeholders.clone(),
+            catalog.names_digest,
+        ))
+    }
+
+    fn read_names(&mut self, count: u32) -> Result<NameList, FormatError> {
         // A name longer than this means the names section is not what the header says.
         const NAME_BYTES_MAX: usize = 1 << 16;
         // Capacity grows with the names actually read, not with a count that may be damaged.
-        let mut names = DocumentNames::with_capacity(count.min(1 << 20) as usize);
+        let mut names = NameList::with_capacity(count.min(1 << 20) as usize);
         let mut line = Vec::with_capacity(256);
         let start = self.position;
         for index in 0..count {
@@ -663,6 +876,8 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             data_offset,
             file_size: self.file_size,
             header_crc32c: self.header_crc32c(data_offset),
+            names_span: self.names_span,
+            prefix_crc32c: self.prefix_crc32c,
         })
     }
 
@@ -707,6 +922,8 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             data_offset,
             file_size: self.file_size,
             header_crc32c: self.header_crc32c(data_offset),
+            names_span: self.names_span,
+            prefix_crc32c: self.prefix_crc32c,
         })
     }
 }

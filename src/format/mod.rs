@@ -15,6 +15,7 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
+pub mod catalog;
 mod checksum_pages;
 pub mod checksums;
 pub mod content;
@@ -29,9 +30,11 @@ pub use checksum_pages::ChecksumTable;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
 pub use discover::{has_index_extension, index_files, DiscoverError, INDEX_EXTENSIONS};
 pub use error::FormatError;
+pub(crate) use header::fingerprint;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
 pub use names::{
-    check_document_name, is_placeholder, names_digest, DocumentNames, NameError, PADDING_NAME,
+    check_document_name, is_placeholder, names_digest, DocumentNames, NameError, NameList,
+    PADDING_NAME,
 };
 pub use rows::{
     minimizer_space, LayoutChoice, LayoutFitError, RangeRowsError, RowLayout, RowMap,

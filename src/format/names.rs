@@ -2,7 +2,12 @@
 //! placeholder documents ([`is_placeholder`]); and the digest of a name list
 //! ([`names_digest`]).
 
+use std::sync::Arc;
+
 use xxhash_rust::xxh64::Xxh64;
+
+use super::catalog::PagedNames;
+use super::FormatError;
 
 /// Name of the placeholder documents a merge adds to fill a block: all-zero columns that
 /// COBS's fixed stride needs. A `/` cannot come from a file name, and bitsift refuses it as a
@@ -75,17 +80,39 @@ pub fn names_digest<'a>(names: impl IntoIterator<Item = &'a str>) -> u64 {
     hasher.digest()
 }
 
-/// The document names of an index in header order. 661k names cost one allocation, not 661k.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The document names of an index in header order: all of them, parsed from the header, or
+/// read a page at a time from the header through the index's catalog
+/// ([`super::catalog`]), so that opening an index of 661k genomes does not read its 10 MB of
+/// names and an answer reads the pages of the documents it reports. Reading a page can fail
+/// (an I/O error, a file changed since its catalog was written), so [`DocumentNames::get`]
+/// returns a `Result`; [`DocumentNames::all`] reads every page, for those who need every name.
+#[derive(Clone, Debug)]
 pub struct DocumentNames {
+    store: Store,
+    /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
+    placeholders: Vec<u64>,
+    /// The digest of the names ([`names_digest`]).
+    digest: u64,
+}
+
+#[derive(Clone, Debug)]
+enum Store {
+    Loaded(NameList),
+    Paged(Arc<PagedNames>),
+}
+
+/// Names held in memory: one string and the end of each name. 661k names cost one
+/// allocation, not 661k.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameList {
     text: String,
     ends: Vec<u32>,
 }
 
-impl DocumentNames {
+impl NameList {
     /// An empty list with room for `count` names.
     pub(crate) fn with_capacity(count: usize) -> Self {
-        DocumentNames {
+        NameList {
             text: String::new(),
             ends: Vec::with_capacity(count),
         }
@@ -97,15 +124,14 @@ impl DocumentNames {
         self.ends.push(self.text.len() as u32);
     }
 
-    /// Appends a name.
-    #[cfg(test)]
-    pub(crate) fn push(&mut self, name: &str) {
-        self.push_bytes(name.as_bytes());
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.ends.len()
     }
 
-    /// Number of names.
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
     }
 
     /// Name of document `index`.
@@ -122,19 +148,112 @@ impl DocumentNames {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
+}
 
-    /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
-    pub fn placeholders(&self) -> Vec<u64> {
-        self.iter()
+impl DocumentNames {
+    /// Names parsed from a header.
+    pub(crate) fn loaded(list: NameList) -> Self {
+        let placeholders = list
+            .iter()
             .enumerate()
             .filter(|(_, name)| is_placeholder(name))
             .map(|(number, _)| number as u64)
-            .collect()
+            .collect();
+        let digest = names_digest(list.iter());
+        DocumentNames {
+            store: Store::Loaded(list),
+            placeholders,
+            digest,
+        }
+    }
+
+    /// Names read by page through a catalog, which recorded their placeholders and digest.
+    pub(crate) fn paged(pages: PagedNames, placeholders: Vec<u64>, digest: u64) -> Self {
+        DocumentNames {
+            store: Store::Paged(Arc::new(pages)),
+            placeholders,
+            digest,
+        }
+    }
+
+    /// A list of `names`, as a header would hold them (tests and tools).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut list = NameList::default();
+        for name in names {
+            list.push_bytes(name.as_bytes());
+        }
+        DocumentNames::loaded(list)
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        match &self.store {
+            Store::Loaded(list) => list.len(),
+            Store::Paged(pages) => pages.count,
+        }
+    }
+
+    /// Whether there are none (an index always has some).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the names are read by page (through a catalog) rather than held.
+    pub fn is_paged(&self) -> bool {
+        matches!(self.store, Store::Paged(_))
+    }
+
+    /// The names, when they are held (not read by page).
+    pub(crate) fn held(&self) -> Option<&NameList> {
+        match &self.store {
+            Store::Loaded(list) => Some(list),
+            Store::Paged(_) => None,
+        }
+    }
+
+    /// Name of document `index`: its page is read the first time (one read).
+    pub fn get(&self, index: usize) -> Result<&str, FormatError> {
+        match &self.store {
+            Store::Loaded(list) => Ok(list.get(index)),
+            Store::Paged(pages) => pages.get(index),
+        }
+    }
+
+    /// Reads, in as few reads as their places allow, the pages of `documents` not read yet,
+    /// so that the answer that reports them does not read its names one page at a time (one
+    /// round trip each, for a remote index).
+    pub fn prefetch(&self, documents: impl Iterator<Item = u64>) -> Result<(), FormatError> {
+        match &self.store {
+            Store::Loaded(_) => Ok(()),
+            Store::Paged(pages) => pages.prefetch(documents),
+        }
+    }
+
+    /// Every name: read whole the first time (writers, group-by over every genome, listings).
+    pub fn all(&self) -> Result<std::borrow::Cow<'_, NameList>, FormatError> {
+        match &self.store {
+            Store::Loaded(list) => Ok(std::borrow::Cow::Borrowed(list)),
+            Store::Paged(pages) => pages.all().map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// Numbers of the placeholder documents ([`is_placeholder`]), in order.
+    pub fn placeholders(&self) -> &[u64] {
+        &self.placeholders
     }
 
     /// The digest of the names ([`names_digest`]).
     pub(crate) fn digest(&self) -> u64 {
-        names_digest(self.iter())
+        self.digest
+    }
+
+    /// The catalog's record of the header's fingerprint ([`crate::summary`]), for names read by
+    /// page (`None`: the names are held, and the fingerprint is computed from them).
+    pub(crate) fn recorded_fingerprint(&self) -> Option<u64> {
+        match &self.store {
+            Store::Loaded(_) => None,
+            Store::Paged(pages) => Some(pages.fingerprint),
+        }
     }
 }
 
@@ -144,9 +263,9 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let mut names = DocumentNames::with_capacity(3);
-        names.push("a");
-        names.push("");
+        let mut names = NameList::with_capacity(3);
+        names.push_bytes(b"a");
+        names.push_bytes(b"");
         names.push_bytes(b"gen\xffome");
         assert_eq!(names.len(), 3);
         assert_eq!(names.get(0), "a");
@@ -157,11 +276,9 @@ mod tests {
 
     #[test]
     fn placeholders_and_the_digest_of_the_names() {
-        let mut names = DocumentNames::with_capacity(4);
-        for name in ["a", PADDING_NAME, "b", PADDING_NAME] {
-            names.push(name);
-        }
-        assert_eq!(names.placeholders(), vec![1, 3]);
+        let names = DocumentNames::from_names(["a", PADDING_NAME, "b", PADDING_NAME]);
+        assert_eq!(names.placeholders(), &[1, 3]);
+        assert_eq!(names.get(2).unwrap(), "b");
         assert!(!is_placeholder("bitsift_padding"));
         assert_eq!(
             names.digest(),

@@ -27,6 +27,17 @@ pub struct NoColumn {
     pub columns: String,
 }
 
+/// Why documents could not be grouped.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupByError {
+    /// The table has no such column.
+    #[error(transparent)]
+    NoColumn(#[from] NoColumn),
+    /// An index's document names could not be read (grouping reads them all).
+    #[error(transparent)]
+    Names(#[from] crate::format::FormatError),
+}
+
 /// Documents grouped by the values of one metadata column; see the module documentation.
 #[derive(Debug)]
 pub struct Grouping {
@@ -60,8 +71,9 @@ pub struct GroupTally {
 
 impl Grouping {
     /// Groups the documents of `index` by `column` of `metadata` (documents without a value
-    /// go to [`NO_VALUE`]). Fails when the table has no such column.
-    pub fn new(index: &Index, metadata: &Metadata, column: &str) -> Result<Grouping, NoColumn> {
+    /// go to [`NO_VALUE`]). Fails when the table has no such column, or when the names of
+    /// an index read by page cannot be read.
+    pub fn new(index: &Index, metadata: &Metadata, column: &str) -> Result<Grouping, GroupByError> {
         let position = metadata.column(column).ok_or_else(|| NoColumn {
             column: column.to_string(),
             columns: metadata.columns().join(", "),
@@ -74,7 +86,8 @@ impl Grouping {
             let hidden = index.hidden()[file].as_ref();
             let mut groups = Vec::with_capacity(header.names.len());
             let mut counts = Vec::new();
-            for (document, name) in header.names.iter().enumerate() {
+            let names = header.names.all()?;
+            for (document, name) in names.iter().enumerate() {
                 let group = match metadata.get(name).map(|row| row.cell(position)) {
                     None => 0,
                     Some(value) => match known.get(value) {

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::hit::Hit;
 use super::plan::PlanBlock;
 use super::screen::Summaries;
 use crate::format::{FormatError, HeaderOptions, IndexHeader};
@@ -258,7 +259,7 @@ impl Index {
         };
         // Placeholders are hidden wherever a file comes from (`format::is_placeholder`).
         for file in 0..index.headers.len() {
-            let placeholders = index.headers[file].names.placeholders();
+            let placeholders = index.headers[file].names.placeholders().to_vec();
             index.hide(file, &placeholders)?;
         }
         Ok(index)
@@ -351,6 +352,24 @@ impl Index {
     /// The headers, in the order given.
     pub fn headers(&self) -> &[IndexHeader] {
         &self.headers
+    }
+
+    /// Reads, a few reads per file, the name pages of the documents `hits` report, for files
+    /// whose names are read by page (through their catalog): an answer then asks for its
+    /// names in one go, not one read (one round trip, remotely) per page.
+    pub fn prefetch_names(&self, hits: &[Hit]) -> Result<(), FormatError> {
+        for (file, header) in self.headers.iter().enumerate() {
+            if header.names.is_paged() {
+                let documents = hits.iter().filter(|h| h.index as usize == file);
+                header.names.prefetch(documents.map(|h| h.document))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of document `document` of file `file` (its page read the first time).
+    pub fn document_name(&self, file: u32, document: u64) -> Result<&str, FormatError> {
+        self.headers[file as usize].names.get(document as usize)
     }
 
     /// Every file an engine over this index must open, in engine order: the index files (as

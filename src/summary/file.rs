@@ -22,7 +22,7 @@
 //! | 8 | length of the whole file |
 //! | 8 | magic `BSSUMMRY` |
 
-use xxhash_rust::xxh64::{xxh64, Xxh64};
+use xxhash_rust::xxh64::xxh64;
 
 use super::damage::Damage;
 use super::filter::{Filter, HASHES_MAX, WORDS_LOG2_MAX};
@@ -51,33 +51,6 @@ pub(crate) struct SummaryFile {
     pub minimizer: u32,
     /// Per block.
     pub blocks: Vec<BlockSummary>,
-}
-
-/// Fingerprint of an index header: xxh64 over k, the canonical flag, the hash count, the page
-/// size, every block's document and row counts, and every document name in order. Summaries
-/// whose fingerprint differs were built for another index (or another document order).
-pub(crate) fn fingerprint<'a>(
-    k: u32,
-    canonical: bool,
-    num_hashes: u32,
-    page_size: u64,
-    blocks: impl Iterator<Item = (u64, u64)>,
-    names: impl Iterator<Item = &'a str>,
-) -> u64 {
-    let mut hasher = Xxh64::new(0);
-    hasher.update(&k.to_le_bytes());
-    hasher.update(&[canonical as u8]);
-    hasher.update(&num_hashes.to_le_bytes());
-    hasher.update(&page_size.to_le_bytes());
-    for (documents, rows) in blocks {
-        hasher.update(&documents.to_le_bytes());
-        hasher.update(&rows.to_le_bytes());
-    }
-    for name in names {
-        hasher.update(name.as_bytes());
-        hasher.update(b"\n");
-    }
-    hasher.digest()
 }
 
 impl SummaryFile {
@@ -292,6 +265,7 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::fingerprint;
     use crate::summary::filter::{Probe, KEY_BITS};
 
     fn sample(blocks: &[(u32, u32)]) -> SummaryFile {

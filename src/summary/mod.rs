@@ -53,7 +53,7 @@ use crate::io::SourceFile;
 use crate::IoAt;
 pub(crate) use damage::Damage;
 use damage::Mismatch;
-use file::{fingerprint, SummaryFile};
+use file::SummaryFile;
 pub(crate) use filter::Probe;
 use identity::IndexIdentity;
 pub use layout::{Layout, PAGE_BYTES};
@@ -430,21 +430,10 @@ fn read_up_to(file: &mut SourceFile, buffer: &mut [u8]) -> std::io::Result<usize
     Ok(total)
 }
 
-/// The header fingerprint of an opened index: xxh64 over k, the canonical flag, the hash
-/// count, the page size, every block's document and row counts, and every document name in
-/// order. Summaries carry the fingerprint of the header they were built for.
+/// The header fingerprint of an opened index ([`IndexHeader::fingerprint`]): summaries carry
+/// the fingerprint of the header they were built for.
 pub(crate) fn header_fingerprint(header: &IndexHeader) -> u64 {
-    fingerprint(
-        header.k,
-        header.canonical,
-        header.num_hashes,
-        header.page_size,
-        header
-            .blocks
-            .iter()
-            .map(|b| (b.document_count, b.row_count)),
-        header.names.iter(),
-    )
+    header.fingerprint()
 }
 
 /// Checks that summaries were made for the bytes of this very build of the index at

@@ -499,7 +499,13 @@ pub fn with_documents(collection: &Path, mut json: serde_json::Value) -> serde_j
             continue;
         }
         let header = IndexHeader::open(&collection.join(sub["file"].as_str().unwrap())).unwrap();
-        let names: Vec<serde_json::Value> = header.names.iter().map(|n| n.into()).collect();
+        let names: Vec<serde_json::Value> = header
+            .names
+            .all()
+            .unwrap()
+            .iter()
+            .map(|n| n.into())
+            .collect();
         let object = sub.as_object_mut().unwrap();
         object.remove("hidden_documents");
         object.insert("documents".into(), names.into());

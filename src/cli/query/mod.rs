@@ -14,7 +14,7 @@ use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineChoice, Warmup};
 use bitsift::metadata::{Metadata, MetadataError};
 use bitsift::query::{
-    Grouping, Index, Searcher, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
+    GroupByError, Grouping, Index, Searcher, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
 };
 use bitsift::search::{Notices, SearchRequest, SearchSetup, SessionSetup, SetupError};
 use bitsift::seqfile::{SeqReader, SeqRecord};
@@ -418,10 +418,15 @@ fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Searcher) -> Result<M
         }
         loaded => loaded?,
     };
-    let matched = searcher
-        .headers()
-        .flat_map(|h| h.names.iter())
-        .any(|name| metadata.get(name).is_some());
+    let mut matched = false;
+    for header in searcher.headers() {
+        matched = matched
+            || header
+                .names
+                .all()?
+                .iter()
+                .any(|name| metadata.get(name).is_some());
+    }
     if !matched && !metadata.is_empty() {
         tracing::warn!(
             "{}: none of its {} is a document of the indexes; its first column must hold document names as the index lists them (bitsift info --documents)",
@@ -482,8 +487,12 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let index = searcher.index().clone();
     let group_by = match (&args.group_by, &metadata) {
         (Some(column), Some(metadata)) => Some(Arc::new(
-            Grouping::new(&index, metadata, column)
-                .map_err(|e| UsageError(format!("--group-by: {e}")))?,
+            Grouping::new(&index, metadata, column).map_err(|e| match e {
+                GroupByError::NoColumn(e) => {
+                    anyhow::Error::from(UsageError(format!("--group-by: {e}")))
+                }
+                GroupByError::Names(e) => e.into(),
+            })?,
         )),
         _ => None,
     };
