@@ -189,8 +189,12 @@ impl PendingFile {
 /// Writes the catalog of the index at `index` beside it (what lets opens skip its names). A
 /// failure is a warning: the index is complete without it, and opens read its names whole.
 pub(crate) fn write_catalog(index: &Path) {
-    if let Err(error) = IndexHeader::write_catalog(index, &HeaderOptions::default()) {
-        tracing::warn!("{error}; the index opens without a catalog, reading every name");
+    match IndexHeader::write_catalog(index, &HeaderOptions::default()) {
+        // A pre-2019 header: its opens need parameters it lacks, and read it whole.
+        Ok(()) | Err(crate::format::FormatError::Legacy { .. }) => {}
+        Err(error) => {
+            tracing::warn!("{error}; the index opens without a catalog, reading every name")
+        }
     }
 }
 

@@ -80,24 +80,20 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
 }
 
 /// Writes the catalog beside `index` (replacing any), so that opens read a few pages of its
-/// names rather than all of them.
+/// names rather than all of them. A pre-2019 header gets none: its open needs the parameters
+/// it lacks, and reads it whole.
 fn write_catalog(index: &Path) -> Result<()> {
-    let options = HeaderOptions {
-        legacy_k: Some(31),
-        legacy_canonical: Some(false),
-    };
     match IndexHeader::write_catalog(index, &HeaderOptions::default()) {
-        Err(FormatError::Legacy { .. }) => IndexHeader::write_catalog(index, &options)?,
-        other => other?,
+        Err(FormatError::Legacy { .. }) => Ok(()),
+        other => Ok(other?),
     }
-    Ok(())
 }
 
 /// Opens an index for its geometry. A pre-2019 header does not record k and the canonical
 /// flag, which change nothing of the layout, so it is opened with COBS's old defaults.
 pub(super) fn open_for_geometry(index: &Path) -> Result<IndexHeader, FormatError> {
-    match IndexHeader::open(index) {
-        Err(FormatError::Legacy { .. }) => IndexHeader::open_with(
+    match IndexHeader::open_whole(index, &HeaderOptions::default()) {
+        Err(FormatError::Legacy { .. }) => IndexHeader::open_whole(
             index,
             &HeaderOptions {
                 legacy_k: Some(31),

@@ -53,7 +53,7 @@ pub fn check(directory: &std::path::Path) -> Result<CollectionCheck, CollectionE
         .iter()
         .map(|sub| {
             let path = subindex_path(directory, &sub.file);
-            let problem = match IndexHeader::open(&path) {
+            let problem = match IndexHeader::open_whole(&path, &Default::default()) {
                 Ok(header) => sub
                     .check_header(&manifest.parameters, &header)
                     .err()

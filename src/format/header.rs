@@ -97,11 +97,9 @@ impl IndexHeader {
         IndexHeader::open_whole(path, options)
     }
 
-    /// As [`IndexHeader::open_with`], reading every name from the header (no catalog).
-    pub(crate) fn open_whole(
-        path: &Path,
-        options: &HeaderOptions,
-    ) -> Result<IndexHeader, FormatError> {
+    /// As [`IndexHeader::open_with`], reading every name from the header, never through a
+    /// catalog: what checking a file (`verify`, `checksum`) wants, the file as it is.
+    pub fn open_whole(path: &Path, options: &HeaderOptions) -> Result<IndexHeader, FormatError> {
         parse_current_or_legacy(path, options, |legacy| Parser::open(path)?.parse(legacy))
     }
 
