@@ -272,7 +272,8 @@ fn classic_construct_is_read_by_cobs() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
-    // No temporary file is left beside the index; its checksums are there.
+    // No temporary file (nor its side files) is left beside the index; its checksums and
+    // catalog are there.
     let mut files: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -280,7 +281,11 @@ fn classic_construct_is_read_by_cobs() {
     files.sort();
     assert_eq!(
         files,
-        ["demo.cobs_classic", "demo.cobs_classic.bitsift-checksums"]
+        [
+            "demo.cobs_classic",
+            "demo.cobs_classic.bitsift-catalog",
+            "demo.cobs_classic.bitsift-checksums"
+        ]
     );
     let queries = demo_file("queries/replicons.fa");
     let Some(expected) = expected_cobs_text(&index, &queries, "0.8", "0") else {

@@ -432,6 +432,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "broken.fq",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"
         ]
@@ -457,6 +458,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "good.fa",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"
         ]

@@ -49,6 +49,7 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
         Ok(report)
     });
     let _ = std::fs::remove_file(sidecar_path(&compact));
+    let _ = std::fs::remove_file(crate::format::catalog::catalog_path(&compact));
     result
 }
 

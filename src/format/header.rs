@@ -167,6 +167,7 @@ impl IndexHeader {
                 catalog: None,
                 names_span: (0, 0),
                 prefix_crc32c: 0,
+                names_paged: false,
             }
             .parse(legacy)
         })
@@ -195,6 +196,11 @@ impl IndexHeader {
         self.blocks.iter().map(Block::data_bytes).sum()
     }
 }
+
+/// Names sections up to this size are read whole even through a catalog: they come with the
+/// first read of the file (a remote file's first request fetches 256 KiB), and a page read
+/// later would cost another request.
+const NAMES_READ_WHOLE_MAX: u64 = 192 << 10;
 
 /// Fingerprint of an index header: xxh64 over k, the canonical flag, the hash count, the page
 /// size, every block's document and row counts, and every document name in order. Block
@@ -420,6 +426,8 @@ struct Parser<'a, R: BufRead> {
     /// Where the names lie and the CRC of what precedes them, once parsed.
     names_span: (u64, u64),
     prefix_crc32c: u32,
+    /// Whether the names were jumped over (placed by the catalog) rather than read.
+    names_paged: bool,
 }
 
 impl<'a> Parser<'a, BufReader<SourceFile>> {
@@ -439,6 +447,7 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
                 catalog: None,
                 names_span: (0, 0),
                 prefix_crc32c: 0,
+                names_paged: false,
             });
         }
         let file = open_regular(path)?;
@@ -471,6 +480,7 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
             catalog: None,
             names_span: (0, 0),
             prefix_crc32c: 0,
+            names_paged: false,
         })
     }
 }
@@ -479,7 +489,8 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
     /// The CRC-32C of everything parsed, which is the header: `data_offset` bytes.
     fn header_crc32c(&self, data_offset: u64) -> u32 {
         assert_eq!(self.position, data_offset, "the parser stops at the data");
-        if let Some(catalog) = &self.catalog {
+        if let (true, Some(catalog)) = (self.names_paged, &self.catalog) {
+            // The names were jumped over, not hashed: the catalog hashed them when written.
             return catalog.header_crc32c;
         }
         assert_eq!(
@@ -555,12 +566,17 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         let start = self.position;
         self.prefix_crc32c = self.reader.crc;
         let names = match self.catalog.take() {
-            Some(catalog) => {
+            // Names that fit the first read of a file are in hand (or one request away, for a
+            // remote file): reading them costs less than a page read later.
+            Some(catalog) if catalog.names_end - catalog.names_offset > NAMES_READ_WHOLE_MAX => {
                 let names = self.paged_names(count, &catalog)?;
                 self.catalog = Some(catalog);
                 names
             }
-            None => DocumentNames::loaded(self.read_names(count)?),
+            catalog => {
+                self.catalog = catalog;
+                DocumentNames::loaded(self.read_names(count)?)
+            }
         };
         self.names_span = (start, self.position);
         Ok(names)
@@ -590,6 +606,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             ))
         })?;
         self.position += bytes;
+        self.names_paged = true;
         let paged = PagedNames::new(self.path, catalog.clone());
         Ok(DocumentNames::paged(
             paged,
