@@ -14,7 +14,8 @@ use bitsift::format::{
     HeaderOptions, IndexHeader, CHECKSUM_PAGE_BYTES,
 };
 use bitsift::io::{
-    open_engine, EngineOptions, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest,
+    open_engine, EngineOptions, IoCounters, IoError, ReadBatch, ReadConsumer, ReadEngine,
+    ReadRequest,
 };
 use bitsift::query::Index;
 use bitsift::read::{with_layers, LayerScratch};
@@ -335,7 +336,11 @@ fn failures(
         }
     }
     let mut collect = Collect(Vec::new());
-    engine.read_batch(requests, &mut collect, &mut IoCounters::default())?;
+    engine.read_batch(ReadBatch::new(
+        requests,
+        &mut collect,
+        &mut IoCounters::default(),
+    ))?;
     Ok(collect.0)
 }
 

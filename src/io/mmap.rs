@@ -10,16 +10,15 @@
 //! give the same guard to callers that read the mapping directly.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, MmapOptions};
 
-use super::fault::{Attempt, FaultHook};
-use super::retry::settle_in_memory;
+use super::fault::FaultHook;
 use super::sigbus::{self, GuardError, Registration};
 use super::{
-    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
+    read_from_memory, EngineKind, IoError, MemoryFiles, ReadBatch, ReadEngine, ReadShape,
     ResidentFiles,
 };
 
@@ -103,52 +102,21 @@ impl MmapEngine {
             }
         }
     }
+}
 
-    /// Delivers one wanted request, or reports why it failed.
-    fn read_one(
-        &self,
-        index: usize,
-        request: &ReadRequest,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        let mapped = &self.maps[request.file as usize];
-        let size = mapped.map.len() as u64;
-        if request.offset >= size {
-            let error = IoError::UnexpectedEnd {
-                path: mapped.path.clone(),
-                offset: request.offset,
-                size,
-            };
-            return consumer.failed(index, error);
-        }
-        let end = (request.offset + request.len as u64).min(size);
-        let bytes = &mapped.map[request.offset as usize..end as usize];
-        counters.read_requests += 1;
-        if let Some(error) = mapped.fault_in(request.offset, bytes) {
-            return consumer.failed(index, error);
-        }
-        let attempt = Attempt {
-            file: request.file,
-            offset: request.offset,
-            len: request.len,
-            done: 0,
-            index: 0,
-            align: 1,
-            file_size: size,
-        };
-        if let Err(failure) = settle_in_memory(self.hook.as_deref(), attempt, counters) {
-            let error = failure.to_error(&mapped.path, request.offset, request.len, 0, size);
-            return consumer.failed(index, error);
-        }
-        counters.bytes_read += bytes.len() as u64;
-        consumer.complete(index, bytes);
-        // A page can still vanish between the touch and the consumer's reads (evicted, then
-        // the file truncated): the consumer then read zeros and must discard this read.
-        match self.take_fault() {
-            Ok(()) => Ok(()),
-            Err(error) => consumer.failed(index, error),
-        }
+impl MemoryFiles for MmapEngine {
+    fn path(&self, file: u32) -> &Path {
+        &self.maps[file as usize].path
+    }
+
+    fn touch(&self, file: u32, offset: u64, bytes: &[u8]) -> Option<IoError> {
+        self.maps[file as usize].fault_in(offset, bytes)
+    }
+
+    /// A page can still vanish between the touch and the consumer's reads (evicted, then the
+    /// file truncated): the consumer then read zeros and must discard this read.
+    fn vanished(&self) -> Result<(), IoError> {
+        MmapEngine::take_fault(self)
     }
 }
 
@@ -223,20 +191,8 @@ impl ReadEngine for MmapEngine {
         Some(self)
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        for (index, request) in requests.iter().enumerate() {
-            if !consumer.wanted(index) {
-                counters.skipped += 1;
-                continue;
-            }
-            self.read_one(index, request, consumer, counters)?;
-        }
-        Ok(())
+    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
+        read_from_memory(self, self.hook.as_deref(), batch)
     }
 
     fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
@@ -266,6 +222,7 @@ impl ResidentFiles for MmapEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::{IoCounters, ReadConsumer, ReadRequest};
     use std::io::Write;
 
     fn file_of(dir: &std::path::Path, size: usize) -> PathBuf {
@@ -324,7 +281,7 @@ mod tests {
         let mut outcomes = Outcomes::default();
         let mut counters = IoCounters::default();
         engine
-            .read_batch(&requests, &mut outcomes, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut outcomes, &mut counters))
             .unwrap();
         let completed: Vec<usize> = outcomes.completed.iter().map(|c| c.0).collect();
         assert_eq!(completed, [0, 2], "the reads inside the file still work");
@@ -341,7 +298,7 @@ mod tests {
         // The page now reads as zeros without faulting: a second read must still fail.
         let mut again = Outcomes::default();
         engine
-            .read_batch(&requests[1..2], &mut again, &mut counters)
+            .read_batch(ReadBatch::new(&requests[1..2], &mut again, &mut counters))
             .unwrap();
         assert!(again.completed.is_empty());
         assert_eq!(again.failed.len(), 1);

@@ -2,14 +2,13 @@
 //! transparent huge pages requested), then served from there. Like COBS's `--load-complete`:
 //! memory use is exactly the index size and no query ever waits for the device.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::fault::{Attempt, FaultHook};
-use super::retry::settle_in_memory;
+use super::fault::FaultHook;
 use super::{
-    usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
-    ReadRequest, ReadShape, ResidentFiles,
+    read_from_memory, usage, AlignedBuf, DataFile, EngineKind, IoError, MemoryFiles, ReadBatch,
+    ReadEngine, ReadShape, ResidentFiles,
 };
 
 /// Whole files in memory; see the module documentation.
@@ -129,49 +128,8 @@ impl ReadEngine for RamEngine {
         Some(self)
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        for (index, request) in requests.iter().enumerate() {
-            if !consumer.wanted(index) {
-                counters.skipped += 1;
-                continue;
-            }
-            let (path, buffer, size) = &self.files[request.file as usize];
-            let size = *size;
-            if request.offset >= size {
-                let error = IoError::UnexpectedEnd {
-                    path: path.clone(),
-                    offset: request.offset,
-                    size,
-                };
-                consumer.failed(index, error)?;
-                continue;
-            }
-            counters.read_requests += 1;
-            let attempt = Attempt {
-                file: request.file,
-                offset: request.offset,
-                len: request.len,
-                done: 0,
-                index: 0,
-                align: 1,
-                file_size: size,
-            };
-            if let Err(failure) = settle_in_memory(self.hook.as_deref(), attempt, counters) {
-                let error = failure.to_error(path, request.offset, request.len, 0, size);
-                consumer.failed(index, error)?;
-                continue;
-            }
-            let end = (request.offset + request.len as u64).min(size);
-            let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
-            counters.bytes_read += bytes.len() as u64;
-            consumer.complete(index, bytes);
-        }
-        Ok(())
+    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
+        read_from_memory(self, self.hook.as_deref(), batch)
     }
 
     fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
@@ -184,5 +142,11 @@ impl ResidentFiles for RamEngine {
     fn bytes(&self, file: u32) -> &[u8] {
         let (_, buffer, size) = &self.files[file as usize];
         &buffer.as_slice()[..*size as usize]
+    }
+}
+
+impl MemoryFiles for RamEngine {
+    fn path(&self, file: u32) -> &Path {
+        &self.files[file as usize].0
     }
 }

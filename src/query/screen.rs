@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use crate::format::IndexHeader;
-use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
+use crate::io::{IoCounters, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 use crate::read::{PinnedPages, PINNED_PAGES_MAX};
 use crate::summary::{
     prepare_probes, summary_path, BlockSummaries, Layout, Probe, SummaryError, SummarySource,
@@ -711,9 +711,11 @@ fn read_whole(reads: &mut ScreenReads, file: u32, bytes: u64) -> Result<Vec<u8>,
         data[start..start + take].copy_from_slice(&got[..take]);
     };
     let mut side = IoCounters::default();
-    let outcome = reads
-        .engine
-        .read_batch(&requests, &mut copy as &mut dyn ReadConsumer, &mut side);
+    let outcome = reads.engine.read_batch(ReadBatch::new(
+        &requests,
+        &mut copy as &mut dyn ReadConsumer,
+        &mut side,
+    ));
     reads.counters.add_side(&side);
     outcome.map(|()| data)
 }

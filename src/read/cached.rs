@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::io::{
-    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
+    EngineLayer, FaultHook, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
     ResidentFiles,
 };
 
@@ -50,12 +50,12 @@ impl EngineLayer for CachedReads<'_> {
         self.inner.alignment().max(self.cache.page_size() as u64)
     }
 
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
+        let ReadBatch {
+            requests,
+            consumer,
+            counters,
+        } = batch;
         let sizes: Vec<u64> = (0..self.files).map(|f| self.inner.file_size(f)).collect();
         let mut layer = CacheConsumer {
             outer: consumer,
@@ -66,7 +66,9 @@ impl EngineLayer for CachedReads<'_> {
             scratch: self.scratch,
             served: 0,
         };
-        let outcome = self.inner.read_batch(requests, &mut layer, counters);
+        let outcome = self
+            .inner
+            .read_batch(ReadBatch::new(requests, &mut layer, counters));
         counters.cached += layer.served;
         outcome
     }

@@ -18,7 +18,7 @@ use super::integrity::Integrity;
 use super::pins::{PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
 use crate::format::CHECKSUM_PAGE_BYTES;
 use crate::io::{
-    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
+    EngineLayer, FaultHook, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
     ResidentFiles,
 };
 
@@ -105,15 +105,15 @@ impl EngineLayer for CheckedReads<'_> {
         }
     }
 
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         if !self.integrity.any() {
-            return self.inner.read_batch(requests, consumer, counters);
+            return self.inner.read_batch(batch);
         }
+        let ReadBatch {
+            requests,
+            consumer,
+            counters,
+        } = batch;
         let mut start = 0;
         while start < requests.len() {
             let end = self.window(requests, start);
@@ -132,8 +132,11 @@ impl EngineLayer for CheckedReads<'_> {
                 pins: self.pins,
                 ended: None,
             };
-            self.inner
-                .read_batch(&requests[start..end], &mut verifier, counters)?;
+            self.inner.read_batch(ReadBatch::new(
+                &requests[start..end],
+                &mut verifier,
+                counters,
+            ))?;
             if let Some(error) = verifier.ended {
                 return Err(error);
             }

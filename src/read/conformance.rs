@@ -15,7 +15,7 @@ use crate::io::conformance::{
     returns_the_requested_bytes, skips_requests_the_consumer_no_longer_wants, spread_requests,
     two_files,
 };
-use crate::io::{FaultPlan, IoCounters, ReadEngine};
+use crate::io::{FaultPlan, IoCounters, ReadBatch, ReadEngine};
 
 const LAYERS: [(&str, Which); 3] = [
     (
@@ -214,7 +214,7 @@ fn the_row_cache_serves_a_repeated_batch_without_a_read() {
         let mut counters = IoCounters::default();
         let mut second = crate::io::conformance::Outcomes::new(requests.len());
         engine
-            .read_batch(&requests, &mut second, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut second, &mut counters))
             .unwrap();
         assert_eq!(counters.cached, requests.len() as u64, "{name}");
         assert_eq!(counters.read_requests, 0, "{name}");

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
+use crate::io::{IoCounters, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 
 /// Bytes of a side-file page: the unit side files are read, checked and cached in.
 pub(crate) const SIDE_PAGE_BYTES: u64 = 4096;
@@ -148,7 +148,7 @@ impl PinnedPages {
             check,
             paths,
         };
-        let outcome = engine.read_batch(&reads, &mut sink, &mut side);
+        let outcome = engine.read_batch(ReadBatch::new(&reads, &mut sink, &mut side));
         counters.add_side(&side);
         self.reads = reads;
         outcome

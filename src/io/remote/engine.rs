@@ -29,7 +29,7 @@ use super::client::{spawn, Fetched, RemoteObject};
 use super::multirange::{self, Fetch, Support, Transport};
 use crate::io::retry::{Progress, Step};
 use crate::io::{
-    fault, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadConsumer,
+    fault, inside, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadBatch,
     ReadEngine, ReadRequest, ReadShape,
 };
 
@@ -166,13 +166,12 @@ impl RemoteEngine {
     /// other engines do, `ended` set when the consumer ends the batch.
     fn gather(
         &self,
-        requests: &[ReadRequest],
+        batch: &mut ReadBatch<'_>,
         next: &mut usize,
         free: usize,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
         ended: &mut Option<IoError>,
     ) -> Vec<(usize, ReadRequest)> {
+        let requests = batch.requests;
         let mut group: Vec<(usize, ReadRequest)> = Vec::new();
         let (mut bytes, mut limit, mut header) = (0u64, 1usize, 0usize);
         while ended.is_none() && *next < requests.len() && group.len() < limit {
@@ -187,22 +186,17 @@ impl RemoteEngine {
                 }
             }
             *next += 1;
-            if !consumer.wanted(request) {
-                counters.skipped += 1;
+            if !batch.wanted(request) {
                 continue;
             }
             let size = self.file_size(read.file);
+            let path = &self.paths[read.file as usize];
             if read.len == 0 {
                 // Counted as a read, as the other engines do; nothing is sent.
-                counters.read_requests += 1;
-                consumer.complete(request, &[]);
-            } else if read.offset >= size {
-                let error = IoError::UnexpectedEnd {
-                    path: self.paths[read.file as usize].clone(),
-                    offset: read.offset,
-                    size,
-                };
-                *ended = consumer.failed(request, error).err();
+                batch.counters.read_requests += 1;
+                batch.complete(request, &[]);
+            } else if let Err(error) = inside(path, read.offset, size) {
+                *ended = batch.failed(request, error).err();
             } else {
                 if group.is_empty() {
                     limit = self.group_size(read.file, requests.len() - request, free);
@@ -482,19 +476,14 @@ impl ReadEngine for RemoteEngine {
         self.objects[file as usize].size
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_batch(&mut self, mut batch: ReadBatch<'_>) -> Result<(), IoError> {
         let (done, completions) = unbounded::<Message>();
         let (mut next, mut tasks) = (0usize, 0usize);
         let mut ended: Option<IoError> = None;
         loop {
-            while ended.is_none() && tasks < self.depth && next < requests.len() {
+            while ended.is_none() && tasks < self.depth && next < batch.requests.len() {
                 let free = self.depth - tasks;
-                let group = self.gather(requests, &mut next, free, consumer, counters, &mut ended);
+                let group = self.gather(&mut batch, &mut next, free, &mut ended);
                 if !group.is_empty() {
                     self.issue(group, &done)?;
                     tasks += 1;
@@ -509,25 +498,22 @@ impl ReadEngine for RemoteEngine {
                 engine: "remote",
                 detail: "the remote client runtime stopped".into(),
             })?;
-            counters.io_wait += waited.elapsed();
+            batch.counters.io_wait += waited.elapsed();
             let outcome = match message {
                 Message::Ended(fetched) => {
                     tasks -= 1;
-                    count_request(counters, &fetched);
+                    count_request(batch.counters, &fetched);
                     continue;
                 }
                 Message::Read(outcome) => outcome,
             };
-            count(counters, &outcome);
+            count(batch.counters, &outcome);
             if ended.is_some() {
                 continue;
             }
             match outcome.result {
-                Ok(bytes) => {
-                    counters.bytes_read += bytes.len() as u64;
-                    consumer.complete(outcome.request, &bytes);
-                }
-                Err(error) => ended = consumer.failed(outcome.request, error).err(),
+                Ok(bytes) => batch.complete(outcome.request, &bytes),
+                Err(error) => ended = batch.failed(outcome.request, error).err(),
             }
         }
         ended.map_or(Ok(()), Err)
@@ -698,7 +684,11 @@ mod tests {
             .collect();
         let mut before = Outcomes::new(requests.len());
         engine
-            .read_batch(&requests, &mut before, &mut IoCounters::default())
+            .read_batch(ReadBatch::new(
+                &requests,
+                &mut before,
+                &mut IoCounters::default(),
+            ))
             .unwrap();
         assert!(before.failed.iter().all(Option::is_none));
         let size = engine.file_size(0) as usize;
@@ -706,7 +696,7 @@ mod tests {
         let mut after = Outcomes::new(requests.len());
         let mut counters = IoCounters::default();
         engine
-            .read_batch(&requests, &mut after, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut after, &mut counters))
             .unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure
@@ -744,7 +734,7 @@ mod multirange_tests {
         let mut outcomes = Outcomes::new(requests.len());
         let mut counters = IoCounters::default();
         engine
-            .read_batch(requests, &mut outcomes, &mut counters)
+            .read_batch(ReadBatch::new(requests, &mut outcomes, &mut counters))
             .unwrap();
         for (read, got) in requests.iter().zip(&outcomes.completed) {
             let at = read.offset as usize;
@@ -824,7 +814,11 @@ mod multirange_tests {
         let requests = reads();
         let mut after = Outcomes::new(requests.len());
         engine
-            .read_batch(&requests, &mut after, &mut IoCounters::default())
+            .read_batch(ReadBatch::new(
+                &requests,
+                &mut after,
+                &mut IoCounters::default(),
+            ))
             .unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure

@@ -8,6 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::io::ReadConsumer;
 
 /// A file whose byte `i` is `i % 251`, and an engine over it; `None` where io_uring is
 /// unavailable (the test then says so and passes).
@@ -46,7 +47,11 @@ fn read_checked(engine: &mut UringEngine, requests: &[ReadRequest]) -> Result<us
             .all(|(i, &b)| b == ((offset + i) % 251) as u8));
         delivered += 1;
     };
-    engine.read_batch(requests, &mut check, &mut IoCounters::default())?;
+    engine.read_batch(ReadBatch::new(
+        requests,
+        &mut check,
+        &mut IoCounters::default(),
+    ))?;
     Ok(delivered)
 }
 
@@ -119,7 +124,11 @@ fn a_request_waiting_for_a_buffer_is_asked_for_once() {
     }
     let mut consumer = Counting(vec![0; 64], 0);
     engine
-        .read_batch(&requests, &mut consumer, &mut IoCounters::default())
+        .read_batch(ReadBatch::new(
+            &requests,
+            &mut consumer,
+            &mut IoCounters::default(),
+        ))
         .unwrap();
     assert_eq!(consumer.1, 64);
     assert!(
