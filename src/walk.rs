@@ -122,9 +122,8 @@ mod tests {
 
     #[test]
     fn lists_resolve_relative_lines_and_skip_comments() {
-        let dir = tempfile::tempdir().unwrap();
-        let list = dir.path().join("list.txt");
-        std::fs::write(&list, "# inputs\n  a.fa  \n\n/abs/b.fa\n").unwrap();
+        let (dir, list) =
+            crate::testing::file_with("list.txt", "# inputs\n  a.fa  \n\n/abs/b.fa\n");
         assert_eq!(
             read_list(&list).unwrap(),
             vec![dir.path().join("a.fa"), PathBuf::from("/abs/b.fa")]

@@ -538,9 +538,7 @@ mod tests {
 
     #[test]
     fn json_records_provenance_status_and_metadata() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(&path, "document\tspecies\nb\tE. coli\n").unwrap();
+        let (_dir, path) = crate::testing::file_with("m.tsv", "document\tspecies\nb\tE. coli\n");
         let metadata = Metadata::load(&path).unwrap();
         let index = index();
         let mut writer = ResultWriter::new(
@@ -571,9 +569,8 @@ mod tests {
 
     #[test]
     fn tsv_metadata_columns_follow_the_status() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(&path, "document\tspecies\tcountry\nb\tE. coli\tUK\n").unwrap();
+        let (_dir, path) =
+            crate::testing::file_with("m.tsv", "document\tspecies\tcountry\nb\tE. coli\tUK\n");
         let metadata = Metadata::load(&path).unwrap();
         let index = index();
         let mut writer = ResultWriter::new(

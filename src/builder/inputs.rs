@@ -168,9 +168,7 @@ mod tests {
     fn named_pipes_are_refused_given_or_found() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("stream.fa");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::make_fifo(&fifo);
         for given in [fifo.clone(), dir.path().to_path_buf()] {
             let error = discover(&[given], &[]).unwrap_err().to_string();
             assert_eq!(

@@ -767,9 +767,7 @@ mod tests {
         let from_memory = parse(&file).unwrap();
         assert_eq!(from_memory.data_offset, header_bytes as u64);
         assert_eq!(from_memory.header_crc32c, want);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x.cobs_compact");
-        std::fs::write(&path, &file).unwrap();
+        let (_dir, path) = crate::testing::file_with("x.cobs_compact", &file);
         assert_eq!(IndexHeader::open(&path).unwrap().header_crc32c, want);
         // Any header byte changed (here a name's letter) changes it.
         let name = file
@@ -832,9 +830,7 @@ mod tests {
     fn named_pipes_and_directories_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("x.cobs_compact");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::make_fifo(&fifo);
         let error = IndexHeader::open(&fifo).unwrap_err().to_string();
         assert_eq!(
             error,

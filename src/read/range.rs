@@ -90,10 +90,8 @@ mod tests {
 
     #[test]
     fn hands_exactly_the_range_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
         let bytes: Vec<u8> = (0..(20u64 << 20) + 777).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
+        let (_dir, path) = crate::testing::file_with("f", &bytes);
         let mut engine = RamEngine::open(&[path]).unwrap();
         let mut buffer = Vec::new();
         for (offset, len) in [
