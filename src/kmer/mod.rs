@@ -234,35 +234,32 @@ mod tests {
         );
     }
 
+    /// Under COBS's rule, `kmer`'s canonical term is `term` and its first hash `hash`.
+    fn assert_cobs_vector(kmer: &[u8], term: &[u8], hash: u64) {
+        assert_eq!(canonical_term(kmer, true, BaseRule::Cobs), term);
+        assert_eq!(hash0(kmer, BaseRule::Cobs), hash);
+    }
+
     #[test]
     fn cobs_vectors_canonical() {
-        assert_eq!(
-            canonical_term(b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", true, BaseRule::Cobs),
-            b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".to_vec()
+        assert_cobs_vector(
+            b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT",
+            b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            0x04d4645ec33f5384,
         );
-        assert_eq!(
-            hash0(b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", BaseRule::Cobs),
-            0x04d4645ec33f5384
-        );
-        assert_eq!(
-            canonical_term(b"GATTACAGATTACAGATTACAGATTACAGAT", true, BaseRule::Cobs),
-            b"ATCTGTAATCTGTAATCTGTAATCTGTAATC".to_vec()
-        );
-        assert_eq!(
-            hash0(b"GATTACAGATTACAGATTACAGATTACAGAT", BaseRule::Cobs),
-            0xf6e9d0bf99a39e55
+        assert_cobs_vector(
+            b"GATTACAGATTACAGATTACAGATTACAGAT",
+            b"ATCTGTAATCTGTAATCTGTAATCTGTAATC",
+            0xf6e9d0bf99a39e55,
         );
     }
 
     #[test]
     fn cobs_vector_non_acgt_maps_to_a() {
-        assert_eq!(
-            canonical_term(b"NNNNNCGTACGTACGTACGTACGTACGTACG", true, BaseRule::Cobs),
-            b"AAAAACGTACGTACGTACGTACGTACGTACG".to_vec()
-        );
-        assert_eq!(
-            hash0(b"NNNNNCGTACGTACGTACGTACGTACGTACG", BaseRule::Cobs),
-            0x503f399bde21e61f
+        assert_cobs_vector(
+            b"NNNNNCGTACGTACGTACGTACGTACGTACG",
+            b"AAAAACGTACGTACGTACGTACGTACGTACG",
+            0x503f399bde21e61f,
         );
     }
 
