@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::fault::{Attempt, FaultHook};
-use super::retry::settle_in_memory;
+use super::retry::{settle_in_memory, Progress};
 use super::{IoCounters, IoError, ReadConsumer, ReadRequest, ResidentFiles};
 
 /// The reads of one batch, who receives them, and where the engine counts what it did.
@@ -131,15 +131,7 @@ fn slice_of<'f, F: MemoryFiles>(
     if let Some(error) = files.touch(request.file, request.offset, bytes) {
         return Err(error);
     }
-    let attempt = Attempt {
-        file: request.file,
-        offset: request.offset,
-        len: request.len,
-        done: 0,
-        index: 0,
-        align: 1,
-        file_size: size,
-    };
+    let attempt = Attempt::after(request, &Progress::default(), 1, size);
     settle_in_memory(hook, attempt, counters)
         .map_err(|failure| failure.to_error(path, request.offset, request.len, 0, size))?;
     Ok(bytes)

@@ -162,9 +162,8 @@ pub(crate) fn read_all(
     requests: &[ReadRequest],
 ) -> Outcomes {
     let mut outcomes = Outcomes::new(requests.len());
-    let mut counters = IoCounters::default();
     engine
-        .read_batch(ReadBatch::new(requests, &mut outcomes, &mut counters))
+        .read_counted(requests, &mut outcomes)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     outcomes
 }
@@ -365,10 +364,7 @@ pub(crate) fn skips_requests_the_consumer_no_longer_wants(engines: Engines) {
             asked: vec![0; 100],
             completed: vec![0; 100],
         };
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(ReadBatch::new(&requests, &mut consumer, &mut counters))
-            .unwrap();
+        let counters = engine.read_counted(&requests, &mut consumer).unwrap();
         assert!(
             consumer.asked.iter().all(|&a| a == 1),
             "{name}: asked once each"
@@ -566,11 +562,7 @@ fn a_consumer_can_end_the_batch_and_the_engine_stays_usable() {
         let mut outcomes = Outcomes::new(requests.len());
         outcomes.end_on_failure = true;
         let error = engine
-            .read_batch(ReadBatch::new(
-                &requests,
-                &mut outcomes,
-                &mut IoCounters::default(),
-            ))
+            .read_counted(&requests, &mut outcomes)
             .expect_err("the consumer ends the batch");
         assert!(
             error.to_string().contains("Input/output error"),

@@ -472,6 +472,18 @@ pub trait ReadEngine: Send {
     /// without an error, no read of the batch is in flight and no buffer is written any more.
     fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError>;
 
+    /// [`ReadEngine::read_batch`] of `requests` for `consumer`, counted afresh: what the
+    /// engine did for this batch alone.
+    fn read_counted(
+        &mut self,
+        requests: &[ReadRequest],
+        consumer: &mut dyn ReadConsumer,
+    ) -> Result<IoCounters, IoError> {
+        let mut counters = IoCounters::default();
+        self.read_batch(ReadBatch::new(requests, consumer, &mut counters))?;
+        Ok(counters)
+    }
+
     /// Installs (or, with `None`, removes) a hook that may rewrite the result of every read
     /// attempt before the engine acts on it: the entry point of [`FaultEngine`], for tests.
     /// Returns whether this engine supports hooks (all of bitsift's do).

@@ -156,15 +156,7 @@ fn read_with_retries(
             attempt_of(file.file.read_at(rest, at))
         };
         calls += 1;
-        let attempt = Attempt {
-            file: read.file,
-            offset: read.offset,
-            len: read.len,
-            done: progress.done,
-            index: progress.attempts,
-            align: grid,
-            file_size: file.size,
-        };
+        let attempt = Attempt::after(&read, &progress, grid, file.size);
         let result = fault::rewrite(job.hook.as_deref(), &attempt, real);
         match progress.step(result, read.offset, grid) {
             Step::Done => return (Ok(progress.done as usize), calls),

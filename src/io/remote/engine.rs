@@ -405,15 +405,7 @@ async fn read_one(
                 return outcome;
             }
         };
-        let attempt = Attempt {
-            file: read.file,
-            offset: read.offset,
-            len: read.len,
-            done: progress.done,
-            index: progress.attempts,
-            align: 1,
-            file_size: object.size,
-        };
+        let attempt = Attempt::after(&read, &progress, 1, object.size);
         let result = fault::rewrite(hook, &attempt, AttemptResult::Bytes(bytes.len() as u32));
         if let AttemptResult::Bytes(count) = result {
             if progress.done == 0 && count as usize == bytes.len() {
@@ -683,21 +675,12 @@ mod tests {
             })
             .collect();
         let mut before = Outcomes::new(requests.len());
-        engine
-            .read_batch(ReadBatch::new(
-                &requests,
-                &mut before,
-                &mut IoCounters::default(),
-            ))
-            .unwrap();
+        engine.read_counted(&requests, &mut before).unwrap();
         assert!(before.failed.iter().all(Option::is_none));
         let size = engine.file_size(0) as usize;
         engine.objects[0].replace_in_store(vec![0u8; size]).unwrap();
         let mut after = Outcomes::new(requests.len());
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(ReadBatch::new(&requests, &mut after, &mut counters))
-            .unwrap();
+        let counters = engine.read_counted(&requests, &mut after).unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure
                 .as_deref()
@@ -732,10 +715,7 @@ mod multirange_tests {
         requests: &[ReadRequest],
     ) -> IoCounters {
         let mut outcomes = Outcomes::new(requests.len());
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(ReadBatch::new(requests, &mut outcomes, &mut counters))
-            .unwrap();
+        let counters = engine.read_counted(requests, &mut outcomes).unwrap();
         for (read, got) in requests.iter().zip(&outcomes.completed) {
             let at = read.offset as usize;
             let got = got.as_deref().expect("every read answered");
@@ -813,13 +793,7 @@ mod multirange_tests {
             .unwrap();
         let requests = reads();
         let mut after = Outcomes::new(requests.len());
-        engine
-            .read_batch(ReadBatch::new(
-                &requests,
-                &mut after,
-                &mut IoCounters::default(),
-            ))
-            .unwrap();
+        engine.read_counted(&requests, &mut after).unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure
                 .as_deref()

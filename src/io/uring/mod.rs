@@ -226,9 +226,8 @@ impl UringEngine {
                 len,
             })
             .collect();
-        let mut counters = IoCounters::default();
-        let mut ignore = |_: usize, _: &[u8]| {};
-        self.read_batch(ReadBatch::new(&requests, &mut ignore, &mut counters))
+        self.read_counted(&requests, &mut |_: usize, _: &[u8]| {})
+            .map(|_| ())
             .map_err(|e| IoError::Unavailable {
                 engine: "uring",
                 detail: format!("probe read failed: {e}"),

@@ -47,11 +47,7 @@ fn read_checked(engine: &mut UringEngine, requests: &[ReadRequest]) -> Result<us
             .all(|(i, &b)| b == ((offset + i) % 251) as u8));
         delivered += 1;
     };
-    engine.read_batch(ReadBatch::new(
-        requests,
-        &mut check,
-        &mut IoCounters::default(),
-    ))?;
+    engine.read_counted(requests, &mut check)?;
     Ok(delivered)
 }
 
@@ -123,13 +119,7 @@ fn a_request_waiting_for_a_buffer_is_asked_for_once() {
         }
     }
     let mut consumer = Counting(vec![0; 64], 0);
-    engine
-        .read_batch(ReadBatch::new(
-            &requests,
-            &mut consumer,
-            &mut IoCounters::default(),
-        ))
-        .unwrap();
+    engine.read_counted(&requests, &mut consumer).unwrap();
     assert_eq!(consumer.1, 64);
     assert!(
         consumer.0.iter().all(|&asked| asked == 1),
