@@ -428,14 +428,7 @@ mod tests {
 
     /// An index of one block holding documents `a` and `b`.
     fn index() -> Index {
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 8,
-            block_rows: vec![1],
-            rows: crate::format::RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(8, vec![1]);
         let mut bytes = write_compact_header(&layout, ["a", "b"].into_iter()).unwrap();
         bytes.resize(bytes.len() + layout.data_bytes() as usize, 0);
         let path = std::path::Path::new("x.cobs_compact");

@@ -720,14 +720,7 @@ mod tests {
     fn compact_index(documents: usize, page_size: u64, rows: u64) -> Vec<u8> {
         let names: Vec<String> = (0..documents).map(|d| format!("doc{d}")).collect();
         let blocks = (documents as u64).div_ceil(8 * page_size) as usize;
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size,
-            block_rows: vec![rows; blocks],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(page_size, vec![rows; blocks]);
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         file.resize(file.len() + (layout.data_bytes()) as usize, 0);
         file
@@ -752,14 +745,7 @@ mod tests {
     fn the_header_crc_is_that_of_the_header_bytes_from_memory_and_from_a_file() {
         // Names long enough to span several fills of the file reader's buffer.
         let names: Vec<String> = (0..20_000).map(|d| format!("genome_{d:06}_x")).collect();
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 4096,
-            block_rows: vec![3; 1],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(4096, vec![3; 1]);
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         let header_bytes = file.len();
         file.resize(header_bytes + layout.data_bytes() as usize, 7);
