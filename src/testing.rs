@@ -20,3 +20,15 @@ pub(crate) fn make_fifo(path: &Path) {
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
 }
+
+/// A new temporary folder holding a file of `bytes` at each of `files` (paths relative to
+/// the folder, their folders made as needed).
+pub(crate) fn tree(files: &[&str], bytes: &[u8]) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}

@@ -88,13 +88,9 @@ mod tests {
 
     #[test]
     fn the_walk_takes_in_path_order_and_descends_only_when_asked() {
-        let dir = tempfile::tempdir().unwrap();
+        let files = ["b/x.fa", "a/z/y.fa", "a.fa", "a/w.fa", "skip/v.fa", "c.txt"];
+        let dir = crate::testing::tree(&files, b"");
         let root = dir.path();
-        for name in ["b/x.fa", "a/z/y.fa", "a.fa", "a/w.fa", "skip/v.fa", "c.txt"] {
-            let path = root.join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, b"").unwrap();
-        }
         let found = walk(root, &mut |path, file_type| {
             if file_type.is_dir() {
                 match path.file_name().is_some_and(|n| n == "skip") {

@@ -124,18 +124,15 @@ mod tests {
 
     #[test]
     fn directories_lists_and_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
-        for name in [
+        let written = [
             "b.fa",
             "a.fasta.gz",
             "sub/c.fq",
             "sub/deeper/d.fna.zst",
             "notes.txt",
-        ] {
-            std::fs::write(root.join(name), b">x\nACGT\n").unwrap();
-        }
+        ];
+        let dir = crate::testing::tree(&written, b">x\nACGT\n");
+        let root = dir.path();
         let files = discover(&[root.to_path_buf()], &[]).unwrap();
         let names: Vec<String> = files
             .iter()

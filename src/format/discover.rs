@@ -87,16 +87,13 @@ mod tests {
 
     #[test]
     fn directories_and_lists() {
-        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "batches/batch_002.cobs_classic",
+            "batches/batch_001.cobs_classic",
+            "batches/notes.txt",
+        ];
+        let dir = crate::testing::tree(&files, b"");
         let root = dir.path();
-        std::fs::create_dir(root.join("batches")).unwrap();
-        for name in [
-            "batch_002.cobs_classic",
-            "batch_001.cobs_classic",
-            "notes.txt",
-        ] {
-            std::fs::write(root.join("batches").join(name), b"").unwrap();
-        }
         let found = index_files(&[root.join("batches")], &[]).unwrap();
         assert_eq!(
             found,
