@@ -223,13 +223,22 @@ impl ResidentFiles for MmapEngine {
 mod tests {
     use super::*;
     use crate::io::{IoCounters, ReadConsumer, ReadRequest};
-    use std::io::Write;
+    use tempfile::TempDir;
 
-    fn file_of(dir: &std::path::Path, size: usize) -> PathBuf {
-        let path = dir.join("mapped");
+    /// A file of `size` bytes, none of them zero, in a folder of its own.
+    fn file_of(size: usize) -> (TempDir, PathBuf) {
         let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8 + 1).collect();
-        File::create(&path).unwrap().write_all(&bytes).unwrap();
-        path
+        crate::testing::file_with("mapped", bytes)
+    }
+
+    /// Cuts the file at `path` to `len` bytes, as another process might under a mapping.
+    fn truncate(path: &std::path::Path, len: u64) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
     }
 
     /// Records what each request got.
@@ -252,15 +261,9 @@ mod tests {
 
     #[test]
     fn a_file_truncated_under_the_map_fails_the_reads_past_its_end_and_the_process_lives() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 1 << 20);
+        let (_dir, path) = file_of(1 << 20);
         let mut engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(64 << 10)
-            .unwrap();
+        truncate(&path, 64 << 10);
         let requests = [
             ReadRequest {
                 file: 0,
@@ -307,15 +310,9 @@ mod tests {
 
     #[test]
     fn reading_the_mapping_directly_reports_the_fault_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 256 << 10);
+        let (_dir, path) = file_of(256 << 10);
         let engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(4096)
-            .unwrap();
+        truncate(&path, 4096);
         let mapping = engine.mapping(0);
         assert_eq!(mapping.len(), 256 << 10);
         assert_eq!(mapping[10], 11);
@@ -333,18 +330,11 @@ mod tests {
 
     #[test]
     fn another_engines_fault_is_left_for_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 64 << 10);
-        let other_dir = tempfile::tempdir().unwrap();
-        let other_path = file_of(other_dir.path(), 64 << 10);
+        let (_dir, path) = file_of(64 << 10);
+        let (_other_dir, other_path) = file_of(64 << 10);
         let engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
         let other = MmapEngine::open(std::slice::from_ref(&other_path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&other_path)
-            .unwrap()
-            .set_len(0)
-            .unwrap();
+        truncate(&other_path, 0);
         // SAFETY: as above.
         unsafe { std::ptr::read_volatile(&other.mapping(0)[8192]) };
         assert!(engine.take_fault().is_ok());
@@ -354,23 +344,16 @@ mod tests {
     #[test]
     fn a_bus_error_outside_the_guarded_mappings_still_ends_the_process() {
         const CHILD: &str = "BITSIFT_TEST_SIGBUS_CHILD";
-        let dir = tempfile::tempdir().unwrap();
         if std::env::var_os(CHILD).is_some() {
             // In the child: a guarded mapping installs the handler; then a fault in a mapping
             // nobody registered must get the default action (and not loop forever).
-            let guarded = file_of(dir.path(), 8192);
+            let (_dir, guarded) = file_of(8192);
             let _engine = MmapEngine::open(std::slice::from_ref(&guarded)).unwrap();
-            let other_dir = tempfile::tempdir().unwrap();
-            let path = file_of(other_dir.path(), 1 << 20);
+            let (_other_dir, path) = file_of(1 << 20);
             let file = File::open(&path).unwrap();
             // SAFETY: read-only mapping; the fault below is the point of this test.
             let map = unsafe { MmapOptions::new().map(&file) }.unwrap();
-            File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_len(0)
-                .unwrap();
+            truncate(&path, 0);
             // SAFETY: inside the mapping; raises SIGBUS.
             unsafe { std::ptr::read_volatile(&map[512 << 10]) };
             std::process::exit(3); // not reached when the signal ends the process
