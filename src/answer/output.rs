@@ -426,6 +426,12 @@ mod tests {
     use crate::format::{write_compact_header, CompactLayout, HeaderOptions, IndexHeader};
     use crate::query::{Hit, QueryStats, RowSource};
 
+    /// The metadata table `tsv`, loaded from a file.
+    fn metadata_of(tsv: &str) -> Metadata {
+        let (_dir, path) = crate::testing::file_with("m.tsv", tsv);
+        Metadata::load(&path).unwrap()
+    }
+
     /// An index of one block holding documents `a` and `b`.
     fn index() -> Index {
         let layout = CompactLayout::cobs31(8, vec![1]);
@@ -531,8 +537,7 @@ mod tests {
 
     #[test]
     fn json_records_provenance_status_and_metadata() {
-        let (_dir, path) = crate::testing::file_with("m.tsv", "document\tspecies\nb\tE. coli\n");
-        let metadata = Metadata::load(&path).unwrap();
+        let metadata = metadata_of("document\tspecies\nb\tE. coli\n");
         let index = index();
         let mut writer = ResultWriter::new(
             Vec::new(),
@@ -562,9 +567,7 @@ mod tests {
 
     #[test]
     fn tsv_metadata_columns_follow_the_status() {
-        let (_dir, path) =
-            crate::testing::file_with("m.tsv", "document\tspecies\tcountry\nb\tE. coli\tUK\n");
-        let metadata = Metadata::load(&path).unwrap();
+        let metadata = metadata_of("document\tspecies\tcountry\nb\tE. coli\tUK\n");
         let index = index();
         let mut writer = ResultWriter::new(
             Vec::new(),

@@ -145,6 +145,23 @@ fn pipe_read_in_flight(engine: &mut UringEngine) -> (OwnedFd, OwnedFd) {
     (read, write)
 }
 
+/// [`engine_over`] with a read of a pipe in flight that lands `after` from now: the engine,
+/// the pipe's read end (kept open) and the thread that writes.
+fn stuck_engine(
+    size: usize,
+    depth: u32,
+    after: Duration,
+) -> Option<(
+    tempfile::TempDir,
+    UringEngine,
+    OwnedFd,
+    std::thread::JoinHandle<()>,
+)> {
+    let (dir, mut engine) = engine_over(size, depth)?;
+    let (read, write) = pipe_read_in_flight(&mut engine);
+    Some((dir, engine, read, write_later(write, after)))
+}
+
 fn write_later(write: OwnedFd, after: Duration) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         std::thread::sleep(after);
@@ -199,11 +216,10 @@ fn draining_never_gives_up_on_interrupted_waits() {
 
 #[test]
 fn dropping_the_engine_waits_for_the_reads_in_flight() {
-    let Some((_dir, mut engine)) = engine_over(64 << 10, 4) else {
+    let Some((_dir, engine, read, writer)) = stuck_engine(64 << 10, 4, Duration::from_millis(100))
+    else {
         return;
     };
-    let (read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(100));
     let started = Instant::now();
     drop(engine);
     assert!(
@@ -218,22 +234,22 @@ fn dropping_the_engine_waits_for_the_reads_in_flight() {
 #[test]
 fn a_new_batch_first_waits_for_reads_left_in_flight() {
     // What a consumer that panicked mid-batch leaves behind.
-    let Some((_dir, mut engine)) = engine_over(1 << 20, 8) else {
+    let Some((_dir, mut engine, _read, writer)) =
+        stuck_engine(1 << 20, 8, Duration::from_millis(50))
+    else {
         return;
     };
-    let (_read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(50));
     assert_eq!(read_checked(&mut engine, &pages(200)).unwrap(), 200);
     writer.join().unwrap();
 }
 
 #[test]
 fn the_arena_is_never_resized_while_a_read_is_in_flight() {
-    let Some((_dir, mut engine)) = engine_over(64 << 10, 4) else {
+    let Some((_dir, mut engine, _read, writer)) =
+        stuck_engine(64 << 10, 4, Duration::from_millis(50))
+    else {
         return;
     };
-    let (_read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(50));
     let resized = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         engine.size_arena(&pages(4096));
     }));
