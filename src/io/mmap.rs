@@ -6,21 +6,16 @@
 //! SIGBUS. Every mapping is registered with the [SIGBUS guard](super::sigbus), and each read
 //! touches its pages before the consumer sees them: a fault there fails that read (naming the
 //! file and offset) instead of killing the process, and the page is remembered as poisoned so
-//! that later reads of it fail too. [`MmapEngine::mapping`] and [`MmapEngine::take_fault`]
+//! that later reads of it fail too. [`Mappings::mapping`] and [`Mappings::take_fault`]
 //! give the same guard to callers that read the mapping directly.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, MmapOptions};
 
-use super::fault::FaultHook;
 use super::sigbus::{self, GuardError, Registration};
-use super::{
-    read_from_memory, EngineKind, IoError, MemoryFiles, ReadBatch, ReadEngine, ReadShape,
-    ResidentFiles,
-};
+use super::{EngineKind, IoError, MemoryEngine, MemoryFiles, ResidentFiles};
 
 /// One mapped file. `guard` is declared before `map` so that it unregisters first.
 struct Mapped {
@@ -31,14 +26,23 @@ struct Mapped {
 }
 
 /// Memory-mapped files; see the module documentation.
-pub struct MmapEngine {
+pub type MmapEngine = MemoryEngine<Mappings>;
+
+/// The files of an [`MmapEngine`], each mapped and guarded.
+pub struct Mappings {
     maps: Vec<Mapped>,
-    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl MmapEngine {
     /// Maps every file read-only with `MADV_RANDOM`, each guarded against SIGBUS.
     pub(crate) fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+        Ok(MemoryEngine::new(Mappings::open(paths)?))
+    }
+}
+
+impl Mappings {
+    /// See [`MmapEngine::open`].
+    fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
         let mut maps = Vec::with_capacity(paths.len());
         for path in paths {
             let open_error = |source| IoError::Open {
@@ -73,11 +77,11 @@ impl MmapEngine {
                 map,
             });
         }
-        Ok(MmapEngine { maps, hook: None })
+        Ok(Mappings { maps })
     }
 
     /// The whole mapping of file `file`, for callers that score straight from resident
-    /// memory. After reading from it, call [`MmapEngine::take_fault`] and discard what was
+    /// memory. After reading from it, call [`Mappings::take_fault`] and discard what was
     /// computed if it reports a fault: a faulted page reads as zeros.
     pub(crate) fn mapping(&self, file: u32) -> &[u8] {
         &self.maps[file as usize].map
@@ -104,7 +108,13 @@ impl MmapEngine {
     }
 }
 
-impl MemoryFiles for MmapEngine {
+impl MemoryFiles for Mappings {
+    const KIND: EngineKind = EngineKind::Mmap;
+
+    fn count(&self) -> usize {
+        self.maps.len()
+    }
+
     fn path(&self, file: u32) -> &Path {
         &self.maps[file as usize].path
     }
@@ -116,7 +126,7 @@ impl MemoryFiles for MmapEngine {
     /// A page can still vanish between the touch and the consumer's reads (evicted, then the
     /// file truncated): the consumer then read zeros and must discard this read.
     fn vanished(&self) -> Result<(), IoError> {
-        MmapEngine::take_fault(self)
+        Mappings::take_fault(self)
     }
 }
 
@@ -161,47 +171,7 @@ impl Mapped {
     }
 }
 
-impl ReadEngine for MmapEngine {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Mmap
-    }
-
-    fn alignment(&self) -> u64 {
-        1
-    }
-
-    fn read_shape(&self) -> ReadShape {
-        // Page faults, one at a time per reading thread.
-        ReadShape::local(self.maps.iter().map(|m| m.path.as_path()), 1, 1)
-    }
-
-    fn direct(&self) -> bool {
-        false
-    }
-
-    fn file_count(&self) -> usize {
-        self.maps.len()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.maps[file as usize].map.len() as u64
-    }
-
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
-        Some(self)
-    }
-
-    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
-        read_from_memory(self, self.hook.as_deref(), batch)
-    }
-
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.hook = hook;
-        true
-    }
-}
-
-impl ResidentFiles for MmapEngine {
+impl ResidentFiles for Mappings {
     fn bytes(&self, file: u32) -> &[u8] {
         self.mapping(file)
     }
@@ -209,7 +179,7 @@ impl ResidentFiles for MmapEngine {
     /// A fault on this thread, or a page of any mapping poisoned by an earlier fault on any
     /// thread (it now reads as zeros without faulting), is an error.
     fn take_fault(&self) -> Result<(), IoError> {
-        MmapEngine::take_fault(self)?;
+        Mappings::take_fault(self)?;
         for mapped in &self.maps {
             if let Some(offset) = mapped.guard.poisoned_page_in(0, mapped.map.len() as u64) {
                 return Err(mapped.fault_error(offset));
@@ -222,7 +192,7 @@ impl ResidentFiles for MmapEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::{IoCounters, ReadConsumer, ReadRequest};
+    use crate::io::{IoCounters, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
     use tempfile::TempDir;
 
     /// A file of `size` bytes, none of them zero, in a folder of its own.
@@ -305,7 +275,10 @@ mod tests {
             .unwrap();
         assert!(again.completed.is_empty());
         assert_eq!(again.failed.len(), 1);
-        assert!(engine.take_fault().is_ok(), "nothing left to report");
+        assert!(
+            engine.files().take_fault().is_ok(),
+            "nothing left to report"
+        );
     }
 
     #[test]
@@ -313,19 +286,22 @@ mod tests {
         let (_dir, path) = file_of(256 << 10);
         let engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
         truncate(&path, 4096);
-        let mapping = engine.mapping(0);
+        let mapping = engine.files().mapping(0);
         assert_eq!(mapping.len(), 256 << 10);
         assert_eq!(mapping[10], 11);
-        assert!(engine.take_fault().is_ok());
+        assert!(engine.files().take_fault().is_ok());
         // SAFETY: reading inside the mapping; the guard turns the fault into zeros.
         let byte = unsafe { std::ptr::read_volatile(&mapping[200 << 10]) };
         assert_eq!(byte, 0, "a faulted page reads as zeros");
-        let error = engine.take_fault().expect_err("the fault is reported");
+        let error = engine
+            .files()
+            .take_fault()
+            .expect_err("the fault is reported");
         assert!(
             error.to_string().contains("before offset 204800"),
             "{error}"
         );
-        assert!(engine.take_fault().is_ok(), "and cleared");
+        assert!(engine.files().take_fault().is_ok(), "and cleared");
     }
 
     #[test]
@@ -336,9 +312,9 @@ mod tests {
         let other = MmapEngine::open(std::slice::from_ref(&other_path)).unwrap();
         truncate(&other_path, 0);
         // SAFETY: as above.
-        unsafe { std::ptr::read_volatile(&other.mapping(0)[8192]) };
-        assert!(engine.take_fault().is_ok());
-        assert!(other.take_fault().is_err());
+        unsafe { std::ptr::read_volatile(&other.files().mapping(0)[8192]) };
+        assert!(engine.files().take_fault().is_ok());
+        assert!(other.files().take_fault().is_err());
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub(crate) mod fault;
 mod files;
 mod identity;
 mod image;
+mod memory;
 mod mmap;
 mod names;
 mod pread;
@@ -69,8 +70,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use aligned::AlignedBuf;
+pub(crate) use batch::inside;
 pub use batch::ReadBatch;
-pub(crate) use batch::{inside, read_from_memory, MemoryFiles};
 pub use cache::{CacheStats, PageCache};
 pub use fault::{
     Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FaultTally,
@@ -82,6 +83,8 @@ pub use files::{
 };
 pub use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};
+pub use memory::MemoryEngine;
+pub(crate) use memory::MemoryFiles;
 pub use mmap::MmapEngine;
 pub use names::UnknownName;
 pub use pread::PreadEngine;

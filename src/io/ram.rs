@@ -3,18 +3,18 @@
 //! memory use is exactly the index size and no query ever waits for the device.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::fault::FaultHook;
 use super::{
-    read_from_memory, usage, AlignedBuf, DataFile, EngineKind, IoError, MemoryFiles, ReadBatch,
-    ReadEngine, ReadShape, ResidentFiles,
+    usage, AlignedBuf, DataFile, EngineKind, IoError, MemoryEngine, MemoryFiles, ResidentFiles,
 };
 
 /// Whole files in memory; see the module documentation.
-pub struct RamEngine {
+pub type RamEngine = MemoryEngine<Copies>;
+
+/// The files of a [`RamEngine`]: each one's path, its bytes (padded to the alignment) and
+/// its size.
+pub struct Copies {
     files: Vec<(PathBuf, AlignedBuf, u64)>,
-    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl RamEngine {
@@ -54,7 +54,7 @@ impl RamEngine {
                 read_whole(&file, size, RAM_CHUNK_BYTES, &|| false)?.expect("never stopped");
             files.push((path.clone(), buffer, size));
         }
-        Ok(RamEngine { files, hook: None })
+        Ok(MemoryEngine::new(Copies { files }))
     }
 }
 
@@ -99,53 +99,20 @@ pub(super) fn read_whole(
     Ok(Some(buffer))
 }
 
-impl ReadEngine for RamEngine {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Ram
-    }
-
-    fn alignment(&self) -> u64 {
-        1
-    }
-
-    fn read_shape(&self) -> ReadShape {
-        ReadShape::local(self.files.iter().map(|(path, ..)| path.as_path()), 1, 1)
-    }
-
-    fn direct(&self) -> bool {
-        false
-    }
-
-    fn file_count(&self) -> usize {
-        self.files.len()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.files[file as usize].2
-    }
-
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
-        Some(self)
-    }
-
-    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
-        read_from_memory(self, self.hook.as_deref(), batch)
-    }
-
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.hook = hook;
-        true
-    }
-}
-
-impl ResidentFiles for RamEngine {
+impl ResidentFiles for Copies {
     fn bytes(&self, file: u32) -> &[u8] {
         let (_, buffer, size) = &self.files[file as usize];
         &buffer.as_slice()[..*size as usize]
     }
 }
 
-impl MemoryFiles for RamEngine {
+impl MemoryFiles for Copies {
+    const KIND: EngineKind = EngineKind::Ram;
+
+    fn count(&self) -> usize {
+        self.files.len()
+    }
+
     fn path(&self, file: u32) -> &Path {
         &self.files[file as usize].0
     }
