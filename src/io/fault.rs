@@ -475,6 +475,10 @@ impl EngineLayer for FaultEngine {
         self.inner.as_ref()
     }
 
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        self.inner.as_mut()
+    }
+
     fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         self.batches.fetch_add(1, Ordering::Relaxed);
         let ReadBatch {

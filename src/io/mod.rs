@@ -518,17 +518,13 @@ pub(crate) trait EngineLayer: Send {
         self.inner().alignment()
     }
 
-    /// The files in memory, when the layer lets callers read them in place (by default it
-    /// does not: every read must go through it).
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        None
-    }
+    /// Whether the layer is transparent: callers may read the wrapped engine's files in
+    /// memory in place, and a fault hook goes to the wrapped engine. By default a layer is
+    /// not: every read must go through it, and it takes no hook.
+    const TRANSPARENT: bool = false;
 
-    /// Passes a fault hook to the wrapped engine, when the layer allows it (by default not).
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        let _ = hook;
-        false
-    }
+    /// The wrapped engine, to change.
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine;
 }
 
 impl<T: EngineLayer> ReadEngine for T {
@@ -564,11 +560,14 @@ impl<T: EngineLayer> ReadEngine for T {
     }
 
     fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.layer_fault_hook(hook)
+        T::TRANSPARENT && self.inner_mut().set_fault_hook(hook)
     }
 
     fn resident(&self) -> Option<&dyn ResidentFiles> {
-        self.layer_resident()
+        match T::TRANSPARENT {
+            true => self.inner().resident(),
+            false => None,
+        }
     }
 }
 

@@ -7,11 +7,8 @@
 //! engine are stored in the cache as they arrive. Reads of files numbered `files` and above
 //! (side files, which have a cache of their own) pass through.
 
-use std::sync::Arc;
-
 use crate::io::{
-    EngineLayer, FaultHook, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
-    ResidentFiles,
+    EngineLayer, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
 };
 
 /// The row-cache layer over an engine; see the module documentation.
@@ -42,8 +39,14 @@ impl<'a> CachedReads<'a> {
 }
 
 impl EngineLayer for CachedReads<'_> {
+    const TRANSPARENT: bool = true;
+
     fn inner(&self) -> &dyn ReadEngine {
         &*self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        &mut *self.inner
     }
 
     fn layer_alignment(&self) -> u64 {
@@ -71,14 +74,6 @@ impl EngineLayer for CachedReads<'_> {
             .read_batch(ReadBatch::new(requests, &mut layer, counters));
         counters.cached += layer.served;
         outcome
-    }
-
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.inner.set_fault_hook(hook)
-    }
-
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        self.inner.resident()
     }
 }
 

@@ -12,14 +12,11 @@
 //! own sidecar pages: memory stays bounded whatever the batch (a 1,000-gene batch on a 1 TB
 //! index touches most of a 1 GB sidecar).
 
-use std::sync::Arc;
-
 use super::integrity::Integrity;
 use super::pins::{PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
 use crate::format::CHECKSUM_PAGE_BYTES;
 use crate::io::{
-    EngineLayer, FaultHook, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
-    ResidentFiles,
+    EngineLayer, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
 };
 
 /// The checksum layer over an engine; see the module documentation.
@@ -92,8 +89,14 @@ impl<'a> CheckedReads<'a> {
 }
 
 impl EngineLayer for CheckedReads<'_> {
+    const TRANSPARENT: bool = true;
+
     fn inner(&self) -> &dyn ReadEngine {
         &*self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        &mut *self.inner
     }
 
     fn layer_alignment(&self) -> u64 {
@@ -143,14 +146,6 @@ impl EngineLayer for CheckedReads<'_> {
             start = end;
         }
         Ok(())
-    }
-
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.inner.set_fault_hook(hook)
-    }
-
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        self.inner.resident()
     }
 }
 
