@@ -724,11 +724,17 @@ mod multirange_tests {
         counters
     }
 
-    #[test]
-    fn reads_go_out_many_ranges_a_request_once_the_server_took_one() {
+    /// [`two_files`] in a new folder, and the bytes of the first.
+    fn two_files_read() -> (tempfile::TempDir, Vec<PathBuf>, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
         let paths = two_files(dir.path());
         let file = std::fs::read(&paths[0]).unwrap();
+        (dir, paths, file)
+    }
+
+    #[test]
+    fn reads_go_out_many_ranges_a_request_once_the_server_took_one() {
+        let (_dir, paths, file) = two_files_read();
         for serve in [Serve::Multipart, Serve::Coalesced] {
             let mut engine = in_memory_multirange(&paths, 4, serve);
             engine.ranges = 64;
@@ -768,9 +774,7 @@ mod multirange_tests {
 
     #[test]
     fn a_server_that_ignores_ranges_is_read_one_range_a_request() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = two_files(dir.path());
-        let file = std::fs::read(&paths[0]).unwrap();
+        let (_dir, paths, file) = two_files_read();
         let mut engine = in_memory_multirange(&paths, 4, Serve::Whole);
         let first = read_checked(&mut engine, &file, &reads());
         assert_eq!(multirange::support(&engine.objects[0].url), Support::No);
@@ -783,9 +787,7 @@ mod multirange_tests {
 
     #[test]
     fn a_file_changed_under_multi_range_requests_fails_every_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = two_files(dir.path());
-        let file = std::fs::read(&paths[0]).unwrap();
+        let (_dir, paths, file) = two_files_read();
         let mut engine = in_memory_multirange(&paths, 4, Serve::Multipart);
         read_checked(&mut engine, &file, &reads());
         engine.objects[0]
