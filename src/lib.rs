@@ -64,6 +64,8 @@ pub mod summary;
 #[cfg(feature = "synth")]
 pub mod synth;
 mod tempfiles;
+#[cfg(test)]
+mod testing;
 pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};
 pub mod tsv;
 pub mod units;

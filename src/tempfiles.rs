@@ -453,9 +453,7 @@ mod tests {
 
     #[test]
     fn an_atomic_file_appears_whole_at_commit_and_never_when_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let destination = dir.path().join("out.json");
-        std::fs::write(&destination, b"old").unwrap();
+        let (dir, destination) = crate::testing::file_with("out.json", b"old");
         let mut file = AtomicFile::create(&destination).unwrap();
         file.write_all(b"new contents").unwrap();
         file.sync().unwrap();

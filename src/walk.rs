@@ -88,13 +88,9 @@ mod tests {
 
     #[test]
     fn the_walk_takes_in_path_order_and_descends_only_when_asked() {
-        let dir = tempfile::tempdir().unwrap();
+        let files = ["b/x.fa", "a/z/y.fa", "a.fa", "a/w.fa", "skip/v.fa", "c.txt"];
+        let dir = crate::testing::tree(&files, b"");
         let root = dir.path();
-        for name in ["b/x.fa", "a/z/y.fa", "a.fa", "a/w.fa", "skip/v.fa", "c.txt"] {
-            let path = root.join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, b"").unwrap();
-        }
         let found = walk(root, &mut |path, file_type| {
             if file_type.is_dir() {
                 match path.file_name().is_some_and(|n| n == "skip") {
@@ -122,9 +118,8 @@ mod tests {
 
     #[test]
     fn lists_resolve_relative_lines_and_skip_comments() {
-        let dir = tempfile::tempdir().unwrap();
-        let list = dir.path().join("list.txt");
-        std::fs::write(&list, "# inputs\n  a.fa  \n\n/abs/b.fa\n").unwrap();
+        let (dir, list) =
+            crate::testing::file_with("list.txt", "# inputs\n  a.fa  \n\n/abs/b.fa\n");
         assert_eq!(
             read_list(&list).unwrap(),
             vec![dir.path().join("a.fa"), PathBuf::from("/abs/b.fa")]

@@ -432,16 +432,15 @@ mod tests {
     use crate::format::{write_compact_header, CompactLayout, HeaderOptions, IndexHeader};
     use crate::query::{Hit, QueryStats, RowSource};
 
+    /// The metadata table `tsv`, loaded from a file.
+    fn metadata_of(tsv: &str) -> Metadata {
+        let (_dir, path) = crate::testing::file_with("m.tsv", tsv);
+        Metadata::load(&path).unwrap()
+    }
+
     /// An index of one block holding documents `a` and `b`.
     fn index() -> Index {
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 8,
-            block_rows: vec![1],
-            rows: crate::format::RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(8, vec![1]);
         let mut bytes = write_compact_header(&layout, ["a", "b"].into_iter()).unwrap();
         bytes.resize(bytes.len() + layout.data_bytes() as usize, 0);
         let path = std::path::Path::new("x.cobs_compact");
@@ -544,10 +543,7 @@ mod tests {
 
     #[test]
     fn json_records_provenance_status_and_metadata() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(&path, "document\tspecies\nb\tE. coli\n").unwrap();
-        let metadata = Metadata::load(&path).unwrap();
+        let metadata = metadata_of("document\tspecies\nb\tE. coli\n");
         let index = index();
         let mut writer = ResultWriter::new(
             Vec::new(),
@@ -577,10 +573,7 @@ mod tests {
 
     #[test]
     fn tsv_metadata_columns_follow_the_status() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(&path, "document\tspecies\tcountry\nb\tE. coli\tUK\n").unwrap();
-        let metadata = Metadata::load(&path).unwrap();
+        let metadata = metadata_of("document\tspecies\tcountry\nb\tE. coli\tUK\n");
         let index = index();
         let mut writer = ResultWriter::new(
             Vec::new(),

@@ -124,18 +124,15 @@ mod tests {
 
     #[test]
     fn directories_lists_and_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
-        for name in [
+        let written = [
             "b.fa",
             "a.fasta.gz",
             "sub/c.fq",
             "sub/deeper/d.fna.zst",
             "notes.txt",
-        ] {
-            std::fs::write(root.join(name), b">x\nACGT\n").unwrap();
-        }
+        ];
+        let dir = crate::testing::tree(&written, b">x\nACGT\n");
+        let root = dir.path();
         let files = discover(&[root.to_path_buf()], &[]).unwrap();
         let names: Vec<String> = files
             .iter()
@@ -168,9 +165,7 @@ mod tests {
     fn named_pipes_are_refused_given_or_found() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("stream.fa");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::make_fifo(&fifo);
         for given in [fifo.clone(), dir.path().to_path_buf()] {
             let error = discover(&[given], &[]).unwrap_err().to_string();
             assert_eq!(

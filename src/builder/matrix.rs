@@ -62,6 +62,21 @@ fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
     unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
 }
 
+/// Where a fill sets its bits: byte columns `columns` of a matrix of rows of `stride` bytes,
+/// column `c` at byte `c − columns.start` of each row, stored into by parallel tasks.
+struct Target<'m> {
+    columns: Range<usize>,
+    stride: usize,
+    matrix: &'m [AtomicU8],
+}
+
+impl Target<'_> {
+    /// The byte at `local` of row `row`.
+    fn cell(&self, row: usize, local: usize) -> &AtomicU8 {
+        &self.matrix[row * self.stride + local]
+    }
+}
+
 impl BlockFill<'_> {
     /// Sets the bits of byte columns `columns` into `matrix`: `rows` rows of `stride` bytes
     /// (zeroed by the caller), column `c` at byte `c − columns.start` of each row.
@@ -81,11 +96,15 @@ impl BlockFill<'_> {
             self.rows * stride as u64,
             "matrix size"
         );
-        let matrix = as_atomic(matrix);
+        let target = Target {
+            columns,
+            stride,
+            matrix: as_atomic(matrix),
+        };
         if self.per_record && self.entries.is_none() {
-            self.fill_by_file(columns, stride, matrix, progress)
+            self.fill_by_file(target, progress)
         } else {
-            self.fill_by_column(columns, stride, matrix, progress)
+            self.fill_by_column(target, progress)
         }
     }
 
@@ -123,15 +142,9 @@ impl BlockFill<'_> {
         SummaryFeed::new(filter, self.k, self.canonical, self.minimizer)
     }
 
-    fn fill_by_column(
-        &self,
-        columns: Range<usize>,
-        stride: usize,
-        matrix: &[AtomicU8],
-        progress: &Progress,
-    ) -> Result<(), BuildError> {
-        let first_column = columns.start;
-        columns.into_par_iter().try_for_each_init(
+    fn fill_by_column(&self, target: Target<'_>, progress: &Progress) -> Result<(), BuildError> {
+        let first_column = target.columns.start;
+        target.columns.clone().into_par_iter().try_for_each_init(
             || {
                 (
                     vec![0u8; self.rows as usize],
@@ -178,7 +191,7 @@ impl BlockFill<'_> {
                 let local = byte_column - first_column;
                 for (row, &byte) in column.iter().enumerate() {
                     if byte != 0 {
-                        matrix[row * stride + local].store(byte, Ordering::Relaxed);
+                        target.cell(row, local).store(byte, Ordering::Relaxed);
                     }
                 }
                 Ok(())
@@ -186,13 +199,8 @@ impl BlockFill<'_> {
         )
     }
 
-    fn fill_by_file(
-        &self,
-        columns: Range<usize>,
-        stride: usize,
-        matrix: &[AtomicU8],
-        progress: &Progress,
-    ) -> Result<(), BuildError> {
+    fn fill_by_file(&self, target: Target<'_>, progress: &Progress) -> Result<(), BuildError> {
+        let columns = &target.columns;
         // Per source file: (record, local byte column, bit), sorted by record.
         let mut wanted: Vec<(u32, u64, usize, u8)> = Vec::new();
         let first = columns.start * 8;
@@ -219,7 +227,7 @@ impl BlockFill<'_> {
             |(kmers, record, feed), entries| {
                 let path = &self.files[entries[0].0 as usize];
                 let mut reader = SeqReader::open(path)?;
-                let base = matrix.as_ptr();
+                let base = target.matrix.as_ptr();
                 let mut next = entries.iter().peekable();
                 let mut index = 0u64;
                 while let Some(&&(_, wanted_record, local, bit)) = next.peek() {
@@ -237,9 +245,9 @@ impl BlockFill<'_> {
                             &record.sequence,
                             bit,
                             feed.as_mut(),
-                            |row| prefetch_byte(base.wrapping_add(row * stride + local)),
+                            |row| prefetch_byte(base.wrapping_add(row * target.stride + local)),
                             |row, bit| {
-                                matrix[row * stride + local].fetch_or(bit, Ordering::Relaxed);
+                                target.cell(row, local).fetch_or(bit, Ordering::Relaxed);
                             },
                         );
                         progress.document_done(crate::kmer::kmer_count(

@@ -41,13 +41,10 @@ mod tests {
 
     #[test]
     fn reads_one_column_and_refuses_what_is_ambiguous() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(
-            &path,
+        let (dir, path) = crate::testing::file_with(
+            "m.tsv",
             "document\tspecies\tclade\r\nA\tsp1\tc1\r\nB\tsp2\n\nC\tsp1\tc2\nA\tsp1\tc1\n",
-        )
-        .unwrap();
+        );
         let species = GroupColumn::load(&path, "species").unwrap();
         assert_eq!(species.get("A"), Some("sp1"));
         assert_eq!(species.get("C"), Some("sp1"));

@@ -303,9 +303,8 @@ mod tests {
 
     #[test]
     fn group_order_packs_groups_by_size_then_name() {
-        let dir = tempfile::tempdir().unwrap();
-        let table = dir.path().join("m.tsv");
-        std::fs::write(&table, "doc\tspecies\na\tX\nb\tY\nc\tX\nd\tY\ne\tZ\n").unwrap();
+        let (_dir, table) =
+            crate::testing::file_with("m.tsv", "doc\tspecies\na\tX\nb\tY\nc\tX\nd\tY\ne\tZ\n");
         let mut documents = vec![
             doc("a", 50),
             doc("b", 10),

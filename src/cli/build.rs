@@ -23,15 +23,8 @@ pub(crate) struct BuildArgs {
     #[arg(long, help_heading = "Output")]
     force: bool,
 
-    /// FASTA/FASTQ files (plain, .gz, .xz, .zst, .bz2) or directories scanned recursively
-    #[arg(value_name = "INPUT", help_heading = "Input")]
-    inputs: Vec<PathBuf>,
-    /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
-    lists: Vec<PathBuf>,
-    /// One document per FASTA/FASTQ record instead of one per file
-    #[arg(long, help_heading = "Input")]
-    per_record: bool,
+    #[command(flatten)]
+    input: InputArgs,
     /// Read the inputs as COBS does, of COBS's document type TYPE (any, text, cortex,
     /// cobs_doc, fasta, fastq, list): text files, McCortex graphs, k-mer buffers and
     /// multi-FASTA records (.mfasta) too, COBS's names, bytes hashed by COBS's rule; no
@@ -39,24 +32,8 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "TYPE", conflicts_with_all = ["per_record", "lists"], help_heading = "Input")]
     cobs_file_type: Option<String>,
 
-    /// k-mer length
-    #[arg(short, long, default_value_t = 31, value_parser = super::values::k, help_heading = "Index")]
-    k: u32,
-    /// Target false-positive rate of one k-mer lookup
-    #[arg(
-        long,
-        default_value_t = 0.3,
-        allow_negative_numbers = true,
-        value_parser = super::values::fpr,
-        help_heading = "Index"
-    )]
-    fpr: f64,
-    /// Hash functions per k-mer
-    #[arg(long = "hashes", default_value_t = 1, value_parser = super::values::hashes, help_heading = "Index")]
-    num_hashes: u32,
-    /// Bytes per row [default: smallest power of two >= documents/8, in 8..=4096]
-    #[arg(short, long, value_name = "BYTES", value_parser = super::values::page_size, help_heading = "Index")]
-    page_size: Option<u64>,
+    #[command(flatten)]
+    filter: FilterArgs,
     /// Hash k-mers as written instead of as canonical DNA k-mers
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
@@ -94,6 +71,44 @@ impl From<Rows> for RowSizing {
             Rows::PowerOfTwo => RowSizing::PowerOfTwo,
         }
     }
+}
+
+/// The sequence files to index: the options `build` and `add` share.
+#[derive(Args, Debug)]
+pub(crate) struct InputArgs {
+    /// FASTA/FASTQ files (plain, .gz, .xz, .zst, .bz2) or directories scanned recursively
+    #[arg(value_name = "INPUT", help_heading = "Input")]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// File listing inputs, one path per line (# comments; relative to the list's folder)
+    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
+    pub(crate) lists: Vec<PathBuf>,
+    /// One document per FASTA/FASTQ record instead of one per file
+    #[arg(long, help_heading = "Input")]
+    pub(crate) per_record: bool,
+}
+
+/// The filters' k-mer length, false-positive rate, hash functions and row size: the options
+/// `build` and `synth` share.
+#[derive(Args, Debug)]
+pub(crate) struct FilterArgs {
+    /// k-mer length
+    #[arg(short, long, default_value_t = 31, value_parser = super::values::k, help_heading = "Index")]
+    pub(crate) k: u32,
+    /// Target false-positive rate of one k-mer lookup
+    #[arg(
+        long,
+        default_value_t = 0.3,
+        allow_negative_numbers = true,
+        value_parser = super::values::fpr,
+        help_heading = "Index"
+    )]
+    pub(crate) fpr: f64,
+    /// Hash functions per k-mer
+    #[arg(long = "hashes", default_value_t = 1, value_parser = super::values::hashes, help_heading = "Index")]
+    pub(crate) num_hashes: u32,
+    /// Bytes per row [default: smallest power of two >= documents/8, in 8..=4096]
+    #[arg(short, long, value_name = "BYTES", value_parser = super::values::page_size, help_heading = "Index")]
+    pub(crate) page_size: Option<u64>,
 }
 
 /// Where a k-mer's rows lie: the options `build`, `add` and `synth` share.
@@ -235,7 +250,7 @@ fn cobs_documents(args: &BuildArgs) -> Result<Option<DocumentList>> {
     };
     let filter = FileType::parse(name).map_err(|e| UsageError(format!("--cobs-file-type: {e}")))?;
     let mut list = DocumentList::default();
-    for input in &args.inputs {
+    for input in &args.input.inputs {
         list.add_recursive(input, filter)?;
     }
     if list.is_empty() {
@@ -254,7 +269,7 @@ pub(crate) fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
         }
         Some(_) => LayoutChoice::Cobs,
         None => {
-            let (choice, note) = args.row_layout.resolve(args.fpr, args.k)?;
+            let (choice, note) = args.row_layout.resolve(args.filter.fpr, args.filter.k)?;
             if let Some(note) = note.filter(|_| !ui.quiet) {
                 eprintln!("bitsift: note: {note}");
             }
@@ -266,15 +281,15 @@ pub(crate) fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
     }
     let options = BuildOptions {
         output: args.output,
-        inputs: args.inputs,
-        lists: args.lists,
-        per_record: args.per_record,
-        k: args.k,
-        fpr: args.fpr,
-        num_hashes: args.num_hashes,
+        inputs: args.input.inputs,
+        lists: args.input.lists,
+        per_record: args.input.per_record,
+        k: args.filter.k,
+        fpr: args.filter.fpr,
+        num_hashes: args.filter.num_hashes,
         canonical: !args.no_canonical,
         threads: bitsift::cores::threads_or_cores(args.threads.unwrap_or(0)),
-        page_size: args.page_size,
+        page_size: args.filter.page_size,
         memory_bytes: args.memory.unwrap_or_else(default_memory_bytes),
         force: args.force,
         progress: ui.progress,

@@ -25,15 +25,8 @@ pub(crate) struct AddArgs {
     /// The collection directory (created, with these options, if it does not exist)
     #[arg(value_name = "DIR")]
     directory: PathBuf,
-    /// FASTA/FASTQ files (plain or compressed) or directories scanned recursively
-    #[arg(value_name = "INPUT", help_heading = "Input")]
-    inputs: Vec<PathBuf>,
-    /// File listing inputs, one path per line (# comments; relative to the list's folder)
-    #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
-    lists: Vec<PathBuf>,
-    /// One document per FASTA/FASTQ record instead of one per file
-    #[arg(long, help_heading = "Input")]
-    per_record: bool,
+    #[command(flatten)]
+    input: super::build::InputArgs,
     /// An existing COBS index to bring in as a sub-index (hard-linked, or copied across
     /// file systems); repeat for several
     #[arg(long, value_name = "INDEX", help_heading = "Input")]
@@ -92,9 +85,9 @@ pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
     let (order, metadata, summaries) = args.layout.resolve()?;
     let options = AddOptions {
         directory: args.directory.clone(),
-        inputs: args.inputs,
-        lists: args.lists,
-        per_record: args.per_record,
+        inputs: args.input.inputs,
+        lists: args.input.lists,
+        per_record: args.input.per_record,
         adopt: args.adopt,
         explicit: ExplicitParameters {
             k: args.k,

@@ -46,24 +46,8 @@ pub(crate) struct SynthArgs {
     #[arg(long, default_value_t = 1, help_heading = "Collection")]
     seed: u64,
 
-    /// k-mer length
-    #[arg(short, long, default_value_t = 31, value_parser = super::values::k, help_heading = "Index")]
-    k: u32,
-    /// Target false-positive rate of one k-mer lookup
-    #[arg(
-        long,
-        default_value_t = 0.3,
-        allow_negative_numbers = true,
-        value_parser = super::values::fpr,
-        help_heading = "Index"
-    )]
-    fpr: f64,
-    /// Hash functions per k-mer
-    #[arg(long = "hashes", default_value_t = 1, value_parser = super::values::hashes, help_heading = "Index")]
-    num_hashes: u32,
-    /// Bytes per row [default: as bitsift build, smallest power of two >= documents/8, in 8..=4096]
-    #[arg(short, long, value_name = "BYTES", value_parser = super::values::page_size, help_heading = "Index")]
-    page_size: Option<u64>,
+    #[command(flatten)]
+    filter: super::build::FilterArgs,
     #[command(flatten)]
     row_layout: super::build::RowLayoutArgs,
 }
@@ -74,15 +58,15 @@ pub(crate) fn run(args: SynthArgs, ui: Ui) -> Result<Outcome> {
         documents: args.documents,
         genome_size: args.genome_size,
         spread: args.spread,
-        page_size: args.page_size,
-        fpr: args.fpr,
-        num_hashes: args.num_hashes,
-        k: args.k,
+        page_size: args.filter.page_size,
+        fpr: args.filter.fpr,
+        num_hashes: args.filter.num_hashes,
+        k: args.filter.k,
         scale: args.scale,
         seed: args.seed,
         force: args.force,
         progress: ui.progress,
-        layout: args.row_layout.resolve(args.fpr, args.k)?.0,
+        layout: args.row_layout.resolve(args.filter.fpr, args.filter.k)?.0,
     };
     if args.dry_run {
         validate(&options)?;

@@ -2,6 +2,8 @@
 //! `--hashes`, `--page-size`): a value out of range is a usage error (exit 2, nothing run),
 //! said the same way by `build`, `add` and `synth`.
 
+use std::str::FromStr;
+
 use bitsift::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 
 /// Why a command-line value was refused: the message clap prints after the option's name
@@ -24,13 +26,7 @@ impl From<bitsift::units::SizeError> for BadValue {
 
 /// `-k`: from 1 to [`K_MAX`].
 pub(crate) fn k(text: &str) -> Result<u32, BadValue> {
-    let k: u32 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number"))?;
-    if k == 0 || k > K_MAX {
-        return Err(BadValue(format!("k is from 1 to {K_MAX}")));
-    }
-    Ok(k)
+    one_to(text, "", K_MAX.into(), || format!("k is from 1 to {K_MAX}"))
 }
 
 /// `--fpr`: strictly between 0 and 1.
@@ -48,24 +44,33 @@ pub(crate) fn fpr(text: &str) -> Result<f64, BadValue> {
 
 /// `--hashes`: from 1 to [`HASHES_MAX`].
 pub(crate) fn hashes(text: &str) -> Result<u32, BadValue> {
-    let hashes: u32 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a whole number"))?;
-    if hashes == 0 || u64::from(hashes) > HASHES_MAX {
-        return Err(BadValue(format!("from 1 to {HASHES_MAX} hash functions")));
-    }
-    Ok(hashes)
+    one_to(text, "", HASHES_MAX, || {
+        format!("from 1 to {HASHES_MAX} hash functions")
+    })
 }
 
 /// `--page-size`: from 1 to [`PAGE_SIZE_MAX`] bytes per row.
 pub(crate) fn page_size(text: &str) -> Result<u64, BadValue> {
-    let bytes: u64 = text
+    one_to(text, " of bytes", PAGE_SIZE_MAX, || {
+        format!("from 1 to {PAGE_SIZE_MAX} bytes per row")
+    })
+}
+
+/// `text` as a whole number (`of`, such as " of bytes", says of what) from 1 to `max`;
+/// `range` says what the range is, for a number outside it.
+fn one_to<T: FromStr + Copy + Into<u64>>(
+    text: &str,
+    of: &str,
+    max: u64,
+    range: impl FnOnce() -> String,
+) -> Result<T, BadValue> {
+    let value: T = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a whole number of bytes"))?;
-    if bytes == 0 || bytes > PAGE_SIZE_MAX {
-        return Err(BadValue(format!("from 1 to {PAGE_SIZE_MAX} bytes per row")));
+        .map_err(|_| format!("{text:?} is not a whole number{of}"))?;
+    if value.into() == 0 || value.into() > max {
+        return Err(BadValue(range()));
     }
-    Ok(bytes)
+    Ok(value)
 }
 
 #[cfg(test)]

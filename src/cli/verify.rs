@@ -13,9 +13,7 @@ use bitsift::format::{
     checksums::Damage, sidecar_path, ChecksumError, ChecksumTable, Checksums, FormatError,
     HeaderOptions, IndexHeader, CHECKSUM_PAGE_BYTES,
 };
-use bitsift::io::{
-    open_engine, EngineOptions, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest,
-};
+use bitsift::io::{open_engine, EngineOptions, IoError, ReadConsumer, ReadEngine, ReadRequest};
 use bitsift::query::Index;
 use bitsift::read::{with_layers, LayerScratch};
 use bitsift::summary::summary_path;
@@ -335,7 +333,7 @@ fn failures(
         }
     }
     let mut collect = Collect(Vec::new());
-    engine.read_batch(requests, &mut collect, &mut IoCounters::default())?;
+    engine.read_counted(requests, &mut collect)?;
     Ok(collect.0)
 }
 

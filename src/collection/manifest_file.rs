@@ -179,9 +179,7 @@ mod tests {
         assert!(is_collection(dir.path()));
         assert!(lost_problem(dir.path()).contains("is a directory, not a file"));
         std::fs::remove_dir(&manifest).unwrap();
-        let name = std::ffi::CString::new(manifest.to_str().unwrap()).unwrap();
-        // SAFETY: a C string that outlives the call.
-        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        crate::testing::make_fifo(&manifest);
         assert!(lost_problem(dir.path()).contains("is a named pipe (FIFO), not a file"));
         std::fs::remove_file(&manifest).unwrap();
         std::fs::write(&manifest, b"{}").unwrap();

@@ -12,7 +12,7 @@ use super::manifest::{check_file, subindex_path, Expected, Manifest, SearchView}
 use super::manifest_file::is_collection;
 use super::names::MANIFEST_NAME;
 use super::CollectionError;
-use crate::format::{has_index_extension, HeaderOptions, IndexHeader};
+use crate::format::{has_index_extension, index_visit, HeaderOptions, IndexHeader};
 use crate::io::FileIdentity;
 use crate::query::{Index, IndexOptions, OpenError, Sources};
 use crate::walk::{walk, Visit};
@@ -379,16 +379,9 @@ fn expand_path(path: &Path, units: &mut Vec<IndexSource>) -> Result<(), Collecti
     } else if is_collection(path) {
         units.push(IndexSource::Collection(path.to_path_buf()));
     } else if path.is_dir() {
-        let found = walk(path, &mut |entry, _| {
-            if is_collection(entry) {
-                Visit::Take
-            } else if entry.is_dir() {
-                Visit::Descend
-            } else if has_index_extension(entry) {
-                Visit::Take
-            } else {
-                Visit::Skip
-            }
+        let found = walk(path, &mut |entry, _| match is_collection(entry) {
+            true => Visit::Take,
+            false => index_visit(entry),
         })?;
         if found.is_empty() {
             return Err(CollectionError::Invalid(format!(

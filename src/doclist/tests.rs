@@ -125,13 +125,10 @@ fn long_text_chunks_as_cobs() {
 
 #[test]
 fn multi_fasta_records_are_documents() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("set.v2.mfasta");
-    std::fs::write(
-        &path,
+    let (_dir, path) = crate::testing::file_with(
+        "set.v2.mfasta",
         ">r1 first\nACGTACGTAC\nGGGG\n;comment\n>r2\nAC\nTTTTTTTTTT\n>r3\n\n>r4\nACGTAAAAACCC",
-    )
-    .unwrap();
+    );
     let entries = DocumentEntry::load(&path).unwrap();
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
@@ -149,9 +146,7 @@ fn multi_fasta_records_are_documents() {
 
 #[test]
 fn fasta_restarts_at_headers_and_empty_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("x.fa");
-    std::fs::write(&path, ">a\nACGTA\nCGTAC\n\nGGGGG\n>b\nTTTTTT\n").unwrap();
+    let (dir, path) = crate::testing::file_with("x.fa", ">a\nACGTA\nCGTAC\n\nGGGGG\n>b\nTTTTTT\n");
     let entry = &DocumentEntry::load(&path).unwrap()[0];
     assert_eq!(entry.size, 3 + 6 + 6 + 1 + 6 + 3 + 7);
     assert_eq!(entry.num_terms(4).unwrap(), 7 + 2 + 3);

@@ -103,10 +103,8 @@ mod tests {
 
     #[test]
     fn the_digest_follows_the_data() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x");
         let mut bytes = vec![7u8; 40_000];
-        std::fs::write(&path, &bytes).unwrap();
+        let (_dir, path) = crate::testing::file_with("x", &bytes);
         let before = content_digest_of(&path, 100).unwrap();
         assert_eq!(before, content_digest_of(&path, 100).unwrap());
         bytes[39_999] ^= 1;

@@ -50,6 +50,18 @@ pub enum DiscoverError {
     NoIndex,
 }
 
+/// What a search of a directory for index files does with `entry`: descends into
+/// directories, takes index files, skips anything else.
+pub(crate) fn index_visit(entry: &Path) -> Visit {
+    if entry.is_dir() {
+        Visit::Descend
+    } else if has_index_extension(entry) {
+        Visit::Take
+    } else {
+        Visit::Skip
+    }
+}
+
 /// Whether `path` has an index file's extension.
 pub fn has_index_extension(path: &Path) -> bool {
     path.extension()
@@ -61,15 +73,7 @@ fn add(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
         files.push(path.to_path_buf());
         return Ok(());
     }
-    let found = walk(path, &mut |entry, _| {
-        if entry.is_dir() {
-            Visit::Descend
-        } else if has_index_extension(entry) {
-            Visit::Take
-        } else {
-            Visit::Skip
-        }
-    })?;
+    let found = walk(path, &mut |entry, _| index_visit(entry))?;
     if found.is_empty() {
         return Err(DiscoverError::EmptyDirectory(path.to_path_buf()));
     }
@@ -83,16 +87,13 @@ mod tests {
 
     #[test]
     fn directories_and_lists() {
-        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "batches/batch_002.cobs_classic",
+            "batches/batch_001.cobs_classic",
+            "batches/notes.txt",
+        ];
+        let dir = crate::testing::tree(&files, b"");
         let root = dir.path();
-        std::fs::create_dir(root.join("batches")).unwrap();
-        for name in [
-            "batch_002.cobs_classic",
-            "batch_001.cobs_classic",
-            "notes.txt",
-        ] {
-            std::fs::write(root.join("batches").join(name), b"").unwrap();
-        }
         let found = index_files(&[root.join("batches")], &[]).unwrap();
         assert_eq!(
             found,

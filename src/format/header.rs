@@ -952,14 +952,7 @@ mod tests {
     fn compact_index(documents: usize, page_size: u64, rows: u64) -> Vec<u8> {
         let names: Vec<String> = (0..documents).map(|d| format!("doc{d}")).collect();
         let blocks = (documents as u64).div_ceil(8 * page_size) as usize;
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size,
-            block_rows: vec![rows; blocks],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(page_size, vec![rows; blocks]);
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         file.resize(file.len() + (layout.data_bytes()) as usize, 0);
         file
@@ -984,14 +977,7 @@ mod tests {
     fn the_header_crc_is_that_of_the_header_bytes_from_memory_and_from_a_file() {
         // Names long enough to span several fills of the file reader's buffer.
         let names: Vec<String> = (0..20_000).map(|d| format!("genome_{d:06}_x")).collect();
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 4096,
-            block_rows: vec![3; 1],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(4096, vec![3; 1]);
         let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
         let header_bytes = file.len();
         file.resize(header_bytes + layout.data_bytes() as usize, 7);
@@ -999,9 +985,7 @@ mod tests {
         let from_memory = parse(&file).unwrap();
         assert_eq!(from_memory.data_offset, header_bytes as u64);
         assert_eq!(from_memory.header_crc32c, want);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x.cobs_compact");
-        std::fs::write(&path, &file).unwrap();
+        let (_dir, path) = crate::testing::file_with("x.cobs_compact", &file);
         assert_eq!(IndexHeader::open(&path).unwrap().header_crc32c, want);
         // Any header byte changed (here a name's letter) changes it.
         let name = file
@@ -1064,9 +1048,7 @@ mod tests {
     fn named_pipes_and_directories_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("x.cobs_compact");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::make_fifo(&fifo);
         let error = IndexHeader::open(&fifo).unwrap_err().to_string();
         assert_eq!(
             error,

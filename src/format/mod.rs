@@ -28,6 +28,7 @@ mod writer;
 
 pub use checksum_pages::ChecksumTable;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
+pub(crate) use discover::index_visit;
 pub use discover::{has_index_extension, index_files, DiscoverError, INDEX_EXTENSIONS};
 pub use error::FormatError;
 pub(crate) use header::fingerprint;

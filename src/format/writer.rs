@@ -22,6 +22,20 @@ pub struct CompactLayout {
 }
 
 impl CompactLayout {
+    /// COBS's layout of canonical 31-mers with one hash, rows of `page_size` bytes and
+    /// blocks of `block_rows` rows: the tests' usual index.
+    #[cfg(test)]
+    pub(crate) fn cobs31(page_size: u64, block_rows: Vec<u64>) -> CompactLayout {
+        CompactLayout {
+            k: 31,
+            canonical: true,
+            num_hashes: 1,
+            page_size,
+            block_rows,
+            rows: RowLayout::Cobs,
+        }
+    }
+
     /// Documents per block.
     pub(crate) fn documents_per_block(&self) -> u64 {
         8 * self.page_size
@@ -202,14 +216,7 @@ mod tests {
     fn seven_documents_page_eight_matches_cobs_worked_example() {
         // docs/formats.md, compact index example: 7 documents, P=8, one block of 8748 rows.
         let names = ["a", "b", "c", "d", "e", "f", "g"];
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 8,
-            block_rows: vec![8748],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(8, vec![8748]);
         let header = write_compact_header(&layout, names.iter().copied()).unwrap();
         assert_eq!(&header[..18], b"COBS:COMPACT_INDEX");
         assert_eq!(header.len() % 8, 0);
@@ -235,12 +242,8 @@ mod tests {
     #[test]
     fn minimizer_layout_header_is_version_2_with_the_layout_after_the_page_size() {
         let mut layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 8,
-            block_rows: vec![8752],
             rows: RowLayout::minimizer(31, 16),
+            ..CompactLayout::cobs31(8, vec![8752])
         };
         let header = write_compact_header(&layout, ["a", "b"].into_iter()).unwrap();
         assert_eq!(&header[..18], b"COBS:COMPACT_INDEX");
@@ -260,14 +263,7 @@ mod tests {
 
     #[test]
     fn refuses_newlines_and_wrong_block_counts() {
-        let layout = CompactLayout {
-            k: 31,
-            canonical: true,
-            num_hashes: 1,
-            page_size: 8,
-            block_rows: vec![10],
-            rows: RowLayout::Cobs,
-        };
+        let layout = CompactLayout::cobs31(8, vec![10]);
         assert!(write_compact_header(&layout, ["a\nb"].into_iter()).is_err());
         let names: Vec<String> = (0..65).map(|i| i.to_string()).collect();
         assert!(write_compact_header(&layout, names.iter().map(String::as_str)).is_err());

@@ -162,9 +162,8 @@ pub(crate) fn read_all(
     requests: &[ReadRequest],
 ) -> Outcomes {
     let mut outcomes = Outcomes::new(requests.len());
-    let mut counters = IoCounters::default();
     engine
-        .read_batch(requests, &mut outcomes, &mut counters)
+        .read_counted(requests, &mut outcomes)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     outcomes
 }
@@ -236,7 +235,7 @@ pub(crate) fn returns_the_requested_bytes(engines: Engines) {
         let mut counters = IoCounters::default();
         let mut outcomes = Outcomes::new(requests.len());
         engine
-            .read_batch(&requests, &mut outcomes, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut outcomes, &mut counters))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_all_exact(&name, &*engine, &requests, &outcomes);
         // Every request was read, or (under the row cache) served from pages read before.
@@ -246,20 +245,14 @@ pub(crate) fn returns_the_requested_bytes(engines: Engines) {
         );
         // A second batch on the same engine reuses its buffers and still works.
         let mut again = 0;
+        let mut count = |_: usize, _: &[u8]| again += 1;
         engine
-            .read_batch(
-                &requests[..10],
-                &mut |_: usize, _: &[u8]| again += 1,
-                &mut counters,
-            )
+            .read_batch(ReadBatch::new(&requests[..10], &mut count, &mut counters))
             .unwrap();
         assert_eq!(again, 10, "{name}");
+        let mut none = |_: usize, _: &[u8]| panic!("no requests");
         engine
-            .read_batch(
-                &[],
-                &mut |_: usize, _: &[u8]| panic!("no requests"),
-                &mut counters,
-            )
+            .read_batch(ReadBatch::new(&[], &mut none, &mut counters))
             .unwrap();
     }
 }
@@ -287,8 +280,9 @@ pub(crate) fn reports_reads_beyond_the_end(engines: Engines) {
         };
         let mut counters = IoCounters::default();
         // A closure consumer ends the batch at the first failure.
+        let mut ignore = |_: usize, _: &[u8]| {};
         let error = engine
-            .read_batch(&[beyond], &mut |_: usize, _: &[u8]| {}, &mut counters)
+            .read_batch(ReadBatch::new(&[beyond], &mut ignore, &mut counters))
             .expect_err("a read past the end must fail");
         assert!(
             error.to_string().contains("ended at 10000 bytes"),
@@ -370,10 +364,7 @@ pub(crate) fn skips_requests_the_consumer_no_longer_wants(engines: Engines) {
             asked: vec![0; 100],
             completed: vec![0; 100],
         };
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(&requests, &mut consumer, &mut counters)
-            .unwrap();
+        let counters = engine.read_counted(&requests, &mut consumer).unwrap();
         assert!(
             consumer.asked.iter().all(|&a| a == 1),
             "{name}: asked once each"
@@ -571,7 +562,7 @@ fn a_consumer_can_end_the_batch_and_the_engine_stays_usable() {
         let mut outcomes = Outcomes::new(requests.len());
         outcomes.end_on_failure = true;
         let error = engine
-            .read_batch(&requests, &mut outcomes, &mut IoCounters::default())
+            .read_counted(&requests, &mut outcomes)
             .expect_err("the consumer ends the batch");
         assert!(
             error.to_string().contains("Input/output error"),

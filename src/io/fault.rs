@@ -17,7 +17,8 @@
 //! the reads that cover a bad page, which `FaultPlan::fails` predicts.
 //!
 //! ```
-//! use bitsift::io::{FaultEngine, FaultPlan, ReadEngine, ReadRequest, RamEngine, IoCounters};
+//! use bitsift::io::{FaultEngine, FaultPlan, IoCounters, RamEngine};
+//! use bitsift::io::{ReadBatch, ReadEngine, ReadRequest};
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("data");
 //! # std::fs::write(&path, vec![7u8; 65536])?;
@@ -27,7 +28,7 @@
 //!     (0..16).map(|i| ReadRequest { file: 0, offset: i * 4096, len: 4096 }).collect();
 //! let mut sum = 0u64;
 //! let mut add = |_: usize, bytes: &[u8]| sum += bytes.iter().map(|&b| b as u64).sum::<u64>();
-//! engine.read_batch(&requests, &mut add, &mut IoCounters::default())?;
+//! engine.read_batch(ReadBatch::new(&requests, &mut add, &mut IoCounters::default()))?;
 //! assert_eq!(sum, 7 * 65536);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -36,7 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{EngineLayer, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
+use super::retry::Progress;
+use super::{EngineLayer, IoError, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 
 /// What one attempt at a read returned: bytes landed, or an errno.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +66,27 @@ pub struct Attempt {
     pub align: u64,
     /// Size of the file.
     pub file_size: u64,
+}
+
+impl Attempt {
+    /// The attempt at `read`, of a file of `file_size` bytes on a grid of `align`, that
+    /// follows `progress`.
+    pub(crate) fn after(
+        read: &ReadRequest,
+        progress: &Progress,
+        align: u64,
+        file_size: u64,
+    ) -> Self {
+        Attempt {
+            file: read.file,
+            offset: read.offset,
+            len: read.len,
+            done: progress.done,
+            index: progress.attempts,
+            align,
+            file_size,
+        }
+    }
 }
 
 /// Rewrites the results an engine gets, to inject faults (testing only).
@@ -452,13 +475,17 @@ impl EngineLayer for FaultEngine {
         self.inner.as_ref()
     }
 
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        self.inner.as_mut()
+    }
+
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         self.batches.fetch_add(1, Ordering::Relaxed);
+        let ReadBatch {
+            requests,
+            consumer,
+            counters,
+        } = batch;
         let mut boundary = Boundary {
             inner: consumer,
             plan: &self.plan,
@@ -467,7 +494,9 @@ impl EngineLayer for FaultEngine {
             spare: std::mem::take(&mut self.spare),
             completions: self.completions,
         };
-        let outcome = self.inner.read_batch(requests, &mut boundary, counters);
+        let outcome = self
+            .inner
+            .read_batch(ReadBatch::new(requests, &mut boundary, counters));
         if outcome.is_ok() {
             while !boundary.held.is_empty() {
                 boundary.release_one();

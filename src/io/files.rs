@@ -211,13 +211,10 @@ pub fn drop_file_cache(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     #[test]
     fn buffered_read_stops_at_end_of_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        File::create(&path).unwrap().write_all(&[7u8; 100]).unwrap();
+        let (_dir, path) = crate::testing::file_with("f", [7u8; 100]);
         let file = DataFile::open_buffered(&path).unwrap();
         let mut buf = [0u8; 64];
         assert_eq!(file.read_full_at(&mut buf, 60).unwrap(), 40);

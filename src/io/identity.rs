@@ -76,9 +76,7 @@ mod tests {
 
     #[test]
     fn an_unlinked_file_keeps_its_identity_and_a_written_one_does_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, [1u8; 64]).unwrap();
+        let (_dir, path) = crate::testing::file_with("f", [1u8; 64]);
         let file = File::open(&path).unwrap();
         let before = FileIdentity::of_file(&file).unwrap();
         assert_eq!(before, FileIdentity::of(&path).unwrap());
@@ -99,9 +97,7 @@ mod tests {
     /// time.
     #[test]
     fn links_and_modes_are_not_changes_but_a_write_in_place_is() {
-        let dir = tempfile::tempdir().unwrap();
-        let original = dir.path().join("original");
-        std::fs::write(&original, [1u8; 4096]).unwrap();
+        let (dir, original) = crate::testing::file_with("original", [1u8; 4096]);
         let adopted = dir.path().join("adopted");
         std::fs::hard_link(&original, &adopted).unwrap();
         let before = FileIdentity::of(&adopted).unwrap();

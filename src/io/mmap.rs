@@ -6,22 +6,16 @@
 //! SIGBUS. Every mapping is registered with the [SIGBUS guard](super::sigbus), and each read
 //! touches its pages before the consumer sees them: a fault there fails that read (naming the
 //! file and offset) instead of killing the process, and the page is remembered as poisoned so
-//! that later reads of it fail too. [`MmapEngine::mapping`] and [`MmapEngine::take_fault`]
+//! that later reads of it fail too. [`Mappings::mapping`] and [`Mappings::take_fault`]
 //! give the same guard to callers that read the mapping directly.
 
 use std::fs::File;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 use memmap2::{Advice, Mmap, MmapOptions};
 
-use super::fault::{Attempt, FaultHook};
-use super::retry::settle_in_memory;
 use super::sigbus::{self, GuardError, Registration};
-use super::{
-    EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
-    ResidentFiles,
-};
+use super::{EngineKind, IoError, MemoryEngine, MemoryFiles, ResidentFiles};
 
 /// One mapped file. `guard` is declared before `map` so that it unregisters first.
 struct Mapped {
@@ -32,14 +26,23 @@ struct Mapped {
 }
 
 /// Memory-mapped files; see the module documentation.
-pub struct MmapEngine {
+pub type MmapEngine = MemoryEngine<Mappings>;
+
+/// The files of an [`MmapEngine`], each mapped and guarded.
+pub struct Mappings {
     maps: Vec<Mapped>,
-    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl MmapEngine {
     /// Maps every file read-only with `MADV_RANDOM`, each guarded against SIGBUS.
     pub(crate) fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+        Ok(MemoryEngine::new(Mappings::open(paths)?))
+    }
+}
+
+impl Mappings {
+    /// See [`MmapEngine::open`].
+    fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
         let mut maps = Vec::with_capacity(paths.len());
         for path in paths {
             let open_error = |source| IoError::Open {
@@ -74,11 +77,11 @@ impl MmapEngine {
                 map,
             });
         }
-        Ok(MmapEngine { maps, hook: None })
+        Ok(Mappings { maps })
     }
 
     /// The whole mapping of file `file`, for callers that score straight from resident
-    /// memory. After reading from it, call [`MmapEngine::take_fault`] and discard what was
+    /// memory. After reading from it, call [`Mappings::take_fault`] and discard what was
     /// computed if it reports a fault: a faulted page reads as zeros.
     pub(crate) fn mapping(&self, file: u32) -> &[u8] {
         &self.maps[file as usize].map
@@ -103,52 +106,27 @@ impl MmapEngine {
             }
         }
     }
+}
 
-    /// Delivers one wanted request, or reports why it failed.
-    fn read_one(
-        &self,
-        index: usize,
-        request: &ReadRequest,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        let mapped = &self.maps[request.file as usize];
-        let size = mapped.map.len() as u64;
-        if request.offset >= size {
-            let error = IoError::UnexpectedEnd {
-                path: mapped.path.clone(),
-                offset: request.offset,
-                size,
-            };
-            return consumer.failed(index, error);
-        }
-        let end = (request.offset + request.len as u64).min(size);
-        let bytes = &mapped.map[request.offset as usize..end as usize];
-        counters.read_requests += 1;
-        if let Some(error) = mapped.fault_in(request.offset, bytes) {
-            return consumer.failed(index, error);
-        }
-        let attempt = Attempt {
-            file: request.file,
-            offset: request.offset,
-            len: request.len,
-            done: 0,
-            index: 0,
-            align: 1,
-            file_size: size,
-        };
-        if let Err(failure) = settle_in_memory(self.hook.as_deref(), attempt, counters) {
-            let error = failure.to_error(&mapped.path, request.offset, request.len, 0, size);
-            return consumer.failed(index, error);
-        }
-        counters.bytes_read += bytes.len() as u64;
-        consumer.complete(index, bytes);
-        // A page can still vanish between the touch and the consumer's reads (evicted, then
-        // the file truncated): the consumer then read zeros and must discard this read.
-        match self.take_fault() {
-            Ok(()) => Ok(()),
-            Err(error) => consumer.failed(index, error),
-        }
+impl MemoryFiles for Mappings {
+    const KIND: EngineKind = EngineKind::Mmap;
+
+    fn count(&self) -> usize {
+        self.maps.len()
+    }
+
+    fn path(&self, file: u32) -> &Path {
+        &self.maps[file as usize].path
+    }
+
+    fn touch(&self, file: u32, offset: u64, bytes: &[u8]) -> Option<IoError> {
+        self.maps[file as usize].fault_in(offset, bytes)
+    }
+
+    /// A page can still vanish between the touch and the consumer's reads (evicted, then the
+    /// file truncated): the consumer then read zeros and must discard this read.
+    fn vanished(&self) -> Result<(), IoError> {
+        Mappings::take_fault(self)
     }
 }
 
@@ -193,59 +171,7 @@ impl Mapped {
     }
 }
 
-impl ReadEngine for MmapEngine {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Mmap
-    }
-
-    fn alignment(&self) -> u64 {
-        1
-    }
-
-    fn read_shape(&self) -> ReadShape {
-        // Page faults, one at a time per reading thread.
-        ReadShape::local(self.maps.iter().map(|m| m.path.as_path()), 1, 1)
-    }
-
-    fn direct(&self) -> bool {
-        false
-    }
-
-    fn file_count(&self) -> usize {
-        self.maps.len()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.maps[file as usize].map.len() as u64
-    }
-
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
-        Some(self)
-    }
-
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        for (index, request) in requests.iter().enumerate() {
-            if !consumer.wanted(index) {
-                counters.skipped += 1;
-                continue;
-            }
-            self.read_one(index, request, consumer, counters)?;
-        }
-        Ok(())
-    }
-
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.hook = hook;
-        true
-    }
-}
-
-impl ResidentFiles for MmapEngine {
+impl ResidentFiles for Mappings {
     fn bytes(&self, file: u32) -> &[u8] {
         self.mapping(file)
     }
@@ -253,7 +179,7 @@ impl ResidentFiles for MmapEngine {
     /// A fault on this thread, or a page of any mapping poisoned by an earlier fault on any
     /// thread (it now reads as zeros without faulting), is an error.
     fn take_fault(&self) -> Result<(), IoError> {
-        MmapEngine::take_fault(self)?;
+        Mappings::take_fault(self)?;
         for mapped in &self.maps {
             if let Some(offset) = mapped.guard.poisoned_page_in(0, mapped.map.len() as u64) {
                 return Err(mapped.fault_error(offset));
@@ -266,13 +192,23 @@ impl ResidentFiles for MmapEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
+    use crate::io::{IoCounters, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
+    use tempfile::TempDir;
 
-    fn file_of(dir: &std::path::Path, size: usize) -> PathBuf {
-        let path = dir.join("mapped");
+    /// A file of `size` bytes, none of them zero, in a folder of its own.
+    fn file_of(size: usize) -> (TempDir, PathBuf) {
         let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8 + 1).collect();
-        File::create(&path).unwrap().write_all(&bytes).unwrap();
-        path
+        crate::testing::file_with("mapped", bytes)
+    }
+
+    /// Cuts the file at `path` to `len` bytes, as another process might under a mapping.
+    fn truncate(path: &std::path::Path, len: u64) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
     }
 
     /// Records what each request got.
@@ -295,15 +231,9 @@ mod tests {
 
     #[test]
     fn a_file_truncated_under_the_map_fails_the_reads_past_its_end_and_the_process_lives() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 1 << 20);
+        let (_dir, path) = file_of(1 << 20);
         let mut engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(64 << 10)
-            .unwrap();
+        truncate(&path, 64 << 10);
         let requests = [
             ReadRequest {
                 file: 0,
@@ -324,7 +254,7 @@ mod tests {
         let mut outcomes = Outcomes::default();
         let mut counters = IoCounters::default();
         engine
-            .read_batch(&requests, &mut outcomes, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut outcomes, &mut counters))
             .unwrap();
         let completed: Vec<usize> = outcomes.completed.iter().map(|c| c.0).collect();
         assert_eq!(completed, [0, 2], "the reads inside the file still work");
@@ -341,79 +271,65 @@ mod tests {
         // The page now reads as zeros without faulting: a second read must still fail.
         let mut again = Outcomes::default();
         engine
-            .read_batch(&requests[1..2], &mut again, &mut counters)
+            .read_batch(ReadBatch::new(&requests[1..2], &mut again, &mut counters))
             .unwrap();
         assert!(again.completed.is_empty());
         assert_eq!(again.failed.len(), 1);
-        assert!(engine.take_fault().is_ok(), "nothing left to report");
+        assert!(
+            engine.files().take_fault().is_ok(),
+            "nothing left to report"
+        );
     }
 
     #[test]
     fn reading_the_mapping_directly_reports_the_fault_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 256 << 10);
+        let (_dir, path) = file_of(256 << 10);
         let engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(4096)
-            .unwrap();
-        let mapping = engine.mapping(0);
+        truncate(&path, 4096);
+        let mapping = engine.files().mapping(0);
         assert_eq!(mapping.len(), 256 << 10);
         assert_eq!(mapping[10], 11);
-        assert!(engine.take_fault().is_ok());
+        assert!(engine.files().take_fault().is_ok());
         // SAFETY: reading inside the mapping; the guard turns the fault into zeros.
         let byte = unsafe { std::ptr::read_volatile(&mapping[200 << 10]) };
         assert_eq!(byte, 0, "a faulted page reads as zeros");
-        let error = engine.take_fault().expect_err("the fault is reported");
+        let error = engine
+            .files()
+            .take_fault()
+            .expect_err("the fault is reported");
         assert!(
             error.to_string().contains("before offset 204800"),
             "{error}"
         );
-        assert!(engine.take_fault().is_ok(), "and cleared");
+        assert!(engine.files().take_fault().is_ok(), "and cleared");
     }
 
     #[test]
     fn another_engines_fault_is_left_for_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), 64 << 10);
-        let other_dir = tempfile::tempdir().unwrap();
-        let other_path = file_of(other_dir.path(), 64 << 10);
+        let (_dir, path) = file_of(64 << 10);
+        let (_other_dir, other_path) = file_of(64 << 10);
         let engine = MmapEngine::open(std::slice::from_ref(&path)).unwrap();
         let other = MmapEngine::open(std::slice::from_ref(&other_path)).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&other_path)
-            .unwrap()
-            .set_len(0)
-            .unwrap();
+        truncate(&other_path, 0);
         // SAFETY: as above.
-        unsafe { std::ptr::read_volatile(&other.mapping(0)[8192]) };
-        assert!(engine.take_fault().is_ok());
-        assert!(other.take_fault().is_err());
+        unsafe { std::ptr::read_volatile(&other.files().mapping(0)[8192]) };
+        assert!(engine.files().take_fault().is_ok());
+        assert!(other.files().take_fault().is_err());
     }
 
     #[test]
     fn a_bus_error_outside_the_guarded_mappings_still_ends_the_process() {
         const CHILD: &str = "BITSIFT_TEST_SIGBUS_CHILD";
-        let dir = tempfile::tempdir().unwrap();
         if std::env::var_os(CHILD).is_some() {
             // In the child: a guarded mapping installs the handler; then a fault in a mapping
             // nobody registered must get the default action (and not loop forever).
-            let guarded = file_of(dir.path(), 8192);
+            let (_dir, guarded) = file_of(8192);
             let _engine = MmapEngine::open(std::slice::from_ref(&guarded)).unwrap();
-            let other_dir = tempfile::tempdir().unwrap();
-            let path = file_of(other_dir.path(), 1 << 20);
+            let (_other_dir, path) = file_of(1 << 20);
             let file = File::open(&path).unwrap();
             // SAFETY: read-only mapping; the fault below is the point of this test.
             let map = unsafe { MmapOptions::new().map(&file) }.unwrap();
-            File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_len(0)
-                .unwrap();
+            truncate(&path, 0);
             // SAFETY: inside the mapping; raises SIGBUS.
             unsafe { std::ptr::read_volatile(&map[512 << 10]) };
             std::process::exit(3); // not reached when the signal ends the process

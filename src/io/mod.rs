@@ -29,7 +29,7 @@
 //! suite and the model tests run every engine through it.
 //!
 //! ```no_run
-//! use bitsift::io::{open_engine, EngineOptions, ReadRequest};
+//! use bitsift::io::{open_engine, EngineOptions, ReadBatch, ReadRequest};
 //! let opened = open_engine(&["index.cobs_compact".into()], &EngineOptions::default())?;
 //! if let Some(notice) = &opened.notice { eprintln!("{notice}"); }
 //! let mut engine = opened.engine;
@@ -37,16 +37,18 @@
 //! let requests = [ReadRequest { file: 0, offset: 0, len: align as u32 }];
 //! let mut counters = bitsift::io::IoCounters::default();
 //! let mut report = |index: usize, bytes: &[u8]| println!("read {index}: {} bytes", bytes.len());
-//! engine.read_batch(&requests, &mut report, &mut counters)?;
+//! engine.read_batch(ReadBatch::new(&requests, &mut report, &mut counters))?;
 //! # Ok::<(), bitsift::io::IoError>(())
 //! ```
 
 mod aligned;
+mod batch;
 mod cache;
 pub(crate) mod fault;
 mod files;
 mod identity;
 mod image;
+mod memory;
 mod mmap;
 mod names;
 mod pread;
@@ -68,6 +70,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use aligned::AlignedBuf;
+pub(crate) use batch::inside;
+pub use batch::ReadBatch;
 pub use cache::{CacheStats, PageCache};
 pub use fault::{
     Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FaultTally,
@@ -79,6 +83,8 @@ pub use files::{
 };
 pub use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};
+pub use memory::MemoryEngine;
+pub(crate) use memory::MemoryFiles;
 pub use mmap::MmapEngine;
 pub use names::UnknownName;
 pub use pread::PreadEngine;
@@ -461,18 +467,25 @@ pub trait ReadEngine: Send {
     /// Size of file `file` at open.
     fn file_size(&self, file: u32) -> u64;
 
-    /// Reads every request the consumer still wants and hands each one's outcome to it (see
-    /// [`ReadConsumer`]). A failed request goes to [`ReadConsumer::failed`] and, if the
+    /// Reads every request of `batch` its consumer still wants, hands each one's outcome to
+    /// it (see [`ReadConsumer`]) and counts what it did in the batch's counters. A failed request goes to [`ReadConsumer::failed`] and, if the
     /// consumer lets it, the batch goes on; so this returns an error only when the consumer
     /// ended the batch with one, or for a failure of the whole batch (the engine itself broke:
     /// an io_uring that fails, worker threads that are gone). When it returns, with or
     /// without an error, no read of the batch is in flight and no buffer is written any more.
-    fn read_batch(
+    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError>;
+
+    /// [`ReadEngine::read_batch`] of `requests` for `consumer`, counted afresh: what the
+    /// engine did for this batch alone.
+    fn read_counted(
         &mut self,
         requests: &[ReadRequest],
         consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError>;
+    ) -> Result<IoCounters, IoError> {
+        let mut counters = IoCounters::default();
+        self.read_batch(ReadBatch::new(requests, consumer, &mut counters))?;
+        Ok(counters)
+    }
 
     /// Installs (or, with `None`, removes) a hook that may rewrite the result of every read
     /// attempt before the engine acts on it: the entry point of [`FaultEngine`], for tests.
@@ -497,12 +510,7 @@ pub(crate) trait EngineLayer: Send {
     fn inner(&self) -> &dyn ReadEngine;
 
     /// [`ReadEngine::read_batch`] of the layer.
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError>;
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError>;
 
     /// Offsets and lengths must be multiples of this: the wrapped engine's, unless the layer
     /// needs more.
@@ -510,17 +518,13 @@ pub(crate) trait EngineLayer: Send {
         self.inner().alignment()
     }
 
-    /// The files in memory, when the layer lets callers read them in place (by default it
-    /// does not: every read must go through it).
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        None
-    }
+    /// Whether the layer is transparent: callers may read the wrapped engine's files in
+    /// memory in place, and a fault hook goes to the wrapped engine. By default a layer is
+    /// not: every read must go through it, and it takes no hook.
+    const TRANSPARENT: bool = false;
 
-    /// Passes a fault hook to the wrapped engine, when the layer allows it (by default not).
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        let _ = hook;
-        false
-    }
+    /// The wrapped engine, to change.
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine;
 }
 
 impl<T: EngineLayer> ReadEngine for T {
@@ -551,21 +555,19 @@ impl<T: EngineLayer> ReadEngine for T {
         self.inner().file_size(file)
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        self.read_layered(requests, consumer, counters)
+    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
+        self.read_layered(batch)
     }
 
     fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.layer_fault_hook(hook)
+        T::TRANSPARENT && self.inner_mut().set_fault_hook(hook)
     }
 
     fn resident(&self) -> Option<&dyn ResidentFiles> {
-        self.layer_resident()
+        match T::TRANSPARENT {
+            true => self.inner().resident(),
+            false => None,
+        }
     }
 }
 

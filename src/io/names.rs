@@ -59,12 +59,14 @@ impl FromStr for EngineChoice {
     type Err = UnknownName;
 
     fn from_str(name: &str) -> Result<Self, UnknownName> {
-        let found = EngineChoice::ALL.into_iter().find(|c| c.as_str() == name);
-        found.ok_or_else(|| UnknownName {
-            what: "engine",
-            name: name.to_string(),
-            expected: "auto, uring, pread, mmap, ram",
-        })
+        let expected = "auto, uring, pread, mmap, ram";
+        by_name(
+            &EngineChoice::ALL,
+            EngineChoice::as_str,
+            name,
+            "engine",
+            expected,
+        )
     }
 }
 
@@ -72,13 +74,32 @@ impl FromStr for DirectIo {
     type Err = UnknownName;
 
     fn from_str(name: &str) -> Result<Self, UnknownName> {
-        let found = DirectIo::ALL.into_iter().find(|c| c.as_str() == name);
-        found.ok_or_else(|| UnknownName {
-            what: "direct_io",
-            name: name.to_string(),
-            expected: "auto, required, off",
-        })
+        let expected = "auto, required, off";
+        by_name(
+            &DirectIo::ALL,
+            DirectIo::as_str,
+            name,
+            "direct_io",
+            expected,
+        )
     }
+}
+
+/// The one of `all` whose name (`as_str`) is `name`; else the error naming `what` and the
+/// names `expected`.
+fn by_name<T: Copy>(
+    all: &[T],
+    as_str: fn(T) -> &'static str,
+    name: &str,
+    what: &'static str,
+    expected: &'static str,
+) -> Result<T, UnknownName> {
+    let found = all.iter().copied().find(|&choice| as_str(choice) == name);
+    found.ok_or_else(|| UnknownName {
+        what,
+        name: name.to_string(),
+        expected,
+    })
 }
 
 impl fmt::Display for EngineChoice {

@@ -12,7 +12,7 @@
 //! A worker retries each read within the [bounds](super::retry) every engine shares: short
 //! reads continue, `EINTR`/`EAGAIN`/`EIO` are retried a bounded number of times, an empty read
 //! inside the file is tried once more. A read that still fails goes to
-//! [`ReadConsumer::failed`], and the batch goes on unless the consumer says otherwise.
+//! [`ReadBatch::failed`], and the batch goes on unless the consumer says otherwise.
 
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -25,8 +25,8 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use super::fault::{self, Attempt, FaultHook};
 use super::retry::{attempt_of, Progress, Step};
 use super::{
-    open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
+    inside, open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoError,
+    ReadBatch, ReadEngine, ReadRequest, ReadShape,
 };
 
 struct Job {
@@ -105,15 +105,9 @@ fn worker_loop(
             _ => AlignedBuf::zeroed(len.next_multiple_of(memory_align), memory_align),
         };
         let file = &files[job.read.file as usize];
-        let (result, calls) = if job.read.offset >= file.size {
-            let error = IoError::UnexpectedEnd {
-                path: file.path.clone(),
-                offset: job.read.offset,
-                size: file.size,
-            };
-            (Err(error), 0)
-        } else {
-            read_with_retries(file, &job, &mut buffer.as_mut_slice()[..len])
+        let (result, calls) = match inside(&file.path, job.read.offset, file.size) {
+            Err(error) => (Err(error), 0),
+            Ok(()) => read_with_retries(file, &job, &mut buffer.as_mut_slice()[..len]),
         };
         // A closed channel means the batch's caller is gone (it panicked): drop the result.
         let _ = job.done.send(Completion {
@@ -162,15 +156,7 @@ fn read_with_retries(
             attempt_of(file.file.read_at(rest, at))
         };
         calls += 1;
-        let attempt = Attempt {
-            file: read.file,
-            offset: read.offset,
-            len: read.len,
-            done: progress.done,
-            index: progress.attempts,
-            align: grid,
-            file_size: file.size,
-        };
+        let attempt = Attempt::after(&read, &progress, grid, file.size);
         let result = fault::rewrite(job.hook.as_deref(), &attempt, real);
         match progress.step(result, read.offset, grid) {
             Step::Done => return (Ok(progress.done as usize), calls),
@@ -217,12 +203,7 @@ impl ReadEngine for PreadEngine {
         self.files[file as usize].size
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_batch(&mut self, mut batch: ReadBatch<'_>) -> Result<(), IoError> {
         let Some(jobs) = self.jobs.as_ref() else {
             return Err(self.stopped());
         };
@@ -231,11 +212,11 @@ impl ReadEngine for PreadEngine {
         let mut inflight = 0usize;
         let mut halt = None;
         while halt.is_none() {
-            while inflight < self.threads && next < requests.len() {
-                if consumer.wanted(next) {
+            while inflight < self.threads && next < batch.requests.len() {
+                if batch.wanted(next) {
                     let job = Job {
                         request: next,
-                        read: requests[next],
+                        read: batch.requests[next],
                         hook: self.hook.clone(),
                         done: done.clone(),
                     };
@@ -244,8 +225,6 @@ impl ReadEngine for PreadEngine {
                         break;
                     }
                     inflight += 1;
-                } else {
-                    counters.skipped += 1;
                 }
                 next += 1;
             }
@@ -256,9 +235,9 @@ impl ReadEngine for PreadEngine {
             let Ok(completion) = completions.recv() else {
                 return Err(self.stopped());
             };
-            counters.io_wait += waited.elapsed();
+            batch.counters.io_wait += waited.elapsed();
             inflight -= 1;
-            if let Err(error) = self.deliver(completion, consumer, counters) {
+            if let Err(error) = self.deliver(completion, &mut batch) {
                 halt = Some(error);
             }
         }
@@ -279,21 +258,15 @@ impl ReadEngine for PreadEngine {
 
 impl PreadEngine {
     /// Hands one completion to the consumer; the consumer's error, if it ends the batch.
-    fn deliver(
-        &self,
-        completion: Completion,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        counters.read_requests += completion.calls;
-        counters.retries += completion.calls.saturating_sub(1);
+    fn deliver(&self, completion: Completion, batch: &mut ReadBatch<'_>) -> Result<(), IoError> {
+        batch.counters.read_requests += completion.calls;
+        batch.counters.retries += completion.calls.saturating_sub(1);
         let outcome = match completion.result {
             Ok(got) => {
-                counters.bytes_read += got as u64;
-                consumer.complete(completion.request, &completion.buffer.as_slice()[..got]);
+                batch.complete(completion.request, &completion.buffer.as_slice()[..got]);
                 Ok(())
             }
-            Err(error) => consumer.failed(completion.request, error),
+            Err(error) => batch.failed(completion.request, error),
         };
         let _ = self.return_buffers.try_send(completion.buffer);
         outcome

@@ -2,20 +2,19 @@
 //! transparent huge pages requested), then served from there. Like COBS's `--load-complete`:
 //! memory use is exactly the index size and no query ever waits for the device.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
-use super::fault::{Attempt, FaultHook};
-use super::retry::settle_in_memory;
 use super::{
-    usage, AlignedBuf, DataFile, EngineKind, IoCounters, IoError, ReadConsumer, ReadEngine,
-    ReadRequest, ReadShape, ResidentFiles,
+    usage, AlignedBuf, DataFile, EngineKind, IoError, MemoryEngine, MemoryFiles, ResidentFiles,
 };
 
 /// Whole files in memory; see the module documentation.
-pub struct RamEngine {
+pub type RamEngine = MemoryEngine<Copies>;
+
+/// The files of a [`RamEngine`]: each one's path, its bytes (padded to the alignment) and
+/// its size.
+pub struct Copies {
     files: Vec<(PathBuf, AlignedBuf, u64)>,
-    hook: Option<Arc<dyn FaultHook>>,
 }
 
 impl RamEngine {
@@ -55,7 +54,7 @@ impl RamEngine {
                 read_whole(&file, size, RAM_CHUNK_BYTES, &|| false)?.expect("never stopped");
             files.push((path.clone(), buffer, size));
         }
-        Ok(RamEngine { files, hook: None })
+        Ok(MemoryEngine::new(Copies { files }))
     }
 }
 
@@ -100,89 +99,21 @@ pub(super) fn read_whole(
     Ok(Some(buffer))
 }
 
-impl ReadEngine for RamEngine {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Ram
-    }
-
-    fn alignment(&self) -> u64 {
-        1
-    }
-
-    fn read_shape(&self) -> ReadShape {
-        ReadShape::local(self.files.iter().map(|(path, ..)| path.as_path()), 1, 1)
-    }
-
-    fn direct(&self) -> bool {
-        false
-    }
-
-    fn file_count(&self) -> usize {
-        self.files.len()
-    }
-
-    fn file_size(&self, file: u32) -> u64 {
-        self.files[file as usize].2
-    }
-
-    fn resident(&self) -> Option<&dyn ResidentFiles> {
-        Some(self)
-    }
-
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        for (index, request) in requests.iter().enumerate() {
-            if !consumer.wanted(index) {
-                counters.skipped += 1;
-                continue;
-            }
-            let (path, buffer, size) = &self.files[request.file as usize];
-            let size = *size;
-            if request.offset >= size {
-                let error = IoError::UnexpectedEnd {
-                    path: path.clone(),
-                    offset: request.offset,
-                    size,
-                };
-                consumer.failed(index, error)?;
-                continue;
-            }
-            counters.read_requests += 1;
-            let attempt = Attempt {
-                file: request.file,
-                offset: request.offset,
-                len: request.len,
-                done: 0,
-                index: 0,
-                align: 1,
-                file_size: size,
-            };
-            if let Err(failure) = settle_in_memory(self.hook.as_deref(), attempt, counters) {
-                let error = failure.to_error(path, request.offset, request.len, 0, size);
-                consumer.failed(index, error)?;
-                continue;
-            }
-            let end = (request.offset + request.len as u64).min(size);
-            let bytes = &buffer.as_slice()[request.offset as usize..end as usize];
-            counters.bytes_read += bytes.len() as u64;
-            consumer.complete(index, bytes);
-        }
-        Ok(())
-    }
-
-    fn set_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.hook = hook;
-        true
-    }
-}
-
-impl ResidentFiles for RamEngine {
+impl ResidentFiles for Copies {
     fn bytes(&self, file: u32) -> &[u8] {
         let (_, buffer, size) = &self.files[file as usize];
         &buffer.as_slice()[..*size as usize]
+    }
+}
+
+impl MemoryFiles for Copies {
+    const KIND: EngineKind = EngineKind::Ram;
+
+    fn count(&self) -> usize {
+        self.files.len()
+    }
+
+    fn path(&self, file: u32) -> &Path {
+        &self.files[file as usize].0
     }
 }

@@ -203,10 +203,8 @@ mod tests {
 
     #[test]
     fn warms_until_done_or_full() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("data");
         let bytes: Vec<u8> = (0..(3u32 << 20)).map(|i| (i / 4096) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
+        let (_dir, path) = crate::testing::file_with("data", &bytes);
         let range = WarmRange {
             path: path.clone(),
             file: 0,
@@ -230,9 +228,7 @@ mod tests {
 
     #[test]
     fn chunks_that_fail_their_check_stay_out_of_the_cache() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("data");
-        std::fs::write(&path, vec![7u8; 3 << 20]).unwrap();
+        let (_dir, path) = crate::testing::file_with("data", vec![7u8; 3 << 20]);
         let range = WarmRange {
             path,
             file: 0,

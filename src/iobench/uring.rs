@@ -15,7 +15,7 @@ use super::rng::{stream_seed, SplitMix64};
 use super::stats::{RunPlan, RunStats};
 use super::IobenchError;
 use crate::io::{
-    DirectIo, IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest, UringEngine,
+    DirectIo, IoCounters, IoError, ReadBatch, ReadConsumer, ReadEngine, ReadRequest, UringEngine,
 };
 
 /// Reads per batch per read in flight: enough that the tail of each batch, where fewer than
@@ -64,7 +64,7 @@ pub(crate) fn run(
             });
         }
         engine
-            .read_batch(&requests, &mut reader, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut reader, &mut counters))
             .map_err(|e| bench_error(plan, e))?;
         if let Some(error) = reader.error.take() {
             return Err(error);

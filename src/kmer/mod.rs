@@ -41,13 +41,13 @@ pub enum BaseRule {
 }
 
 /// Forward map of COBS v0.3.x: `ACGT` kept, everything else `A`.
-pub(crate) const FORWARD: [u8; 256] = forward_map(false);
+pub(crate) const FORWARD: [u8; 256] = base_map(false, false);
 /// Complement map of COBS v0.3.x: `A↔T`, `C↔G`, everything else `T`.
-pub(crate) const COMPLEMENT: [u8; 256] = complement_map(false);
+pub(crate) const COMPLEMENT: [u8; 256] = base_map(false, true);
 /// [`FORWARD`] after case folding.
-pub(crate) const FORWARD_FOLDED: [u8; 256] = forward_map(true);
+pub(crate) const FORWARD_FOLDED: [u8; 256] = base_map(true, false);
 /// [`COMPLEMENT`] after case folding.
-pub(crate) const COMPLEMENT_FOLDED: [u8; 256] = complement_map(true);
+pub(crate) const COMPLEMENT_FOLDED: [u8; 256] = base_map(true, true);
 
 const fn fold(byte: u8, fold_case: bool) -> u8 {
     if fold_case {
@@ -63,35 +63,33 @@ const fn fold(byte: u8, fold_case: bool) -> u8 {
     }
 }
 
-const fn forward_map(fold_case: bool) -> [u8; 256] {
-    let mut map = [b'A'; 256];
+/// The forward (`complement` false) or complement map: `ACGT` kept or complemented, every
+/// other byte read as `A`, so `A` forward and `T` complemented.
+const fn base_map(fold_case: bool, complement: bool) -> [u8; 256] {
+    let mut map = [0; 256];
     let mut i = 0;
     while i < 256 {
-        map[i] = match fold(i as u8, fold_case) {
-            b'C' => b'C',
-            b'G' => b'G',
-            b'T' => b'T',
+        let base = match fold(i as u8, fold_case) {
+            base @ (b'C' | b'G' | b'T') => base,
             _ => b'A',
+        };
+        map[i] = if complement {
+            complement_of(base)
+        } else {
+            base
         };
         i += 1;
     }
     map
 }
 
-const fn complement_map(fold_case: bool) -> [u8; 256] {
-    let mut map = [b'T'; 256];
-    let mut i = 0;
-    while i < 256 {
-        map[i] = match fold(i as u8, fold_case) {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            b'T' => b'A',
-            _ => b'T',
-        };
-        i += 1;
+const fn complement_of(base: u8) -> u8 {
+    match base {
+        b'A' => b'T',
+        b'C' => b'G',
+        b'G' => b'C',
+        _ => b'A',
     }
-    map
 }
 
 /// Number of k-mer positions of a sequence of `len` bytes (0 when shorter than `k`).
@@ -236,35 +234,32 @@ mod tests {
         );
     }
 
+    /// Under COBS's rule, `kmer`'s canonical term is `term` and its first hash `hash`.
+    fn assert_cobs_vector(kmer: &[u8], term: &[u8], hash: u64) {
+        assert_eq!(canonical_term(kmer, true, BaseRule::Cobs), term);
+        assert_eq!(hash0(kmer, BaseRule::Cobs), hash);
+    }
+
     #[test]
     fn cobs_vectors_canonical() {
-        assert_eq!(
-            canonical_term(b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", true, BaseRule::Cobs),
-            b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".to_vec()
+        assert_cobs_vector(
+            b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT",
+            b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            0x04d4645ec33f5384,
         );
-        assert_eq!(
-            hash0(b"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT", BaseRule::Cobs),
-            0x04d4645ec33f5384
-        );
-        assert_eq!(
-            canonical_term(b"GATTACAGATTACAGATTACAGATTACAGAT", true, BaseRule::Cobs),
-            b"ATCTGTAATCTGTAATCTGTAATCTGTAATC".to_vec()
-        );
-        assert_eq!(
-            hash0(b"GATTACAGATTACAGATTACAGATTACAGAT", BaseRule::Cobs),
-            0xf6e9d0bf99a39e55
+        assert_cobs_vector(
+            b"GATTACAGATTACAGATTACAGATTACAGAT",
+            b"ATCTGTAATCTGTAATCTGTAATCTGTAATC",
+            0xf6e9d0bf99a39e55,
         );
     }
 
     #[test]
     fn cobs_vector_non_acgt_maps_to_a() {
-        assert_eq!(
-            canonical_term(b"NNNNNCGTACGTACGTACGTACGTACGTACG", true, BaseRule::Cobs),
-            b"AAAAACGTACGTACGTACGTACGTACGTACG".to_vec()
-        );
-        assert_eq!(
-            hash0(b"NNNNNCGTACGTACGTACGTACGTACGTACG", BaseRule::Cobs),
-            0x503f399bde21e61f
+        assert_cobs_vector(
+            b"NNNNNCGTACGTACGTACGTACGTACGTACG",
+            b"AAAAACGTACGTACGTACGTACGTACGTACG",
+            0x503f399bde21e61f,
         );
     }
 

@@ -317,13 +317,10 @@ mod tests {
 
     #[test]
     fn loads_and_looks_up() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(
-            &path,
+        let (_dir, path) = crate::testing::file_with(
+            "m.tsv",
             "document\tspecies\tcountry\r\nA\tE. coli\tUK\n\nB\tK. pneumoniae\nA\tE. coli\tUK\n",
-        )
-        .unwrap();
+        );
         let metadata = Metadata::load(&path).unwrap();
         assert_eq!(metadata.columns(), ["species", "country"]);
         assert_eq!(cells(metadata.get("A")), ["E. coli", "UK"]);
@@ -356,9 +353,10 @@ mod tests {
 
     #[test]
     fn a_document_listed_again_must_keep_its_values_in_the_columns_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.tsv");
-        std::fs::write(&path, "document\tspecies\tclade\nA\tsp1\tc1\nA\tsp1\tc2\n").unwrap();
+        let (_dir, path) = crate::testing::file_with(
+            "m.tsv",
+            "document\tspecies\tclade\nA\tsp1\tc1\nA\tsp1\tc2\n",
+        );
         let twice = Metadata::load(&path).unwrap_err().to_string();
         assert!(
             twice.contains("line 3: document \"A\" is listed again with other values ([\"sp1\", \"c2\"], before: [\"sp1\", \"c1\"])"),

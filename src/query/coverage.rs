@@ -24,7 +24,7 @@ use super::hashing::KmerArena;
 use super::hit::Hit;
 use super::index::Index;
 use super::plan::{Plan, PlanBlock};
-use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape};
+use crate::io::{IoError, ReadConsumer, ReadEngine, ReadShape};
 use crate::read::ReadError;
 
 /// Matching stretches of at most this many k-mers between missing ones count as missing
@@ -218,7 +218,7 @@ pub(crate) fn cover(
         counts: &mut counts,
         failure: None,
     };
-    engine.read_batch(&plan.reads, &mut consumer, &mut IoCounters::default())?;
+    engine.read_counted(&plan.reads, &mut consumer)?;
     if let Some(error) = consumer.failure {
         return Err(error);
     }

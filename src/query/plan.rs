@@ -308,6 +308,18 @@ impl Plan {
     }
 }
 
+/// The shape of an engine with one read in flight, for the tests: reads aligned to
+/// `alignment`, merged across gaps of up to `gap_bytes`, up to `read_bytes_max` long.
+#[cfg(test)]
+fn one_at_a_time(alignment: u64, gap_bytes: u64, read_bytes_max: u64) -> ReadShape {
+    ReadShape {
+        alignment,
+        gap_bytes,
+        read_bytes_max,
+        in_flight: 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,12 +351,7 @@ mod tests {
         let minimizers = [0, 0, 1 << 63];
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[1, 14, 3], &minimizers, 0..3);
-        let shape = ReadShape {
-            alignment: 4096,
-            gap_bytes: 0,
-            read_bytes_max: 8192,
-            in_flight: 1,
-        };
+        let shape = one_at_a_time(4096, 0, 8192);
         plan.finish(&blocks, &shape);
         assert_eq!(plan.rows.len(), 3);
         assert_eq!(plan.reads.len(), 2, "{:?}", plan.reads);
@@ -369,15 +376,7 @@ mod tests {
         let mut plan = Plan::default();
         // k-mers 0 and 2 share row 5; k-mer 1 has row 7.
         plan.add_block_lookups(0, &blocks[0], 0, &[5, 7, 105], &[], 0..3);
-        plan.finish(
-            &blocks,
-            &ReadShape {
-                alignment: 4096,
-                gap_bytes: 0,
-                read_bytes_max: 4096,
-                in_flight: 1,
-            },
-        );
+        plan.finish(&blocks, &one_at_a_time(4096, 0, 4096));
         assert_eq!(plan.rows.len(), 2);
         assert_eq!(plan.reads.len(), 2);
         assert_eq!(plan.reads[0].offset, 4096 + 5 * 4096);
@@ -391,15 +390,7 @@ mod tests {
         let blocks = vec![block(0, 512, 1000, 8)];
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[3, 9, 63, 64, 999], &[], 0..5);
-        plan.finish(
-            &blocks,
-            &ReadShape {
-                alignment: 512,
-                gap_bytes: 0,
-                read_bytes_max: 512,
-                in_flight: 1,
-            },
-        );
+        plan.finish(&blocks, &one_at_a_time(512, 0, 512));
         assert_eq!(plan.rows.len(), 5);
         // Rows 3, 9, 63 and 64 share page 0 (offsets 536..1032); row 999 is in page 2.
         assert_eq!(plan.pages_4k, 2);
@@ -417,15 +408,7 @@ mod tests {
         let blocks = vec![block(0, 47, 10, 5000)];
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[0, 1, 8], &[], 0..3);
-        plan.finish(
-            &blocks,
-            &ReadShape {
-                alignment: 4096,
-                gap_bytes: 0,
-                read_bytes_max: 1 << 20,
-                in_flight: 1,
-            },
-        );
+        plan.finish(&blocks, &one_at_a_time(4096, 0, 1 << 20));
         // Rows 0 and 1 overlap on the aligned grid: one read; row 8 alone.
         assert_eq!(plan.reads.len(), 2);
         assert_eq!(plan.reads[0].offset, 0);
@@ -442,15 +425,7 @@ mod tests {
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[1], &[], 0..1);
         plan.add_block_lookups(1, &blocks[1], 0, &[1], &[], 0..1);
-        plan.finish(
-            &blocks,
-            &ReadShape {
-                alignment: 4096,
-                gap_bytes: 1 << 20,
-                read_bytes_max: 1 << 20,
-                in_flight: 1,
-            },
-        );
+        plan.finish(&blocks, &one_at_a_time(4096, 1 << 20, 1 << 20));
         assert_eq!(plan.reads.len(), 2);
         assert_eq!((plan.reads[0].file, plan.reads[1].file), (0, 1));
     }
@@ -481,12 +456,7 @@ mod batch_tests {
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[5, 6], &[], 0..2);
         plan.add_block_lookups(0, &blocks[0], 1, &[6, 7], &[], 0..2);
-        let shape = ReadShape {
-            alignment: 512,
-            gap_bytes: 0,
-            read_bytes_max: 1 << 20,
-            in_flight: 1,
-        };
+        let shape = one_at_a_time(512, 0, 1 << 20);
         plan.finish(&blocks, &shape);
         assert_eq!(plan.rows.len(), 3, "row 6 is shared");
         let shared = plan
@@ -511,12 +481,7 @@ mod batch_tests {
         let blocks = vec![block(1, 6301)];
         let mut plan = Plan::default();
         plan.add_block_lookups(0, &blocks[0], 0, &[5], &[], 0..1);
-        let shape = ReadShape {
-            alignment: 512,
-            gap_bytes: 0,
-            read_bytes_max: 1 << 20,
-            in_flight: 1,
-        };
+        let shape = one_at_a_time(512, 0, 1 << 20);
         plan.finish(&blocks, &shape);
         assert_eq!(plan.reads[0].len, 1024);
     }
@@ -528,12 +493,7 @@ mod batch_tests {
         // Two k-mers of query 0, one of query 1, three hashes each.
         plan.add_block_lookups(0, &blocks[0], 0, &[1, 2, 3, 4, 5, 6], &[], 0..2);
         plan.add_block_lookups(0, &blocks[0], 1, &[7, 8, 9], &[], 0..1);
-        let shape = ReadShape {
-            alignment: 512,
-            gap_bytes: 0,
-            read_bytes_max: 1 << 20,
-            in_flight: 1,
-        };
+        let shape = one_at_a_time(512, 0, 1 << 20);
         plan.finish(&blocks, &shape);
         assert_eq!(plan.pair_count, 3);
         for lookup in &plan.lookups {

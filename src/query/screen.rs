@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use crate::format::IndexHeader;
-use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
+use crate::io::{IoCounters, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 use crate::read::{PinnedPages, PINNED_PAGES_MAX};
 use crate::summary::{
     prepare_probes, summary_path, BlockSummaries, Layout, Probe, SummaryError, SummarySource,
@@ -430,6 +430,18 @@ impl Screen {
         );
     }
 
+    /// [`Self::prepare`] for the paged summaries of `layout`, and in `pages` the first page of
+    /// each probe's bucket.
+    fn prepare_paged(&mut self, input: &ScreenInput, layout: &Layout, file: usize, q: usize) {
+        self.prepare(input, layout.hashes, file, q);
+        self.pages.clear();
+        self.pages.extend(
+            self.probes
+                .iter()
+                .map(|p| layout.bucket_page(layout.bucket(p))),
+        );
+    }
+
     /// Marks in `sampled` the probes of whole buckets, in bucket order, until they hold
     /// `fraction` of query `q`'s positions: a sample the same whichever round asks for it.
     fn select_sample(
@@ -473,14 +485,8 @@ impl Screen {
         (file, engine_file, q, needed): (usize, u32, usize, u64),
         fraction: f64,
     ) {
-        self.prepare(input, layout.hashes, file, q);
+        self.prepare_paged(input, layout, file, q);
         self.select_sample(input, layout, file, q, fraction);
-        self.pages.clear();
-        self.pages.extend(
-            self.probes
-                .iter()
-                .map(|p| layout.bucket_page(layout.bucket(p))),
-        );
         let weights = &input.arena.weights(file)[input.arena.query(q, file).range()];
         let total: u64 = weights.iter().map(|&w| w as u64).sum();
         let first = input.first_block[file] as usize;
@@ -539,13 +545,7 @@ impl Screen {
         layout: &Layout,
         (file, engine_file, q, needed): (usize, u32, usize, u64),
     ) {
-        self.prepare(input, layout.hashes, file, q);
-        self.pages.clear();
-        self.pages.extend(
-            self.probes
-                .iter()
-                .map(|p| layout.bucket_page(layout.bucket(p))),
-        );
+        self.prepare_paged(input, layout, file, q);
         let weights = &input.arena.weights(file)[input.arena.query(q, file).range()];
         let first = input.first_block[file] as usize;
         let mut damaged = None;
@@ -711,9 +711,11 @@ fn read_whole(reads: &mut ScreenReads, file: u32, bytes: u64) -> Result<Vec<u8>,
         data[start..start + take].copy_from_slice(&got[..take]);
     };
     let mut side = IoCounters::default();
-    let outcome = reads
-        .engine
-        .read_batch(&requests, &mut copy as &mut dyn ReadConsumer, &mut side);
+    let outcome = reads.engine.read_batch(ReadBatch::new(
+        &requests,
+        &mut copy as &mut dyn ReadConsumer,
+        &mut side,
+    ));
     reads.counters.add_side(&side);
     outcome.map(|()| data)
 }

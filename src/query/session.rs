@@ -36,7 +36,7 @@ use super::stats::{BatchStats, QueryStats, RowSource};
 use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
-    IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadEngine, ReadShape,
+    IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadBatch, ReadEngine, ReadShape,
     ResidentFiles, RowMemory,
 };
 use crate::read::{with_layers, LayerScratch, ReadError};
@@ -799,7 +799,7 @@ impl Session {
             self.engine.as_mut(),
             &layers,
             &mut self.work.layers,
-            |engine| engine.read_batch(reads, &mut executor, io),
+            |engine| engine.read_batch(ReadBatch::new(reads, &mut executor, io)),
         )?;
         Ok(executor.counters_out)
     }

@@ -7,11 +7,8 @@
 //! engine are stored in the cache as they arrive. Reads of files numbered `files` and above
 //! (side files, which have a cache of their own) pass through.
 
-use std::sync::Arc;
-
 use crate::io::{
-    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
-    ResidentFiles,
+    EngineLayer, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
 };
 
 /// The row-cache layer over an engine; see the module documentation.
@@ -42,20 +39,26 @@ impl<'a> CachedReads<'a> {
 }
 
 impl EngineLayer for CachedReads<'_> {
+    const TRANSPARENT: bool = true;
+
     fn inner(&self) -> &dyn ReadEngine {
         &*self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        &mut *self.inner
     }
 
     fn layer_alignment(&self) -> u64 {
         self.inner.alignment().max(self.cache.page_size() as u64)
     }
 
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
+        let ReadBatch {
+            requests,
+            consumer,
+            counters,
+        } = batch;
         let sizes: Vec<u64> = (0..self.files).map(|f| self.inner.file_size(f)).collect();
         let mut layer = CacheConsumer {
             outer: consumer,
@@ -66,17 +69,11 @@ impl EngineLayer for CachedReads<'_> {
             scratch: self.scratch,
             served: 0,
         };
-        let outcome = self.inner.read_batch(requests, &mut layer, counters);
+        let outcome = self
+            .inner
+            .read_batch(ReadBatch::new(requests, &mut layer, counters));
         counters.cached += layer.served;
         outcome
-    }
-
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.inner.set_fault_hook(hook)
-    }
-
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        self.inner.resident()
     }
 }
 

@@ -12,14 +12,11 @@
 //! own sidecar pages: memory stays bounded whatever the batch (a 1,000-gene batch on a 1 TB
 //! index touches most of a 1 GB sidecar).
 
-use std::sync::Arc;
-
 use super::integrity::Integrity;
 use super::pins::{PinnedPages, PINNED_PAGES_MAX, SIDE_PAGE_BYTES};
 use crate::format::CHECKSUM_PAGE_BYTES;
 use crate::io::{
-    EngineLayer, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
-    ResidentFiles,
+    EngineLayer, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest,
 };
 
 /// The checksum layer over an engine; see the module documentation.
@@ -92,8 +89,14 @@ impl<'a> CheckedReads<'a> {
 }
 
 impl EngineLayer for CheckedReads<'_> {
+    const TRANSPARENT: bool = true;
+
     fn inner(&self) -> &dyn ReadEngine {
         &*self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
+        &mut *self.inner
     }
 
     fn layer_alignment(&self) -> u64 {
@@ -105,15 +108,15 @@ impl EngineLayer for CheckedReads<'_> {
         }
     }
 
-    fn read_layered(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         if !self.integrity.any() {
-            return self.inner.read_batch(requests, consumer, counters);
+            return self.inner.read_batch(batch);
         }
+        let ReadBatch {
+            requests,
+            consumer,
+            counters,
+        } = batch;
         let mut start = 0;
         while start < requests.len() {
             let end = self.window(requests, start);
@@ -132,22 +135,17 @@ impl EngineLayer for CheckedReads<'_> {
                 pins: self.pins,
                 ended: None,
             };
-            self.inner
-                .read_batch(&requests[start..end], &mut verifier, counters)?;
+            self.inner.read_batch(ReadBatch::new(
+                &requests[start..end],
+                &mut verifier,
+                counters,
+            ))?;
             if let Some(error) = verifier.ended {
                 return Err(error);
             }
             start = end;
         }
         Ok(())
-    }
-
-    fn layer_fault_hook(&mut self, hook: Option<Arc<dyn FaultHook>>) -> bool {
-        self.inner.set_fault_hook(hook)
-    }
-
-    fn layer_resident(&self) -> Option<&dyn ResidentFiles> {
-        self.inner.resident()
     }
 }
 

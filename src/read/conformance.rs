@@ -15,7 +15,7 @@ use crate::io::conformance::{
     returns_the_requested_bytes, skips_requests_the_consumer_no_longer_wants, spread_requests,
     two_files,
 };
-use crate::io::{FaultPlan, IoCounters, ReadEngine};
+use crate::io::{FaultPlan, IoCounters, ReadBatch, ReadEngine};
 
 const LAYERS: [(&str, Which); 3] = [
     (
@@ -61,6 +61,15 @@ pub(crate) fn layered_engines(data: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngi
     engines
 }
 
+/// [`two_files`] in a new temporary folder with their checksum sidecars: the data files,
+/// and the files an engine under a [`Stack`] opens (the data files, then the sidecars).
+fn two_checked_files() -> (tempfile::TempDir, Vec<PathBuf>, Vec<PathBuf>) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = two_files(dir.path());
+    let all = files_with_sidecars(&data);
+    (dir, data, all)
+}
+
 #[test]
 fn every_layered_engine_returns_the_requested_bytes() {
     returns_the_requested_bytes(layered_engines);
@@ -78,9 +87,7 @@ fn every_layered_engine_skips_requests_the_consumer_no_longer_wants() {
 
 #[test]
 fn a_page_changed_on_disk_fails_exactly_the_reads_that_cover_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = two_files(dir.path());
-    let all = files_with_sidecars(&data);
+    let (_dir, data, all) = two_checked_files();
     // Change one byte of file 0 after its checksums were made.
     let mut bytes = std::fs::read(&data[0]).unwrap();
     let changed = 300_000u64;
@@ -124,9 +131,7 @@ fn a_page_changed_on_disk_fails_exactly_the_reads_that_cover_it() {
 
 #[test]
 fn a_flipped_bit_never_reaches_the_consumer() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = two_files(dir.path());
-    let all = files_with_sidecars(&data);
+    let (_dir, data, all) = two_checked_files();
     let plan = FaultPlan {
         flip: 0.3,
         ..FaultPlan::clean(93)
@@ -162,9 +167,7 @@ fn a_flipped_bit_never_reaches_the_consumer() {
 
 #[test]
 fn an_unreadable_sidecar_page_fails_only_the_reads_it_checks() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = two_files(dir.path());
-    let all = files_with_sidecars(&data);
+    let (_dir, data, all) = two_checked_files();
     // The second page of file 0's sidecar (engine file 2): the checksums of index pages
     // 1008..2032, bytes 4,128,768.. of file 0, which is shorter; so its first page, which
     // checks everything up to 4 MiB.
@@ -200,9 +203,7 @@ fn an_unreadable_sidecar_page_fails_only_the_reads_it_checks() {
 
 #[test]
 fn the_row_cache_serves_a_repeated_batch_without_a_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = two_files(dir.path());
-    let all = files_with_sidecars(&data);
+    let (_dir, data, all) = two_checked_files();
     for (name, engine) in bare_engines(&all) {
         let mut engine = Stack::new(engine, &data, LAYERS[2].1);
         // Reads inside the files (the cache holds whole pages of what was read).
@@ -214,7 +215,7 @@ fn the_row_cache_serves_a_repeated_batch_without_a_read() {
         let mut counters = IoCounters::default();
         let mut second = crate::io::conformance::Outcomes::new(requests.len());
         engine
-            .read_batch(&requests, &mut second, &mut counters)
+            .read_batch(ReadBatch::new(&requests, &mut second, &mut counters))
             .unwrap();
         assert_eq!(counters.cached, requests.len() as u64, "{name}");
         assert_eq!(counters.read_requests, 0, "{name}");
@@ -227,9 +228,7 @@ fn the_row_cache_serves_a_repeated_batch_without_a_read() {
 #[test]
 fn a_direct_check_reads_the_checksums_it_needs_from_the_sidecar() {
     use crate::format::ChecksumTable;
-    let dir = tempfile::tempdir().unwrap();
-    let data = two_files(dir.path());
-    files_with_sidecars(&data);
+    let (_dir, data, _) = two_checked_files();
     let size = std::fs::metadata(&data[0]).unwrap().len();
     let table = ChecksumTable::open_data(&data[0], size).unwrap();
     let integrity = super::Integrity::from_tables(vec![Some((table, 2)), None]);

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::io::{IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest};
+use crate::io::{IoCounters, IoError, PageCache, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 
 /// Bytes of a side-file page: the unit side files are read, checked and cached in.
 pub(crate) const SIDE_PAGE_BYTES: u64 = 4096;
@@ -102,6 +102,39 @@ impl PinnedPages {
         paths: &[PathBuf],
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
+        self.plan_reads(&*engine, cache);
+        if self.reads.is_empty() {
+            return Ok(());
+        }
+        let reads = std::mem::take(&mut self.reads);
+        let mut sink = Sink {
+            pins: self,
+            reads: &reads,
+            cache,
+            check,
+            paths,
+        };
+        let outcome = match engine.resident() {
+            // The engine holds the files in memory: copy, as rows are scored there, with no
+            // read to count.
+            Some(files) => {
+                sink.copy_resident(files);
+                Ok(())
+            }
+            None => {
+                let mut side = IoCounters::default();
+                let outcome = engine.read_batch(ReadBatch::new(&reads, &mut sink, &mut side));
+                counters.add_side(&side);
+                outcome
+            }
+        };
+        self.reads = reads;
+        outcome
+    }
+
+    /// Takes the pages the cache holds from it and plans reads of the others, a page that
+    /// follows the previous read's last within the gap joining it.
+    fn plan_reads(&mut self, engine: &dyn ReadEngine, cache: Option<&PageCache>) {
         self.distinct();
         self.data.resize(self.keys.len() * PAGE, 0);
         self.failures.clear();
@@ -130,60 +163,6 @@ impl PinnedPages {
                 }
             }
         }
-        if self.reads.is_empty() {
-            return Ok(());
-        }
-        if let Some(files) = engine.resident() {
-            // The engine holds the files in memory: copy, as rows are scored there, with no
-            // read to count.
-            self.copy_resident(files, cache, check, paths);
-            return Ok(());
-        }
-        let reads = std::mem::take(&mut self.reads);
-        let mut side = IoCounters::default();
-        let mut sink = Sink {
-            pins: self,
-            reads: &reads,
-            cache,
-            check,
-            paths,
-        };
-        let outcome = engine.read_batch(&reads, &mut sink, &mut side);
-        counters.add_side(&side);
-        self.reads = reads;
-        outcome
-    }
-
-    /// Fills the pages of the planned reads from files held in memory; a fault while they
-    /// were touched (a mapped page the kernel could not supply) fails them all.
-    fn copy_resident(
-        &mut self,
-        files: &dyn crate::io::ResidentFiles,
-        cache: Option<&PageCache>,
-        check: PageCheck<'_>,
-        paths: &[PathBuf],
-    ) {
-        let reads = std::mem::take(&mut self.reads);
-        let mut sink = Sink {
-            pins: self,
-            reads: &reads,
-            cache,
-            check,
-            paths,
-        };
-        for (number, read) in reads.iter().enumerate() {
-            let bytes = files.bytes(read.file);
-            let start = (read.offset as usize).min(bytes.len());
-            let end = (read.offset as usize + read.len as usize).min(bytes.len());
-            sink.complete(number, &bytes[start..end]);
-        }
-        if let Err(error) = files.take_fault() {
-            let error = Arc::new(error);
-            for number in 0..reads.len() {
-                self.fail_read(number, &error);
-            }
-        }
-        self.reads = reads;
     }
 
     /// Leaves the pages of read `number` missing, with `error`.
@@ -227,6 +206,26 @@ struct Sink<'a, 'b> {
     cache: Option<&'a PageCache>,
     check: PageCheck<'b>,
     paths: &'a [PathBuf],
+}
+
+impl Sink<'_, '_> {
+    /// Fills the pages of the planned reads from files held in memory; a fault while they
+    /// were touched (a mapped page the kernel could not supply) fails them all.
+    fn copy_resident(&mut self, files: &dyn crate::io::ResidentFiles) {
+        let reads = self.reads;
+        for (number, read) in reads.iter().enumerate() {
+            let bytes = files.bytes(read.file);
+            let start = (read.offset as usize).min(bytes.len());
+            let end = (read.offset as usize + read.len as usize).min(bytes.len());
+            self.complete(number, &bytes[start..end]);
+        }
+        if let Err(error) = files.take_fault() {
+            let error = Arc::new(error);
+            for number in 0..reads.len() {
+                self.pins.fail_read(number, &error);
+            }
+        }
+    }
 }
 
 impl ReadConsumer for Sink<'_, '_> {

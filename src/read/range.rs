@@ -1,7 +1,7 @@
 //! [`read_range`]: a long run of bytes read in order through the read path, for the readers
 //! that copy or check whole blocks (merge) rather than look up rows.
 
-use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadRequest};
+use crate::io::{IoCounters, IoError, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
 
 /// Bytes in flight at once: a few reads of [`RANGE_READ_BYTES`].
 const RANGE_BATCH_BYTES: u64 = 8 << 20;
@@ -50,7 +50,7 @@ pub(crate) fn read_range<E: From<IoError>>(
             requests: &requests,
             short: None,
         };
-        engine.read_batch(&requests, &mut fill, &mut counters)?;
+        engine.read_batch(ReadBatch::new(&requests, &mut fill, &mut counters))?;
         // Engines fail a read that ends before the end of the file: only bytes past it (and
         // so past `end`) may be missing.
         let available = batch_end.min(end);
@@ -90,10 +90,8 @@ mod tests {
 
     #[test]
     fn hands_exactly_the_range_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
         let bytes: Vec<u8> = (0..(20u64 << 20) + 777).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
+        let (_dir, path) = crate::testing::file_with("f", &bytes);
         let mut engine = RamEngine::open(&[path]).unwrap();
         let mut buffer = Vec::new();
         for (offset, len) in [

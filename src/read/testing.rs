@@ -7,10 +7,7 @@ use std::sync::Arc;
 use super::{with_layers, Integrity, LayerScratch, Layers, SIDE_PAGE_BYTES};
 use crate::format::checksums::ChecksumBuilder;
 use crate::format::{sidecar_path, ChecksumTable, CHECKSUM_PAGE_BYTES};
-use crate::io::{
-    EngineKind, FaultHook, IoCounters, IoError, PageCache, ReadConsumer, ReadEngine, ReadRequest,
-    ResidentFiles,
-};
+use crate::io::{EngineKind, FaultHook, IoError, PageCache, ReadBatch, ReadEngine, ResidentFiles};
 
 /// Which layers a [`Stack`] has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,12 +125,7 @@ impl ReadEngine for Stack {
         self.engine.file_size(file)
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         let layers = Layers {
             integrity: &self.integrity,
             side_cache: self.side.as_ref(),
@@ -142,7 +134,7 @@ impl ReadEngine for Stack {
             paths: &self.paths,
         };
         with_layers(self.engine.as_mut(), &layers, &mut self.scratch, |engine| {
-            engine.read_batch(requests, consumer, counters)
+            engine.read_batch(batch)
         })
     }
 

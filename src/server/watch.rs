@@ -159,9 +159,7 @@ mod tests {
     use std::io::Write;
 
     fn watch_one(bytes: &[u8]) -> (tempfile::TempDir, PathBuf, IndexWatch) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x.cobs_compact");
-        std::fs::write(&path, bytes).unwrap();
+        let (dir, path) = crate::testing::file_with("x.cobs_compact", bytes);
         let watch = IndexWatch::capture(std::slice::from_ref(&path), &[]).unwrap();
         (dir, path, watch)
     }
@@ -224,9 +222,7 @@ mod tests {
 
     #[test]
     fn a_collection_file_unlinked_by_a_merge_is_unchanged_but_one_written_is_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub-000001.cobs_compact");
-        std::fs::write(&path, [1u8; 4096]).unwrap();
+        let (_dir, path) = crate::testing::file_with("sub-000001.cobs_compact", [1u8; 4096]);
         let watch = IndexWatch::capture(std::slice::from_ref(&path), &[true]).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(watch.check(0), Ok(()));

@@ -29,7 +29,7 @@ use super::client::{spawn, Fetched, RemoteObject};
 use super::multirange::{self, Fetch, Support, Transport};
 use crate::io::retry::{Progress, Step};
 use crate::io::{
-    fault, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadConsumer,
+    fault, inside, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadBatch,
     ReadEngine, ReadRequest, ReadShape,
 };
 
@@ -166,13 +166,12 @@ impl RemoteEngine {
     /// other engines do, `ended` set when the consumer ends the batch.
     fn gather(
         &self,
-        requests: &[ReadRequest],
+        batch: &mut ReadBatch<'_>,
         next: &mut usize,
         free: usize,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
         ended: &mut Option<IoError>,
     ) -> Vec<(usize, ReadRequest)> {
+        let requests = batch.requests;
         let mut group: Vec<(usize, ReadRequest)> = Vec::new();
         let (mut bytes, mut limit, mut header) = (0u64, 1usize, 0usize);
         while ended.is_none() && *next < requests.len() && group.len() < limit {
@@ -187,22 +186,17 @@ impl RemoteEngine {
                 }
             }
             *next += 1;
-            if !consumer.wanted(request) {
-                counters.skipped += 1;
+            if !batch.wanted(request) {
                 continue;
             }
             let size = self.file_size(read.file);
+            let path = &self.paths[read.file as usize];
             if read.len == 0 {
                 // Counted as a read, as the other engines do; nothing is sent.
-                counters.read_requests += 1;
-                consumer.complete(request, &[]);
-            } else if read.offset >= size {
-                let error = IoError::UnexpectedEnd {
-                    path: self.paths[read.file as usize].clone(),
-                    offset: read.offset,
-                    size,
-                };
-                *ended = consumer.failed(request, error).err();
+                batch.counters.read_requests += 1;
+                batch.complete(request, &[]);
+            } else if let Err(error) = inside(path, read.offset, size) {
+                *ended = batch.failed(request, error).err();
             } else {
                 if group.is_empty() {
                     limit = self.group_size(read.file, requests.len() - request, free);
@@ -411,15 +405,7 @@ async fn read_one(
                 return outcome;
             }
         };
-        let attempt = Attempt {
-            file: read.file,
-            offset: read.offset,
-            len: read.len,
-            done: progress.done,
-            index: progress.attempts,
-            align: 1,
-            file_size: object.size,
-        };
+        let attempt = Attempt::after(&read, &progress, 1, object.size);
         let result = fault::rewrite(hook, &attempt, AttemptResult::Bytes(bytes.len() as u32));
         if let AttemptResult::Bytes(count) = result {
             if progress.done == 0 && count as usize == bytes.len() {
@@ -482,19 +468,14 @@ impl ReadEngine for RemoteEngine {
         self.objects[file as usize].size
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_batch(&mut self, mut batch: ReadBatch<'_>) -> Result<(), IoError> {
         let (done, completions) = unbounded::<Message>();
         let (mut next, mut tasks) = (0usize, 0usize);
         let mut ended: Option<IoError> = None;
         loop {
-            while ended.is_none() && tasks < self.depth && next < requests.len() {
+            while ended.is_none() && tasks < self.depth && next < batch.requests.len() {
                 let free = self.depth - tasks;
-                let group = self.gather(requests, &mut next, free, consumer, counters, &mut ended);
+                let group = self.gather(&mut batch, &mut next, free, &mut ended);
                 if !group.is_empty() {
                     self.issue(group, &done)?;
                     tasks += 1;
@@ -509,25 +490,22 @@ impl ReadEngine for RemoteEngine {
                 engine: "remote",
                 detail: "the remote client runtime stopped".into(),
             })?;
-            counters.io_wait += waited.elapsed();
+            batch.counters.io_wait += waited.elapsed();
             let outcome = match message {
                 Message::Ended(fetched) => {
                     tasks -= 1;
-                    count_request(counters, &fetched);
+                    count_request(batch.counters, &fetched);
                     continue;
                 }
                 Message::Read(outcome) => outcome,
             };
-            count(counters, &outcome);
+            count(batch.counters, &outcome);
             if ended.is_some() {
                 continue;
             }
             match outcome.result {
-                Ok(bytes) => {
-                    counters.bytes_read += bytes.len() as u64;
-                    consumer.complete(outcome.request, &bytes);
-                }
-                Err(error) => ended = consumer.failed(outcome.request, error).err(),
+                Ok(bytes) => batch.complete(outcome.request, &bytes),
+                Err(error) => ended = batch.failed(outcome.request, error).err(),
             }
         }
         ended.map_or(Ok(()), Err)
@@ -697,17 +675,12 @@ mod tests {
             })
             .collect();
         let mut before = Outcomes::new(requests.len());
-        engine
-            .read_batch(&requests, &mut before, &mut IoCounters::default())
-            .unwrap();
+        engine.read_counted(&requests, &mut before).unwrap();
         assert!(before.failed.iter().all(Option::is_none));
         let size = engine.file_size(0) as usize;
         engine.objects[0].replace_in_store(vec![0u8; size]).unwrap();
         let mut after = Outcomes::new(requests.len());
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(&requests, &mut after, &mut counters)
-            .unwrap();
+        let counters = engine.read_counted(&requests, &mut after).unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure
                 .as_deref()
@@ -742,10 +715,7 @@ mod multirange_tests {
         requests: &[ReadRequest],
     ) -> IoCounters {
         let mut outcomes = Outcomes::new(requests.len());
-        let mut counters = IoCounters::default();
-        engine
-            .read_batch(requests, &mut outcomes, &mut counters)
-            .unwrap();
+        let counters = engine.read_counted(requests, &mut outcomes).unwrap();
         for (read, got) in requests.iter().zip(&outcomes.completed) {
             let at = read.offset as usize;
             let got = got.as_deref().expect("every read answered");
@@ -754,11 +724,17 @@ mod multirange_tests {
         counters
     }
 
-    #[test]
-    fn reads_go_out_many_ranges_a_request_once_the_server_took_one() {
+    /// [`two_files`] in a new folder, and the bytes of the first.
+    fn two_files_read() -> (tempfile::TempDir, Vec<PathBuf>, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
         let paths = two_files(dir.path());
         let file = std::fs::read(&paths[0]).unwrap();
+        (dir, paths, file)
+    }
+
+    #[test]
+    fn reads_go_out_many_ranges_a_request_once_the_server_took_one() {
+        let (_dir, paths, file) = two_files_read();
         for serve in [Serve::Multipart, Serve::Coalesced] {
             let mut engine = in_memory_multirange(&paths, 4, serve);
             engine.ranges = 64;
@@ -798,9 +774,7 @@ mod multirange_tests {
 
     #[test]
     fn a_server_that_ignores_ranges_is_read_one_range_a_request() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = two_files(dir.path());
-        let file = std::fs::read(&paths[0]).unwrap();
+        let (_dir, paths, file) = two_files_read();
         let mut engine = in_memory_multirange(&paths, 4, Serve::Whole);
         let first = read_checked(&mut engine, &file, &reads());
         assert_eq!(multirange::support(&engine.objects[0].url), Support::No);
@@ -813,9 +787,7 @@ mod multirange_tests {
 
     #[test]
     fn a_file_changed_under_multi_range_requests_fails_every_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = two_files(dir.path());
-        let file = std::fs::read(&paths[0]).unwrap();
+        let (_dir, paths, file) = two_files_read();
         let mut engine = in_memory_multirange(&paths, 4, Serve::Multipart);
         read_checked(&mut engine, &file, &reads());
         engine.objects[0]
@@ -823,9 +795,7 @@ mod multirange_tests {
             .unwrap();
         let requests = reads();
         let mut after = Outcomes::new(requests.len());
-        engine
-            .read_batch(&requests, &mut after, &mut IoCounters::default())
-            .unwrap();
+        engine.read_counted(&requests, &mut after).unwrap();
         for (index, failure) in after.failed.iter().enumerate() {
             let failure = failure
                 .as_deref()

@@ -13,8 +13,8 @@
 //!    empty read inside the file and the rest of a short read that ended off the O_DIRECT
 //!    grid are read with a buffered `pread`; a read out of retries has failed;
 //! 4. refill and submit again *before* handing finished reads to the consumer (bytes to
-//!    [`ReadConsumer::complete`], failures to [`ReadConsumer::failed`]), so the device stays
-//!    busy while the caller accumulates.
+//!    [`ReadBatch::complete`], failures to [`ReadBatch::failed`]), so the device stays busy
+//!    while the caller accumulates.
 //!
 //! The loop ends when every request is done, when the consumer ends the batch (its `failed`
 //! returns an error), or when the ring fails. In every case the reads still in flight are
@@ -48,8 +48,8 @@ use super::fault::{self, Attempt, AttemptResult, FaultHook};
 use super::retry::{attempt_of, Failure, Progress, Step};
 use super::ring_alloc::RingAlloc;
 use super::{
-    open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind, IoCounters,
-    IoError, ReadConsumer, ReadEngine, ReadRequest, ReadShape,
+    inside, open_files, strictest_alignment, AlignedBuf, DataFile, DirectIo, EngineKind,
+    IoCounters, IoError, ReadBatch, ReadEngine, ReadRequest, ReadShape,
 };
 
 /// The buffer arena grows to the batch's total read size, up to this: 8 MiB in flight or
@@ -226,8 +226,8 @@ impl UringEngine {
                 len,
             })
             .collect();
-        let mut counters = IoCounters::default();
-        self.read_batch(&requests, &mut |_: usize, _: &[u8]| {}, &mut counters)
+        self.read_counted(&requests, &mut |_: usize, _: &[u8]| {})
+            .map(|_| ())
             .map_err(|e| IoError::Unavailable {
                 engine: "uring",
                 detail: format!("probe read failed: {e}"),
@@ -262,20 +262,15 @@ impl UringEngine {
 
     /// The loop of the module documentation, until every request is done or a failure ends
     /// the batch (reads may then still be in flight).
-    fn run(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
-        let mut next = 0;
+    fn run(&mut self, batch: &mut ReadBatch<'_>) -> Result<(), IoError> {
+        let (mut next, total) = (0, batch.requests.len());
         loop {
-            self.assert_invariants(next, requests.len());
-            self.resubmit_due(counters)?;
-            next = self.fill(requests, next, consumer, counters)?;
+            self.assert_invariants(next, total);
+            self.resubmit_due(batch.counters)?;
+            next = self.fill(batch, next)?;
             if self.ring.in_flight() == 0 && self.ready.is_empty() {
                 if self.deferred.is_empty() {
-                    assert_eq!(next, requests.len(), "an idle engine issued every request");
+                    assert_eq!(next, total, "an idle engine issued every request");
                     return Ok(());
                 }
                 self.pause_for_deferred();
@@ -284,13 +279,13 @@ impl UringEngine {
             if self.ready.is_empty() {
                 let waited = Instant::now();
                 self.ring.submit(1).map_err(ring_error)?;
-                counters.io_wait += waited.elapsed();
+                batch.counters.io_wait += waited.elapsed();
             }
-            self.reap(counters)?;
-            next = self.fill(requests, next, consumer, counters)?;
+            self.reap(batch.counters)?;
+            next = self.fill(batch, next)?;
             self.ring.submit(0).map_err(ring_error)?;
-            self.deliver(consumer, counters)?;
-            self.assert_invariants(next, requests.len());
+            self.deliver(batch)?;
+            self.assert_invariants(next, total);
         }
     }
 
@@ -322,35 +317,23 @@ impl UringEngine {
     /// Queues requests from `next` while depth, slots and buffers allow, skipping those the
     /// consumer no longer wants and failing those past the end of their file; returns the new
     /// `next`.
-    fn fill(
-        &mut self,
-        requests: &[ReadRequest],
-        mut next: usize,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<usize, IoError> {
-        while next < requests.len() && self.ring.in_flight() < self.queue_depth {
+    fn fill(&mut self, batch: &mut ReadBatch<'_>, mut next: usize) -> Result<usize, IoError> {
+        while next < batch.requests.len() && self.ring.in_flight() < self.queue_depth {
             let Some(&slot_index) = self.free.last() else {
                 break;
             };
             if self.admitted != Some(next) {
-                if !consumer.wanted(next) {
-                    counters.skipped += 1;
+                if !batch.wanted(next) {
                     next += 1;
                     continue;
                 }
                 self.admitted = Some(next);
             }
-            let request = requests[next];
+            let request = batch.requests[next];
             let file = &self.files[request.file as usize];
-            if request.offset >= file.size {
-                let error = IoError::UnexpectedEnd {
-                    path: file.path.clone(),
-                    offset: request.offset,
-                    size: file.size,
-                };
+            if let Err(error) = inside(&file.path, request.offset, file.size) {
                 next += 1;
-                consumer.failed(next - 1, error)?;
+                batch.failed(next - 1, error)?;
                 continue;
             }
             let Some(buf) = self.buffers.alloc(self.buffer_len(request.len)) else {
@@ -367,7 +350,7 @@ impl UringEngine {
                 progress: Progress::new(request.len, request.offset, file.size),
                 failure: None,
             };
-            self.push(slot_index, counters)?;
+            self.push(slot_index, batch.counters)?;
             next += 1;
         }
         Ok(next)
@@ -550,11 +533,7 @@ impl UringEngine {
     }
 
     /// Hands every finished read to the consumer and frees its slot and buffer.
-    fn deliver(
-        &mut self,
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn deliver(&mut self, batch: &mut ReadBatch<'_>) -> Result<(), IoError> {
         let mut outcome = Ok(());
         for position in 0..self.ready.len() {
             let slot_index = self.ready[position];
@@ -562,9 +541,7 @@ impl UringEngine {
             if outcome.is_ok() {
                 outcome = match slot.failure {
                     None => {
-                        let bytes = self.bytes_of(&slot);
-                        counters.bytes_read += bytes.len() as u64;
-                        consumer.complete(slot.request, bytes);
+                        batch.complete(slot.request, self.bytes_of(&slot));
                         Ok(())
                     }
                     Some(failure) => {
@@ -576,7 +553,7 @@ impl UringEngine {
                             slot.progress.done,
                             file.size,
                         );
-                        consumer.failed(slot.request, error)
+                        batch.failed(slot.request, error)
                     }
                 };
             }
@@ -633,12 +610,7 @@ impl ReadEngine for UringEngine {
         self.files[file as usize].size
     }
 
-    fn read_batch(
-        &mut self,
-        requests: &[ReadRequest],
-        consumer: &mut dyn ReadConsumer,
-        counters: &mut IoCounters,
-    ) -> Result<(), IoError> {
+    fn read_batch(&mut self, mut batch: ReadBatch<'_>) -> Result<(), IoError> {
         if let Some(detail) = &self.broken {
             return Err(IoError::Unavailable {
                 engine: "uring",
@@ -647,8 +619,8 @@ impl ReadEngine for UringEngine {
         }
         // Reads left in flight by a batch that unwound (a consumer that panicked) land first.
         self.drain()?;
-        self.begin(requests);
-        let outcome = self.run(requests, consumer, counters);
+        self.begin(batch.requests);
+        let outcome = self.run(&mut batch);
         let drained = self.drain();
         outcome.and(drained)
     }

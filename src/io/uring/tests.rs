@@ -8,6 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::io::ReadConsumer;
 
 /// A file whose byte `i` is `i % 251`, and an engine over it; `None` where io_uring is
 /// unavailable (the test then says so and passes).
@@ -46,7 +47,7 @@ fn read_checked(engine: &mut UringEngine, requests: &[ReadRequest]) -> Result<us
             .all(|(i, &b)| b == ((offset + i) % 251) as u8));
         delivered += 1;
     };
-    engine.read_batch(requests, &mut check, &mut IoCounters::default())?;
+    engine.read_counted(requests, &mut check)?;
     Ok(delivered)
 }
 
@@ -118,9 +119,7 @@ fn a_request_waiting_for_a_buffer_is_asked_for_once() {
         }
     }
     let mut consumer = Counting(vec![0; 64], 0);
-    engine
-        .read_batch(&requests, &mut consumer, &mut IoCounters::default())
-        .unwrap();
+    engine.read_counted(&requests, &mut consumer).unwrap();
     assert_eq!(consumer.1, 64);
     assert!(
         consumer.0.iter().all(|&asked| asked == 1),
@@ -144,6 +143,23 @@ fn pipe_read_in_flight(engine: &mut UringEngine) -> (OwnedFd, OwnedFd) {
     engine.ring.submit(0).unwrap();
     assert_eq!(engine.ring.in_flight(), 1);
     (read, write)
+}
+
+/// [`engine_over`] with a read of a pipe in flight that lands `after` from now: the engine,
+/// the pipe's read end (kept open) and the thread that writes.
+fn stuck_engine(
+    size: usize,
+    depth: u32,
+    after: Duration,
+) -> Option<(
+    tempfile::TempDir,
+    UringEngine,
+    OwnedFd,
+    std::thread::JoinHandle<()>,
+)> {
+    let (dir, mut engine) = engine_over(size, depth)?;
+    let (read, write) = pipe_read_in_flight(&mut engine);
+    Some((dir, engine, read, write_later(write, after)))
 }
 
 fn write_later(write: OwnedFd, after: Duration) -> std::thread::JoinHandle<()> {
@@ -200,11 +216,10 @@ fn draining_never_gives_up_on_interrupted_waits() {
 
 #[test]
 fn dropping_the_engine_waits_for_the_reads_in_flight() {
-    let Some((_dir, mut engine)) = engine_over(64 << 10, 4) else {
+    let Some((_dir, engine, read, writer)) = stuck_engine(64 << 10, 4, Duration::from_millis(100))
+    else {
         return;
     };
-    let (read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(100));
     let started = Instant::now();
     drop(engine);
     assert!(
@@ -219,22 +234,22 @@ fn dropping_the_engine_waits_for_the_reads_in_flight() {
 #[test]
 fn a_new_batch_first_waits_for_reads_left_in_flight() {
     // What a consumer that panicked mid-batch leaves behind.
-    let Some((_dir, mut engine)) = engine_over(1 << 20, 8) else {
+    let Some((_dir, mut engine, _read, writer)) =
+        stuck_engine(1 << 20, 8, Duration::from_millis(50))
+    else {
         return;
     };
-    let (_read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(50));
     assert_eq!(read_checked(&mut engine, &pages(200)).unwrap(), 200);
     writer.join().unwrap();
 }
 
 #[test]
 fn the_arena_is_never_resized_while_a_read_is_in_flight() {
-    let Some((_dir, mut engine)) = engine_over(64 << 10, 4) else {
+    let Some((_dir, mut engine, _read, writer)) =
+        stuck_engine(64 << 10, 4, Duration::from_millis(50))
+    else {
         return;
     };
-    let (_read, write) = pipe_read_in_flight(&mut engine);
-    let writer = write_later(write, Duration::from_millis(50));
     let resized = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         engine.size_arena(&pages(4096));
     }));
