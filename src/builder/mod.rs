@@ -660,7 +660,7 @@ impl Progress<'_> {
     }
 
     /// Fails if the observer has asked the build to stop.
-    pub fn check(&self) -> Result<(), BuildError> {
+    pub(crate) fn check(&self) -> Result<(), BuildError> {
         if self.observer.cancelled() {
             return Err(BuildError::Cancelled {
                 path: self.output.to_path_buf(),

@@ -159,7 +159,7 @@ fn parse_current_or_legacy(
 /// Opens `path` for reading if it is a regular file ([`crate::io::open_regular`]): a named
 /// pipe, a device or a directory is refused before it is opened for reading (opening a FIFO
 /// waits for a writer forever).
-pub fn open_regular(path: &Path) -> Result<File, FormatError> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, FormatError> {
     crate::io::open_regular(path).map_err(|source| {
         match source
             .get_ref()
