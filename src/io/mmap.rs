@@ -32,7 +32,7 @@ struct Mapped {
 }
 
 /// Memory-mapped files; see the module documentation.
-pub struct MmapEngine {
+pub(crate) struct MmapEngine {
     maps: Vec<Mapped>,
     hook: Option<Arc<dyn FaultHook>>,
 }

@@ -29,11 +29,10 @@ mod session;
 pub mod sliced;
 mod stats;
 
-pub use crate::io::{MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use crate::read::{Integrity, ReadError};
 pub use coverage::Coverage;
 pub use grouping::{GroupTally, Grouping, NoColumn};
-pub use hit::rounded;
+pub(crate) use hit::rounded;
 pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use session::{
