@@ -25,7 +25,7 @@
 
 pub mod classic;
 mod cluster;
-pub mod inputs;
+pub(crate) mod inputs;
 pub mod layout;
 pub(crate) mod matrix;
 mod metadata;

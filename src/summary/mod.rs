@@ -43,7 +43,7 @@
 mod damage;
 pub(crate) mod file;
 pub(crate) mod filter;
-pub mod identity;
+pub(crate) mod identity;
 pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
