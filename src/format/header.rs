@@ -116,7 +116,7 @@ impl IndexHeader {
     }
 
     /// Whether every row starts on a 4 KiB boundary (one row = one aligned page read).
-    pub fn rows_page_aligned(&self) -> bool {
+    pub(crate) fn rows_page_aligned(&self) -> bool {
         self.data_offset % 4096 == 0 && self.page_size % 4096 == 0
     }
 

@@ -15,7 +15,7 @@
 
 pub mod accumulate;
 pub(crate) mod counters;
-pub mod coverage;
+pub(crate) mod coverage;
 pub(crate) mod execute;
 mod grouping;
 pub(crate) mod hashing;
@@ -30,7 +30,7 @@ pub mod sliced;
 mod stats;
 
 pub use crate::read::{Integrity, ReadError};
-pub use coverage::Coverage;
+pub use coverage::{Coverage, ISLAND_KMERS_MAX};
 pub use grouping::{GroupTally, Grouping, NoColumn};
 pub(crate) use hit::rounded;
 pub use hit::{count_threshold, fraction, Hit};
