@@ -36,6 +36,9 @@
 //! depends on it) the library is the rest: no HTTP stack, no tokio, no clap.
 
 #![warn(missing_docs)]
+// An item marked `pub` that no path from the crate root reaches is `pub(crate)`: what is
+// `pub` here is the library's API.
+#![warn(unreachable_pub)]
 
 /// The version of bitsift, as recorded in JSON output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -204,7 +204,7 @@ fn rows_read(header: &IndexHeader, queries: &Path) -> Vec<(String, BTreeSet<u64>
             for seed in 0..header.num_hashes as u64 {
                 let hash = xxhash_rust::xxh64::xxh64(&term, seed);
                 for block in &header.blocks {
-                    rows.insert(block.row_offset(hash % block.row_count));
+                    rows.insert(block.data_offset + hash % block.row_count * block.row_bytes);
                 }
             }
         }

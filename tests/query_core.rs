@@ -319,7 +319,7 @@ fn coverage_shows_whole_genes_substitutions_and_truncations_and_misses_no_true_k
                 while at < truth.len() && truth[at] {
                     at += 1;
                 }
-                if at - start > bitsift::query::coverage::ISLAND_KMERS_MAX {
+                if at - start > bitsift::query::ISLAND_KMERS_MAX {
                     let (first, last) = (start as u64 + 1, at as u64 + 30);
                     assert!(
                         covered.iter().any(|&(s, e)| s <= first && last <= e),

@@ -164,7 +164,7 @@ impl IndexDescription {
 
     /// Adds the files, blocks, documents and bytes of `other`, a further part of the same
     /// index.
-    pub fn add(&mut self, other: &IndexDescription) {
+    pub(crate) fn add(&mut self, other: &IndexDescription) {
         self.files.extend(other.files.iter().cloned());
         self.blocks += other.blocks;
         self.documents += other.documents;

@@ -18,7 +18,7 @@ use crate::query::{fraction, rounded, Coverage, GroupTally, Index, QueryResult, 
 
 /// One query's answer, answered or not; see the module documentation.
 #[derive(Serialize)]
-pub struct QueryJson<'a> {
+pub(crate) struct QueryJson<'a> {
     /// The query's name.
     pub query: &'a str,
     /// Bases of the query (the server's answers).
@@ -93,7 +93,7 @@ impl<'a> QueryJson<'a> {
 }
 
 /// The hits of one result, serialized one at a time as a JSON list of [`JsonHit`].
-pub struct JsonHits<'a> {
+pub(crate) struct JsonHits<'a> {
     /// The index searched.
     pub index: &'a Index,
     /// The result whose hits these are (no hits: an empty list).

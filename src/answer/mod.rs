@@ -20,6 +20,6 @@ pub use cutoff::{Cutoff, CutoffError};
 pub use describe::{IndexDescription, IndexFile};
 pub use identity::{identity, threshold_for_identity};
 #[cfg(feature = "server")]
-pub use json::{JsonHits, QueryJson};
+pub(crate) use json::{JsonHits, QueryJson};
 pub use output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};
 pub use status::SkipReason;

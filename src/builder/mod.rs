@@ -25,7 +25,7 @@
 
 pub mod classic;
 mod cluster;
-pub mod inputs;
+pub(crate) mod inputs;
 pub mod layout;
 pub(crate) mod matrix;
 mod metadata;
@@ -661,7 +661,7 @@ impl Progress<'_> {
     }
 
     /// Fails if the observer has asked the build to stop.
-    pub fn check(&self) -> Result<(), BuildError> {
+    pub(crate) fn check(&self) -> Result<(), BuildError> {
         if self.observer.cancelled() {
             return Err(BuildError::Cancelled {
                 path: self.output.to_path_buf(),

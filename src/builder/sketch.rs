@@ -70,7 +70,7 @@ impl Sketch {
     }
 
     /// Makes this the sketch of the union of its set and `other`'s (bin-wise minimum).
-    pub fn merge(&mut self, other: &Sketch) {
+    pub(crate) fn merge(&mut self, other: &Sketch) {
         for (a, &b) in self.bins.iter_mut().zip(&other.bins) {
             *a = (*a).min(b);
         }
@@ -135,7 +135,7 @@ impl Sketcher {
     }
 
     /// Adds every k-mer of `sequence` to `sketch`.
-    pub fn add(&mut self, sequence: &[u8], sketch: &mut Sketch) {
+    pub(crate) fn add(&mut self, sequence: &[u8], sketch: &mut Sketch) {
         if self.packed {
             add_packed(sequence, self.hasher.k(), sketch);
         } else {

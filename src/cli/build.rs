@@ -309,7 +309,7 @@ pub(crate) fn run(args: BuildArgs, ui: Ui) -> Result<Outcome> {
 
 /// One summary line on standard error, as every build ends, and a note when the index is
 /// much larger than its k-mers need.
-pub fn print_report(options: &BuildOptions, report: &BuildReport) {
+pub(crate) fn print_report(options: &BuildOptions, report: &BuildReport) {
     let peak = bitsift::io::usage::Usage::now().peak_rss_bytes;
     let summaries = if options.summaries.is_some() {
         format!(

@@ -20,7 +20,7 @@ pub(crate) struct ChecksumArgs {
     force: bool,
 }
 
-pub fn run(args: ChecksumArgs) -> Result<Outcome> {
+pub(crate) fn run(args: ChecksumArgs) -> Result<Outcome> {
     let indexes = bitsift::format::index_files(&args.indexes, &[]).map_err(anyhow::Error::msg)?;
     let mut failures = Vec::new();
     for index in &indexes {

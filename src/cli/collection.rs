@@ -81,7 +81,7 @@ enum Duplicates {
     Allow,
 }
 
-pub fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn add(args: AddArgs, ui: Ui) -> Result<Outcome> {
     let (order, metadata, summaries) = args.layout.resolve()?;
     let options = AddOptions {
         directory: args.directory.clone(),
@@ -164,7 +164,7 @@ pub(crate) struct RemoveArgs {
     ignore_missing: bool,
 }
 
-pub fn remove(args: RemoveArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn remove(args: RemoveArgs, ui: Ui) -> Result<Outcome> {
     let text = if args.documents.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -240,7 +240,7 @@ pub(crate) struct MergeArgs {
     json: bool,
 }
 
-pub fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn merge(args: MergeArgs, ui: Ui) -> Result<Outcome> {
     let options = MergeOptions {
         directory: args.directory.clone(),
         max_documents: args.max_documents,
@@ -318,7 +318,7 @@ pub(crate) struct RecoverArgs {
     directory: PathBuf,
 }
 
-pub fn recover(args: RecoverArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn recover(args: RecoverArgs, ui: Ui) -> Result<Outcome> {
     let report = collection::recover(&args.directory)?;
     let directory = args.directory.display();
     println!(

@@ -141,7 +141,7 @@ fn parse_duration(text: &str) -> Result<Duration, BadValue> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-pub fn run(args: IobenchArgs, ui: Ui) -> Result<Outcome> {
+pub(crate) fn run(args: IobenchArgs, ui: Ui) -> Result<Outcome> {
     if let Some(url) = args.file.as_ref().filter(|f| bitsift::io::is_remote(f)) {
         return run_remote(&args, &url.to_string_lossy(), ui);
     }

@@ -110,7 +110,7 @@ enum Command {
 
 /// How a command ended, when it did not fail. Exit status 0 or [`EXIT_PARTIAL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Everything asked was done.
     Success,
     /// Some queries were not searched and were reported; the rest was done.
@@ -134,9 +134,9 @@ pub(crate) struct UsageError(pub String);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ui {
     /// Draw progress bars (standard error is a terminal and not --quiet).
-    pub progress: bool,
+    pub(crate) progress: bool,
     /// Print only errors.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// Runs the command line and returns the process exit status. Under the name `cobs` (the

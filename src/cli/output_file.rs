@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 
 /// A file that appears under its name only when [`AtomicFile::commit`] is called; dropped
 /// without it, the temporary file is removed ([`bitsift::AtomicFile`]).
-pub struct AtomicFile(bitsift::AtomicFile);
+pub(crate) struct AtomicFile(bitsift::AtomicFile);
 
 impl AtomicFile {
     /// Creates the temporary file beside `path`.
@@ -29,7 +29,7 @@ impl AtomicFile {
     }
 
     /// Flushes the file to storage and renames it to its name.
-    pub fn commit(self) -> Result<()> {
+    pub(crate) fn commit(self) -> Result<()> {
         let path = self.0.destination().to_path_buf();
         self.0.commit().with_context(|| {
             format!(

@@ -16,10 +16,10 @@ pub(crate) struct IndexArgs {
     /// them, or a collection; repeat for several. All are searched together and ranked
     /// together
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
-    pub indexes: Vec<PathBuf>,
+    pub(crate) indexes: Vec<PathBuf>,
     /// File listing index paths, one per line (e.g. the 305 Phylign batches)
     #[arg(long, value_name = "FILE", help_heading = "Input")]
-    pub index_list: Vec<PathBuf>,
+    pub(crate) index_list: Vec<PathBuf>,
     /// Only these sub-indexes of the collections given (file names, comma-separated), with
     /// the collection's removed documents hidden: one job's or one machine's part of a
     /// collection
@@ -29,7 +29,7 @@ pub(crate) struct IndexArgs {
         value_delimiter = ',',
         help_heading = "Input"
     )]
-    pub subindexes: Vec<String>,
+    pub(crate) subindexes: Vec<String>,
 }
 
 impl IndexArgs {
@@ -48,14 +48,14 @@ impl IndexArgs {
 pub(crate) struct EngineArgs {
     /// I/O engine
     #[arg(long, value_parser = engine_names(), default_value_t = EngineChoice::Auto, help_heading = "I/O")]
-    pub engine: EngineChoice,
+    pub(crate) engine: EngineChoice,
     /// Reads in flight (uring), reader threads (pread) or range requests (remote indexes),
     /// per session (`serve`: per worker) [default: 64; 256 for remote indexes]
     #[arg(long, value_name = "N", help_heading = "I/O")]
-    pub queue_depth: Option<u32>,
+    pub(crate) queue_depth: Option<u32>,
     /// Bypass the page cache with O_DIRECT (uring, pread)
     #[arg(long, value_parser = direct_io_names(), default_value_t = DirectIo::Auto, help_heading = "I/O")]
-    pub direct_io: DirectIo,
+    pub(crate) direct_io: DirectIo,
 }
 
 impl Default for EngineArgs {
@@ -71,7 +71,7 @@ impl Default for EngineArgs {
 
 impl EngineArgs {
     /// The engine options, as the library says them.
-    pub fn options(&self) -> EngineOptions {
+    pub(crate) fn options(&self) -> EngineOptions {
         EngineOptions {
             choice: self.engine,
             queue_depth: self.queue_depth,
@@ -82,7 +82,7 @@ impl EngineArgs {
 }
 
 /// `--engine`'s values: the library's names and descriptions, read by its `FromStr`.
-pub fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
+pub(crate) fn engine_names() -> impl TypedValueParser<Value = EngineChoice> {
     let values = EngineChoice::ALL.map(|c| PossibleValue::new(c.as_str()).help(c.describe()));
     PossibleValuesParser::new(values).try_map(|name| name.parse::<EngineChoice>())
 }

@@ -46,7 +46,7 @@ use crate::builder::layout::RowSizing;
 use crate::format::{is_placeholder, IndexHeader, IndexKind, LayoutChoice, RowLayout};
 use crate::tempfiles::{self, AtomicFile};
 
-pub use crate::format::PADDING_NAME;
+pub(crate) use crate::format::PADDING_NAME;
 
 /// Parameters shared by every sub-index; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -31,7 +31,7 @@
 //!     ..Default::default()
 //! };
 //! let opened = setup.open()?;
-//! println!("{} sub-indexes", opened.index.file_count());
+//! println!("{} sub-indexes", opened.index.headers().len());
 //! # Ok::<(), bitsift::collection::CollectionError>(())
 //! ```
 
@@ -59,9 +59,7 @@ use crate::IoAt;
 use std::path::PathBuf;
 
 pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
-pub use manifest::{
-    Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind, PADDING_NAME,
-};
+pub use manifest::{Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind};
 pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use names::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME};

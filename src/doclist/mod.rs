@@ -92,7 +92,7 @@ pub enum FileType {
 
 impl FileType {
     /// Every type, in COBS's order.
-    pub const ALL: [FileType; 9] = [
+    pub(crate) const ALL: [FileType; 9] = [
         FileType::Any,
         FileType::Text,
         FileType::Cortex,
@@ -384,7 +384,7 @@ impl DocumentList {
     }
 
     /// Appends the documents of the file `path` (COBS's `add`).
-    pub fn add(&mut self, path: &Path) -> Result<(), DocListError> {
+    pub(crate) fn add(&mut self, path: &Path) -> Result<(), DocListError> {
         self.entries.extend(DocumentEntry::load(path)?);
         Ok(())
     }

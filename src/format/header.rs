@@ -187,7 +187,7 @@ impl IndexHeader {
     }
 
     /// Whether every row starts on a 4 KiB boundary (one row = one aligned page read).
-    pub fn rows_page_aligned(&self) -> bool {
+    pub(crate) fn rows_page_aligned(&self) -> bool {
         self.data_offset % 4096 == 0 && self.page_size % 4096 == 0
     }
 
@@ -292,7 +292,7 @@ fn parse_current_or_legacy(
 /// Opens `path` for reading if it is a regular file ([`crate::io::open_regular`]): a named
 /// pipe, a device or a directory is refused before it is opened for reading (opening a FIFO
 /// waits for a writer forever).
-pub fn open_regular(path: &Path) -> Result<File, FormatError> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, FormatError> {
     crate::io::open_regular(path).map_err(|source| {
         match source
             .get_ref()

@@ -93,7 +93,7 @@ pub struct Block {
 
 impl Block {
     /// File offset of row `row`.
-    pub fn row_offset(&self, row: u64) -> u64 {
+    pub(crate) fn row_offset(&self, row: u64) -> u64 {
         debug_assert!(row < self.row_count);
         self.data_offset + row * self.row_bytes
     }

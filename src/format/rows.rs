@@ -62,7 +62,7 @@ impl RowLayout {
     }
 
     /// The minimizer length a query must compute for this layout (`None`: no minimizers).
-    pub fn minimizer_length(&self) -> Option<u32> {
+    pub(crate) fn minimizer_length(&self) -> Option<u32> {
         match *self {
             RowLayout::Cobs => None,
             RowLayout::Minimizer { minimizer, .. } => Some(minimizer),

@@ -4,7 +4,7 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 
 /// A zero-initialised heap buffer whose start is aligned to `align` bytes.
-pub struct AlignedBuf {
+pub(crate) struct AlignedBuf {
     ptr: NonNull<u8>,
     layout: Layout,
     /// Start and length of the anonymous mapping holding the buffer, when it was mapped

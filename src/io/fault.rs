@@ -117,7 +117,7 @@ pub(crate) fn rewrite(
 }
 
 /// Bytes per page for persistent faults: a bad page fails every read that covers any of it.
-pub const FAULT_PAGE_BYTES: u64 = 4096;
+pub(crate) const FAULT_PAGE_BYTES: u64 = 4096;
 
 /// A read's results after this many carry no transient fault, so every read finishes well
 /// within the engines' retry bounds.

@@ -20,13 +20,13 @@ pub(crate) const DIRECT_ALIGN_FALLBACK: u64 = 4096;
 #[error(
     "it is {kind}, not a regular file (bitsift reads indexes and their side files at any offset)"
 )]
-pub struct NotRegularFile {
+pub(crate) struct NotRegularFile {
     /// What it is ("a named pipe (FIFO)").
     pub kind: &'static str,
 }
 
 /// What `metadata` describes when it is not a regular file ("a named pipe (FIFO)"), in words.
-pub fn file_kind(metadata: &Metadata) -> Option<&'static str> {
+pub(crate) fn file_kind(metadata: &Metadata) -> Option<&'static str> {
     let kind = metadata.file_type();
     if kind.is_file() {
         None
@@ -47,7 +47,7 @@ pub fn file_kind(metadata: &Metadata) -> Option<&'static str> {
 
 /// Fails with [`NotRegularFile`] (as an `InvalidInput` error) unless `metadata` describes a
 /// regular file.
-pub fn refuse_irregular(metadata: &Metadata) -> io::Result<()> {
+pub(crate) fn refuse_irregular(metadata: &Metadata) -> io::Result<()> {
     match file_kind(metadata) {
         None => Ok(()),
         Some(kind) => Err(io::Error::new(
@@ -63,7 +63,7 @@ pub fn refuse_irregular(metadata: &Metadata) -> io::Result<()> {
 /// itself cannot block (`O_NONBLOCK`, cleared once the descriptor is known to be a regular
 /// file's, so that io_uring reads are not refused with `EAGAIN`). A missing file fails with
 /// [`io::ErrorKind::NotFound`].
-pub fn open_regular(path: &Path) -> io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
     open_regular_with(path, 0)
 }
 
@@ -87,7 +87,7 @@ fn open_regular_with(path: &Path, flags: i32) -> io::Result<File> {
 
 /// An open data file and how it must be read.
 #[derive(Debug)]
-pub struct DataFile {
+pub(crate) struct DataFile {
     /// Where it is.
     pub path: PathBuf,
     /// The descriptor reads go to.
@@ -157,13 +157,13 @@ impl DataFile {
 
     /// Reads up to `buf.len()` bytes at `offset`, looping over short reads and `EINTR`; stops
     /// early only at the end of the file. Returns the bytes read.
-    pub fn read_full_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    pub(crate) fn read_full_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         read_full_at(&self.file, buf, offset)
     }
 }
 
 /// `pread` until `buf` is full or the file ends, retrying `EINTR`.
-pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub(crate) fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         match file.read_at(&mut buf[done..], offset + done as u64) {
@@ -178,7 +178,7 @@ pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usiz
 
 /// `(memory alignment, offset alignment)` for O_DIRECT from `statx(STATX_DIOALIGN)`, or
 /// `None` when the kernel does not report it.
-pub fn dio_alignment(file: &File) -> Option<(u32, u32)> {
+pub(crate) fn dio_alignment(file: &File) -> Option<(u32, u32)> {
     // SAFETY: statx is zero-initialisable plain data.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: valid descriptor, empty path with AT_EMPTY_PATH, stx is a valid out-pointer.
@@ -224,7 +224,7 @@ mod tests {
 
 /// What kind of storage a file lives on, as far as read shaping is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StorageKind {
+pub(crate) enum StorageKind {
     /// A local file system (ext4, xfs, btrfs, tmpfs, ...).
     Local,
     /// A network or parallel file system, named: every request is a round trip, and mmap
@@ -233,7 +233,7 @@ pub enum StorageKind {
 }
 
 /// The storage kind of the file system holding `path`, from `statfs`'s magic number.
-pub fn storage_kind(path: &Path) -> StorageKind {
+pub(crate) fn storage_kind(path: &Path) -> StorageKind {
     use std::os::unix::ffi::OsStrExt;
     let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return StorageKind::Local;

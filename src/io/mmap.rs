@@ -26,10 +26,10 @@ struct Mapped {
 }
 
 /// Memory-mapped files; see the module documentation.
-pub type MmapEngine = MemoryEngine<Mappings>;
+pub(crate) type MmapEngine = MemoryEngine<Mappings>;
 
 /// The files of an [`MmapEngine`], each mapped and guarded.
-pub struct Mappings {
+pub(crate) struct Mappings {
     maps: Vec<Mapped>,
 }
 

@@ -69,30 +69,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use aligned::AlignedBuf;
+pub(crate) use aligned::AlignedBuf;
 pub(crate) use batch::inside;
 pub use batch::ReadBatch;
 pub use cache::{CacheStats, PageCache};
-pub use fault::{
-    Attempt, AttemptResult, FaultCounts, FaultEngine, FaultHook, FaultPlan, FaultTally,
-    FAULT_PAGE_BYTES,
-};
-pub use files::{
-    dio_alignment, drop_file_cache, file_kind, open_regular, read_full_at, refuse_irregular,
-    storage_kind, DataFile, NotRegularFile, StorageKind,
-};
-pub use identity::FileIdentity;
+pub(crate) use fault::FaultHook;
+#[cfg(feature = "remote")]
+pub(crate) use fault::{Attempt, AttemptResult};
+pub use fault::{FaultCounts, FaultEngine, FaultPlan, FaultTally};
+pub use files::drop_file_cache;
+pub(crate) use files::{file_kind, open_regular, DataFile, NotRegularFile};
+pub(crate) use identity::FileIdentity;
 pub use image::{MemoryImage, RowMemory};
 pub use memory::MemoryEngine;
 pub(crate) use memory::MemoryFiles;
-pub use mmap::MmapEngine;
+pub(crate) use mmap::MmapEngine;
 pub use names::UnknownName;
-pub use pread::PreadEngine;
+pub(crate) use pread::PreadEngine;
 pub use ram::RamEngine;
-pub use resident::{residency, Residency, ResidentFiles};
-pub use shape::{ReadShape, MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
+pub(crate) use resident::{residency, ResidentFiles};
+pub(crate) use shape::ReadShape;
 pub use source::{is_remote, SourceFile};
-pub use uring::UringEngine;
+pub(crate) use uring::UringEngine;
 pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
 /// One read: `len` bytes at `offset` of file number `file` (its position in the list the
@@ -143,7 +141,7 @@ pub struct IoCounters {
 
 impl IoCounters {
     /// Adds `other` into `self`.
-    pub fn add(&mut self, other: &IoCounters) {
+    pub(crate) fn add(&mut self, other: &IoCounters) {
         self.read_requests += other.read_requests;
         self.bytes_read += other.bytes_read;
         self.retries += other.retries;

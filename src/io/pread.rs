@@ -46,7 +46,7 @@ struct Completion {
 }
 
 /// A pool of pread workers; see the module documentation.
-pub struct PreadEngine {
+pub(crate) struct PreadEngine {
     files: Arc<Vec<DataFile>>,
     offset_align: u64,
     threads: usize,

@@ -29,7 +29,7 @@ pub trait ResidentFiles: Sync {
 
 /// How much of a file the page cache holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Residency {
+pub(crate) struct Residency {
     /// Bytes of the file in the page cache (whole pages).
     pub cached_bytes: u64,
     /// Size of the file.
@@ -38,7 +38,7 @@ pub struct Residency {
 
 impl Residency {
     /// The cached share of the file, 0 to 1 (1 for an empty file).
-    pub fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         if self.file_bytes == 0 {
             return 1.0;
         }
@@ -49,7 +49,7 @@ impl Residency {
 const PAGE_BYTES: u64 = 4096;
 
 /// How much of `file` the page cache holds now.
-pub fn residency(file: &File) -> io::Result<Residency> {
+pub(crate) fn residency(file: &File) -> io::Result<Residency> {
     let file_bytes = file.metadata()?.len();
     let cached_pages = match cachestat_pages(file) {
         Ok(pages) => pages,

@@ -9,14 +9,14 @@ use std::path::Path;
 use super::files::{storage_kind, StorageKind};
 
 /// Default cap on one coalesced read.
-pub const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
+pub(crate) const READ_BYTES_MAX_DEFAULT: u64 = 256 << 10;
 /// Default gap up to which neighbouring reads merge on local storage. Merging pays when
 /// reading the gap costs less device time than one more request: gap ≈ bandwidth / IOPS.
 /// The disks measured here (BENCHMARKS.md: ~60k random 4 KiB reads/s at depth 32, over
 /// 1 GB/s sequential) put that near 16–32 KiB; a 30-gene batch on the simulated collection
 /// ran 2.8× faster with 16 KiB than without merging. A single gene's rows are rarely that
 /// close, so it costs sparse queries nothing.
-pub const MERGE_GAP_DEFAULT: u64 = 16 << 10;
+pub(crate) const MERGE_GAP_DEFAULT: u64 = 16 << 10;
 /// Merge gap on network and parallel file systems, where every request is a round trip.
 pub(crate) const MERGE_GAP_NETWORK: u64 = 256 << 10;
 /// Largest merged read on network and parallel file systems.

@@ -62,6 +62,4 @@ pub use options::{
 };
 pub use recommend::{format_iops, Recommendation};
 pub use report::Report;
-pub use resemble::{DeviceKind, Resemblance};
-pub use run::{DirectAlignment, Latency, RunReport, RunSpec};
 pub use table::write_table;

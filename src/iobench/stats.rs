@@ -101,7 +101,7 @@ impl RunStats {
     }
 
     /// Adds another thread's counters (not its elapsed time).
-    pub fn merge(&mut self, other: &RunStats) {
+    pub(crate) fn merge(&mut self, other: &RunStats) {
         self.reads += other.reads;
         self.sectors_verified += other.sectors_verified;
         self.reads_verified_full += other.reads_verified_full;

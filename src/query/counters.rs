@@ -231,7 +231,7 @@ impl<'a> CountersSlice<'a> {
     /// Adds `row` with `weight` into unit `unit` and advances its pruning state (the first
     /// `documents` documents of the block count). Returns whether the unit died now.
     #[inline]
-    pub fn add(&mut self, unit: usize, row: &[u8], weight: u32, documents: u64) -> bool {
+    pub(crate) fn add(&mut self, unit: usize, row: &[u8], weight: u32, documents: u64) -> bool {
         debug_assert!(!self.unit(unit).dead);
         self.counters(unit).add_row(row, weight);
         self.advance(unit, weight as u64, documents)

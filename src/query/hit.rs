@@ -29,6 +29,6 @@ pub fn fraction(found: u32, total: u64) -> f64 {
 }
 
 /// Rounds to 4 decimals, as answers carry fractions and identities.
-pub fn rounded(value: f64) -> f64 {
+pub(crate) fn rounded(value: f64) -> f64 {
     (value * 1e4).round() / 1e4
 }

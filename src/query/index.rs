@@ -430,7 +430,7 @@ impl Index {
     }
 
     /// Number of index files.
-    pub fn file_count(&self) -> usize {
+    pub(crate) fn file_count(&self) -> usize {
         self.headers.len()
     }
 

@@ -15,7 +15,7 @@
 
 pub mod accumulate;
 pub(crate) mod counters;
-pub mod coverage;
+pub(crate) mod coverage;
 pub(crate) mod execute;
 mod grouping;
 pub(crate) mod hashing;
@@ -29,11 +29,10 @@ mod session;
 pub mod sliced;
 mod stats;
 
-pub use crate::io::{MERGE_GAP_DEFAULT, READ_BYTES_MAX_DEFAULT};
 pub use crate::read::{Integrity, ReadError};
-pub use coverage::Coverage;
+pub use coverage::{Coverage, ISLAND_KMERS_MAX};
 pub use grouping::{GroupByError, GroupTally, Grouping, NoColumn};
-pub use hit::rounded;
+pub(crate) use hit::rounded;
 pub use hit::{count_threshold, fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use session::{

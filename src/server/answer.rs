@@ -60,7 +60,7 @@ pub(crate) struct Answered {
 }
 
 /// Everything an answer says, owned by the thread that writes it.
-pub struct Answer {
+pub(crate) struct Answer {
     pub queries: Vec<Answered>,
     pub format: AnswerFormat,
     pub offset: usize,

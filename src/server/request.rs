@@ -46,7 +46,7 @@ pub(crate) enum AnswerFormat {
 /// `POST /api/search` body. Exactly one of `sequence`, `sequences` and `fasta`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SearchRequest {
+pub(crate) struct SearchRequest {
     /// One raw sequence.
     #[serde(default)]
     pub sequence: Option<String>,

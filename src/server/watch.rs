@@ -96,7 +96,7 @@ impl IndexWatch {
 
     /// Compares file `index` with its identity at open (one `stat`). Returns the error text
     /// of a change, seen now or earlier.
-    pub fn check(&self, index: usize) -> Result<(), &str> {
+    pub(crate) fn check(&self, index: usize) -> Result<(), &str> {
         let watched = &self.files[index];
         if let Some(message) = watched.changed.get() {
             return Err(message);

@@ -43,7 +43,7 @@
 mod damage;
 pub(crate) mod file;
 pub(crate) mod filter;
-pub mod identity;
+pub(crate) mod identity;
 pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ use identity::IndexIdentity;
 pub use layout::{Layout, PAGE_BYTES};
 
 /// Appended to the index file name to name its summaries.
-pub const SUMMARY_SUFFIX: &str = ".bitsift-summaries";
+pub(crate) const SUMMARY_SUFFIX: &str = ".bitsift-summaries";
 
 /// The summaries file of `index`: its name with [`SUMMARY_SUFFIX`] appended.
 pub fn summary_path(index: &Path) -> PathBuf {

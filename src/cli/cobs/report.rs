@@ -51,7 +51,7 @@ pub(crate) struct KmersArgs {
     kmer_size: u32,
 }
 
-pub fn doc_list(args: DocListArgs) -> Result<Outcome> {
+pub(crate) fn doc_list(args: DocListArgs) -> Result<Outcome> {
     let filter =
         FileType::parse(&args.file_type).map_err(|e| UsageError(format!("--file-type: {e}")))?;
     let list = DocumentList::scan(&args.path, filter)?;

@@ -20,7 +20,7 @@ pub(crate) struct Skips {
     not_dna: u64,
     read_failed: u64,
     /// Queries seen, searched or not.
-    pub queries: u64,
+    pub(crate) queries: u64,
 }
 
 impl Skips {
@@ -73,7 +73,7 @@ impl Skips {
 /// line says about them: warnings for the queries skipped, statistics, results in input order.
 pub(crate) struct Batch<'o> {
     /// `path: ` of the query file, to prefix messages.
-    pub origin: String,
+    pub(crate) origin: String,
     reading: BaseReading,
     options: &'o SearchOptions,
     stats: bool,
@@ -82,7 +82,7 @@ pub(crate) struct Batch<'o> {
     /// The last batch whose stats were printed.
     batch_reported: u64,
     /// What was skipped so far.
-    pub skips: Skips,
+    pub(crate) skips: Skips,
 }
 
 impl<'o> Batch<'o> {
@@ -101,12 +101,12 @@ impl<'o> Batch<'o> {
     }
 
     /// Records waiting.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queries.len()
     }
 
     /// Whether the waiting records hold enough bases to be searched now.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.queries.is_full()
     }
 

@@ -167,21 +167,21 @@ pub(crate) struct QueryArgs {
 #[derive(Debug)]
 pub(crate) struct CobsQuery {
     /// Index files, directories or collections.
-    pub indexes: Vec<PathBuf>,
+    pub(crate) indexes: Vec<PathBuf>,
     /// Files listing index paths.
-    pub index_lists: Vec<PathBuf>,
+    pub(crate) index_lists: Vec<PathBuf>,
     /// Query file (FASTA or FASTQ).
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// A query sequence from the command line; it wins over `file`, as in COBS.
-    pub sequence: Option<String>,
+    pub(crate) sequence: Option<String>,
     /// Fraction of a query's k-mers a document must contain.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Most documents reported per query (0: all).
-    pub limit: usize,
+    pub(crate) limit: usize,
     /// Scoring threads (0: one per core).
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// `--load-complete`: hold the whole index in memory.
-    pub load_complete: bool,
+    pub(crate) load_complete: bool,
 }
 
 impl QueryArgs {

@@ -37,7 +37,7 @@ pub(crate) struct Version<'a> {
 }
 
 /// Bytes per cached page: reads are widened to whole pages when a cache is in use.
-pub const PAGE_BYTES: u64 = 64 << 10;
+pub(crate) const PAGE_BYTES: u64 = 64 << 10;
 /// Bytes written between two evictions.
 const EVICT_EVERY: u64 = 64 << 20;
 /// Trailer of a page file: XXH64 of the bytes, seeded with the offset.

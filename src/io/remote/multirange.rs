@@ -41,7 +41,7 @@ pub(crate) enum Support {
 /// The answer to one multi-range request: the status, the headers that matter and, for a
 /// `206`, the body.
 #[derive(Debug, Default)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// HTTP status.
     pub status: u16,
     /// `Content-Type`.

@@ -74,7 +74,7 @@ struct Slot {
 }
 
 /// io_uring reads; see the module documentation.
-pub struct UringEngine {
+pub(crate) struct UringEngine {
     ring: Ring,
     files: Vec<DataFile>,
     /// Per file, a buffered descriptor for the rare read O_DIRECT cannot do (opened on use).
