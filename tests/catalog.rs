@@ -7,9 +7,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use bitsift::format::catalog::catalog_path;
 use bitsift::format::IndexHeader;
 use common::*;
+
+/// The catalog beside `index`.
+fn catalog_path(index: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.bitsift-catalog", index.display()))
+}
 
 /// Documents of the test index: three pages of names (1,024 a page), 235 KB of names (a
 /// smaller names section is read whole with the header, catalog or not).
@@ -113,11 +117,6 @@ fn i32_an_index_opens_through_its_catalog_and_answers_as_one_read_whole() {
     std::fs::remove_file(&catalog).unwrap();
     let whole = IndexHeader::open(&index).unwrap();
     assert!(!whole.names.is_paged());
-    assert_eq!(
-        whole.fingerprint(),
-        paged.fingerprint(),
-        "the catalog's record"
-    );
     assert_eq!(whole.header_crc32c, paged.header_crc32c);
     assert_eq!(whole.names.placeholders(), paged.names.placeholders());
     for (format, expected) in ["tsv", "json", "matrix"].iter().zip(&with) {

@@ -54,7 +54,7 @@ const VERSION: u32 = 1;
 const FIXED_BYTES: usize = 96;
 
 /// The catalog path of `index`: its file name plus [`CATALOG_SUFFIX`], in the same directory.
-pub fn catalog_path(index: &Path) -> PathBuf {
+pub(crate) fn catalog_path(index: &Path) -> PathBuf {
     let mut name = index.as_os_str().to_os_string();
     name.push(CATALOG_SUFFIX);
     PathBuf::from(name)

@@ -107,7 +107,7 @@ impl IndexHeader {
     /// canonical flag, the hash count, the page size, every block's document and row counts,
     /// and every document name in order (for names read by page, as the catalog recorded it
     /// from them).
-    pub fn fingerprint(&self) -> u64 {
+    pub(crate) fn fingerprint(&self) -> u64 {
         if let Some(recorded) = self.names.recorded_fingerprint() {
             return recorded;
         }
@@ -997,6 +997,38 @@ mod tests {
         let damaged = IndexHeader::open(&path).unwrap();
         assert_ne!(damaged.header_crc32c, want);
         assert_eq!(damaged.header_crc32c, crc32c::crc32c(&file[..header_bytes]));
+    }
+
+    #[test]
+    fn an_index_opened_through_its_catalog_is_the_index_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.cobs_compact");
+        // 2,100 names of 112 bytes: more than is read whole with the header.
+        let names: Vec<String> = (0..2100)
+            .map(|i| match i {
+                7 | 8 => crate::format::PADDING_NAME.to_string(),
+                _ => format!("genome_{i:04}_{}", "x".repeat(100)),
+            })
+            .collect();
+        let layout = CompactLayout::cobs31(512, vec![64]);
+        let mut file = write_compact_header(&layout, names.iter().map(String::as_str)).unwrap();
+        file.resize(file.len() + 64 * 512, 0);
+        std::fs::write(&path, &file).unwrap();
+        IndexHeader::write_catalog(&path, &HeaderOptions::default()).unwrap();
+        let paged = IndexHeader::open(&path).unwrap();
+        let whole = IndexHeader::open_whole(&path, &HeaderOptions::default()).unwrap();
+        assert!(paged.names.is_paged() && !whole.names.is_paged());
+        assert_eq!(paged.fingerprint(), whole.fingerprint());
+        assert_eq!(paged.header_crc32c, whole.header_crc32c);
+        assert_eq!(paged.names.digest(), whole.names.digest());
+        assert_eq!(paged.names.placeholders(), &[7, 8]);
+        assert_eq!(paged.names.placeholders(), whole.names.placeholders());
+        assert_eq!(
+            (paged.data_offset, paged.file_size),
+            (whole.data_offset, whole.file_size)
+        );
+        assert_eq!(paged.names.get(2099).unwrap(), names[2099]);
+        assert_eq!(*paged.names.all().unwrap(), *whole.names.all().unwrap());
     }
 
     #[test]

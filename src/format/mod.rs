@@ -15,7 +15,7 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
-pub mod catalog;
+pub(crate) mod catalog;
 mod checksum_pages;
 pub mod checksums;
 pub mod content;

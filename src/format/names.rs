@@ -125,12 +125,13 @@ impl NameList {
     }
 
     /// Number of names.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
+    #[allow(dead_code)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
@@ -176,8 +177,9 @@ impl DocumentNames {
         }
     }
 
-    /// A list of `names`, as a header would hold them (tests and tools).
-    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+    /// A list of `names`, as a header would hold them.
+    #[cfg(test)]
+    pub(crate) fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         let mut list = NameList::default();
         for name in names {
             list.push_bytes(name.as_bytes());
@@ -222,7 +224,7 @@ impl DocumentNames {
     /// Reads, in as few reads as their places allow, the pages of `documents` not read yet,
     /// so that the answer that reports them does not read its names one page at a time (one
     /// round trip each, for a remote index).
-    pub fn prefetch(&self, documents: impl Iterator<Item = u64>) -> Result<(), FormatError> {
+    pub(crate) fn prefetch(&self, documents: impl Iterator<Item = u64>) -> Result<(), FormatError> {
         match &self.store {
             Store::Loaded(_) => Ok(()),
             Store::Paged(pages) => pages.prefetch(documents),

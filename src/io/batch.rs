@@ -22,7 +22,7 @@ pub struct ReadBatch<'a> {
 
 impl<'a> ReadBatch<'a> {
     /// The batch of `requests`, read for `consumer`, counted in `counters`.
-    pub fn new(
+    pub(crate) fn new(
         requests: &'a [ReadRequest],
         consumer: &'a mut dyn ReadConsumer,
         counters: &'a mut IoCounters,
@@ -35,7 +35,7 @@ impl<'a> ReadBatch<'a> {
     }
 
     /// Whether request `index` should still be read; one that is not is counted as skipped.
-    pub fn wanted(&mut self, index: usize) -> bool {
+    pub(crate) fn wanted(&mut self, index: usize) -> bool {
         let wanted = self.consumer.wanted(index);
         if !wanted {
             self.counters.skipped += 1;
@@ -44,13 +44,13 @@ impl<'a> ReadBatch<'a> {
     }
 
     /// Hands the bytes of request `index` to the consumer, counting them as read.
-    pub fn complete(&mut self, index: usize, bytes: &[u8]) {
+    pub(crate) fn complete(&mut self, index: usize, bytes: &[u8]) {
         self.counters.bytes_read += bytes.len() as u64;
         self.consumer.complete(index, bytes);
     }
 
     /// Hands the failure of request `index` to the consumer: an error when it ends the batch.
-    pub fn failed(&mut self, index: usize, error: IoError) -> Result<(), IoError> {
+    pub(crate) fn failed(&mut self, index: usize, error: IoError) -> Result<(), IoError> {
         self.consumer.failed(index, error)
     }
 }
