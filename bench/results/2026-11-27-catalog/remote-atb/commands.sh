@@ -1,0 +1,15 @@
+#!/bin/sh
+# commands of bench/remote_latency.py, in order
+python3 tests/remote/servers.py start --dir $REHEARSAL/atb --rtt-ms 0 --no-upload --state $TMP
+python3 tests/remote/servers.py rtt --rtt-ms 50 --state $TMP
+python3 tests/remote/servers.py rate --mbit 100 --state $TMP
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json --cache-dir $TMP
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json --cache-dir $TMP
+python3 tests/remote/servers.py rate --mbit 0 --state $TMP
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json --cache-dir $TMP
+$BITSIFT_AFTER query -i http://127.0.0.1:36443/atb.cobs_compact -f $TMP -t 0.8 --format json --cache-dir $TMP
+python3 tests/remote/servers.py stop --state $TMP
