@@ -36,13 +36,10 @@
 //! rehearsal take 22 runs, not 428 KB.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 use xxhash_rust::xxh64::xxh64;
 
-use super::names::NameList;
 use super::FormatError;
-use crate::io::source::SourceFile;
 use crate::io_at::IoAt;
 
 /// Suffix of the catalog beside an index.
@@ -262,7 +259,7 @@ impl Catalog {
     }
 
     /// Bytes of page `page`'s names in the index.
-    fn page_range(&self, page: usize) -> (u64, u64) {
+    pub(crate) fn page_range(&self, page: usize) -> (u64, u64) {
         let end = self
             .page_starts
             .get(page + 1)
@@ -327,171 +324,11 @@ pub(crate) fn write_beside(index: &Path, catalog: &Catalog) -> Result<(), Format
     file.commit().map_err(io)
 }
 
-/// Document names read by page from an index's header, as its catalog places them.
-pub(crate) struct PagedNames {
-    /// The index file.
-    path: PathBuf,
-    catalog: Catalog,
-    pub(crate) count: usize,
-    pub(crate) fingerprint: u64,
-    /// The file, opened at the first read.
-    file: Mutex<Option<SourceFile>>,
-    pages: Vec<OnceLock<NameList>>,
-}
-
-impl std::fmt::Debug for PagedNames {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let read = self.pages.iter().filter(|p| p.get().is_some()).count();
-        write!(
-            f,
-            "PagedNames({}: {} names, {read} of {} pages read)",
-            self.path.display(),
-            self.count,
-            self.pages.len()
-        )
-    }
-}
-
-/// Pages read together when their gaps are at most this many pages (one read instead of
-/// several, for a few more bytes).
-const PAGE_GAP_MAX: usize = 4;
-
-impl PagedNames {
-    /// The names of the index at `path`, placed by `catalog`.
-    pub(crate) fn new(path: &Path, catalog: Catalog) -> PagedNames {
-        let pages = (0..catalog.page_starts.len())
-            .map(|_| OnceLock::new())
-            .collect();
-        PagedNames {
-            path: path.to_path_buf(),
-            count: catalog.document_count as usize,
-            fingerprint: catalog.fingerprint,
-            catalog,
-            file: Mutex::new(None),
-            pages,
-        }
-    }
-
-    /// Name of document `index`.
-    pub(crate) fn get(&self, index: usize) -> Result<&str, FormatError> {
-        assert!(index < self.count, "document {index} of {}", self.count);
-        let per_page = self.catalog.names_per_page as usize;
-        let page = index / per_page;
-        if self.pages[page].get().is_none() {
-            self.read_pages(page, page)?;
-        }
-        let names = self.pages[page].get().expect("read above");
-        Ok(names.get(index % per_page))
-    }
-
-    /// Reads the pages of `documents` not read yet, runs of nearby pages in one read.
-    pub(crate) fn prefetch(&self, documents: impl Iterator<Item = u64>) -> Result<(), FormatError> {
-        let per_page = self.catalog.names_per_page as u64;
-        let mut wanted: Vec<usize> = documents
-            .filter(|&d| d < self.count as u64)
-            .map(|d| (d / per_page) as usize)
-            .filter(|&p| self.pages[p].get().is_none())
-            .collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        let mut run: Option<(usize, usize)> = None;
-        for page in wanted {
-            run = match run {
-                Some((first, last)) if page - last <= PAGE_GAP_MAX => Some((first, page)),
-                Some((first, last)) => {
-                    self.read_pages(first, last)?;
-                    Some((page, page))
-                }
-                None => Some((page, page)),
-            };
-        }
-        match run {
-            Some((first, last)) => self.read_pages(first, last),
-            None => Ok(()),
-        }
-    }
-
-    /// Every name, in order.
-    pub(crate) fn all(&self) -> Result<NameList, FormatError> {
-        if !self.pages.is_empty() {
-            self.prefetch(
-                (0..self.pages.len() as u64).map(|p| p * self.catalog.names_per_page as u64),
-            )?;
-        }
-        let mut list = NameList::with_capacity(self.count);
-        for page in &self.pages {
-            for name in page.get().expect("every page read").iter() {
-                list.push_bytes(name.as_bytes());
-            }
-        }
-        Ok(list)
-    }
-
-    /// Reads pages `first..=last` in one read, checks each against its digest and keeps those
-    /// not read meanwhile.
-    fn read_pages(&self, first: usize, last: usize) -> Result<(), FormatError> {
-        let start = self.catalog.page_range(first).0;
-        let end = self.catalog.page_range(last).1;
-        let mut bytes = vec![0u8; (end - start) as usize];
-        self.read_at(&mut bytes, start)?;
-        for page in first..=last {
-            let (from, to) = self.catalog.page_range(page);
-            let slice = &bytes[(from - start) as usize..(to - start) as usize];
-            let names = self.decode_page(page, slice)?;
-            let _ = self.pages[page].set(names);
-        }
-        Ok(())
-    }
-
-    /// The names of page `page` from its bytes, which must have the digest the catalog records.
-    fn decode_page(&self, page: usize, bytes: &[u8]) -> Result<NameList, FormatError> {
-        let per_page = self.catalog.names_per_page as usize;
-        let expected = per_page.min(self.count - page * per_page);
-        let lines = bytes.split(|&b| b == b'\n');
-        let count = bytes.iter().filter(|&&b| b == b'\n').count();
-        if xxh64(bytes, 0) != self.catalog.page_digests[page] || count != expected {
-            return Err(FormatError::Invalid {
-                path: self.path.clone(),
-                detail: format!(
-                    "its document names are not the ones its catalog {} records (page {page}); the index was changed after the catalog was written: delete the catalog, or write it again with `bitsift checksum`",
-                    catalog_path(&self.path).display()
-                ),
-            });
-        }
-        let mut names = NameList::with_capacity(expected);
-        for name in lines.take(expected) {
-            names.push_bytes(name);
-        }
-        Ok(names)
-    }
-
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<(), FormatError> {
-        let io = |e| {
-            FormatError::Io(IoAt::new(
-                self.path.clone(),
-                "cannot read document names",
-                e,
-            ))
-        };
-        let mut file = self
-            .file
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if file.is_none() {
-            *file = Some(SourceFile::open(&self.path).map_err(io)?);
-        }
-        file.as_ref()
-            .expect("opened above")
-            .read_exact_at(buf, offset)
-            .map_err(io)
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn facts(names: &[u8], offset: u64) -> HeaderFacts {
+    pub(crate) fn facts(names: &[u8], offset: u64) -> HeaderFacts {
         HeaderFacts {
             file_size: offset + names.len() as u64 + 100,
             names_offset: offset,
@@ -504,7 +341,7 @@ mod tests {
         }
     }
 
-    fn names_text(count: usize) -> Vec<u8> {
+    pub(crate) fn names_text(count: usize) -> Vec<u8> {
         (0..count)
             .flat_map(|i| format!("genome_{i:06}\n").into_bytes())
             .collect()
@@ -546,34 +383,5 @@ mod tests {
             );
         }
         assert!(Catalog::decode(Path::new("c"), &bytes[..50]).is_err());
-    }
-
-    #[test]
-    fn names_read_by_page_are_checked_against_their_digest() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x.cobs_compact");
-        let names = names_text(NAMES_PER_PAGE as usize + 10);
-        let mut file = vec![b'h'; 64];
-        file.extend_from_slice(&names);
-        file.extend_from_slice(&[0u8; 100]);
-        std::fs::write(&path, &file).unwrap();
-        let paged = PagedNames::new(&path, Catalog::of(facts(&names, 64), &names));
-        assert_eq!(
-            paged.get(NAMES_PER_PAGE as usize + 9).unwrap(),
-            "genome_001033"
-        );
-        assert_eq!(paged.get(3).unwrap(), "genome_000003");
-        let all = paged.all().unwrap();
-        assert_eq!(all.len(), NAMES_PER_PAGE as usize + 10);
-        assert_eq!(all.get(1000), "genome_001000");
-
-        // The same file with one name changed: the page's digest no longer matches.
-        file[64 + 14 * 2] = b'G';
-        std::fs::write(&path, &file).unwrap();
-        let paged = PagedNames::new(&path, Catalog::of(facts(&names, 64), &names));
-        assert_eq!(paged.get(NAMES_PER_PAGE as usize).unwrap(), "genome_001024");
-        let error = paged.get(2).unwrap_err().to_string();
-        assert!(error.contains("not the ones its catalog"), "{error}");
-        paged.prefetch([0u64, 5].into_iter()).unwrap_err();
     }
 }

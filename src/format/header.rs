@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::io::{is_remote, NotRegularFile, SourceFile};
 
-use super::catalog::{self, Catalog, HeaderFacts, PagedNames};
-use super::names::NameList;
+use super::catalog::{self, Catalog, HeaderFacts};
+use super::names::{NameList, PagedNames};
 use super::rows::{RowLayout, LAYOUT_MINIMIZER};
 use super::{
     Block, DocumentNames, FormatError, CLASSIC_MAGIC, COMPACT_MAGIC, HASHES_MAX, K_MAX,

@@ -37,8 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::retry::Progress;
-use super::{EngineLayer, IoError, ReadBatch, ReadConsumer, ReadEngine, ReadRequest};
+use super::{EngineLayer, IoError, ReadBatch, ReadConsumer, ReadEngine};
 
 /// What one attempt at a read returned: bytes landed, or an errno.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,27 +65,6 @@ pub struct Attempt {
     pub align: u64,
     /// Size of the file.
     pub file_size: u64,
-}
-
-impl Attempt {
-    /// The attempt at `read`, of a file of `file_size` bytes on a grid of `align`, that
-    /// follows `progress`.
-    pub(crate) fn after(
-        read: &ReadRequest,
-        progress: &Progress,
-        align: u64,
-        file_size: u64,
-    ) -> Self {
-        Attempt {
-            file: read.file,
-            offset: read.offset,
-            len: read.len,
-            done: progress.done,
-            index: progress.attempts,
-            align,
-            file_size,
-        }
-    }
 }
 
 /// Rewrites the results an engine gets, to inject faults (testing only).

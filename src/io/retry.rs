@@ -21,7 +21,7 @@
 use std::time::Duration;
 
 use super::fault::{Attempt, AttemptResult, FaultHook};
-use super::{IoCounters, IoError};
+use super::{IoCounters, IoError, ReadRequest};
 use std::path::Path;
 
 /// `EINTR` results tolerated per request. A signal storm passes; a read interrupted this
@@ -201,6 +201,27 @@ pub(crate) fn settle_in_memory(
             Step::After(pause) => std::thread::sleep(pause),
         }
         counters.retries += 1;
+    }
+}
+
+impl Attempt {
+    /// The attempt at `read`, of a file of `file_size` bytes on a grid of `align`, that
+    /// follows `progress` (here, so that the fault hook's types need nothing of retries).
+    pub(crate) fn after(
+        read: &ReadRequest,
+        progress: &Progress,
+        align: u64,
+        file_size: u64,
+    ) -> Self {
+        Attempt {
+            file: read.file,
+            offset: read.offset,
+            len: read.len,
+            done: progress.done,
+            index: progress.attempts,
+            align,
+            file_size,
+        }
     }
 }
 
