@@ -132,12 +132,6 @@ impl NameList {
         self.ends.len()
     }
 
-    /// Whether there are none.
-    #[allow(dead_code)]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
     /// Name of document `index`.
     pub fn get(&self, index: usize) -> &str {
         let start = if index == 0 {
@@ -191,20 +185,15 @@ impl DocumentNames {
     }
 
     /// Number of names.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.store {
             Store::Loaded(list) => list.len(),
             Store::Paged(pages) => pages.count,
         }
     }
 
-    /// Whether there are none (an index always has some).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Whether the names are read by page (through a catalog) rather than held.
-    pub fn is_paged(&self) -> bool {
+    pub(crate) fn is_paged(&self) -> bool {
         matches!(self.store, Store::Paged(_))
     }
 
