@@ -22,7 +22,7 @@ pub struct ReadBatch<'a> {
 
 impl<'a> ReadBatch<'a> {
     /// The batch of `requests`, read for `consumer`, counted in `counters`.
-    pub(crate) fn new(
+    pub fn new(
         requests: &'a [ReadRequest],
         consumer: &'a mut dyn ReadConsumer,
         counters: &'a mut IoCounters,
