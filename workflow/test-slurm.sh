@@ -452,10 +452,12 @@ check "sacct: search_group jobs asked for search_mem_mb and search_runtime_minut
 (cd "$RUN" && "$BITSIFT" query -q -i collection -f queries.fa -t 0.8 > single.tsv)
 check "gathered ranking = one bitsift query of the collection" cmp "$RUN/hits.tsv" "$RUN/single.tsv"
 check "some hits" test "$(wc -l < "$RUN/hits.tsv")" -gt 1
-python3 - "$RUN/collection/collection.json" "$ROOT"/data/demo/genomes/*.fa.gz > "$WORK/manifest.txt" <<'PY'
+"$BITSIFT" info --json --documents "$RUN/collection" > "$WORK/info.json"
+python3 - "$WORK/info.json" "$ROOT"/data/demo/genomes/*.fa.gz > "$WORK/manifest.txt" <<'PY'
 import json, os, sys
-subindexes = json.load(open(sys.argv[1]))["subindexes"]
-documents = sorted(d for s in subindexes for d in s["documents"])
+info = json.load(open(sys.argv[1]))
+subindexes = info["subindexes"]
+documents = sorted(name for _, name in info["document_names"])
 genomes = sorted(os.path.basename(p)[: -len(".fa.gz")] for p in sys.argv[2:])
 print(len(subindexes), "sub-indexes;", "every genome once" if documents == genomes else f"documents {documents} != genomes {genomes}")
 PY

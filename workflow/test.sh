@@ -182,13 +182,18 @@ check "each shard's metadata lists its own documents, every document once" \
     test "$shard_rows" -eq "$number" -a "$(ls "$WORK"/grouped/work/shards/shard-*.list | wc -l)" -eq 2
 (cd "$WORK" && "$BITSIFT" query -q -i grouped/collection -f queries.fa -t 0.8 > grouped/single.tsv)
 check "group order: gathered ranking = one search of the collection" cmp "$WORK/grouped/hits.tsv" "$WORK/grouped/single.tsv"
-# In index order, a species' documents are consecutive in every sub-index.
-python3 - "$WORK/grouped/collection/collection.json" "$WORK/sim/metadata.tsv" > "$WORK/grouped/runs.txt" <<'PY'
+# In index order, a species' documents are consecutive in every sub-index (the names, in
+# header order, as `info --documents` lists them: the manifest keeps none).
+"$BITSIFT" info --json --documents "$WORK/grouped/collection" > "$WORK/grouped/info.json"
+python3 - "$WORK/grouped/info.json" "$WORK/sim/metadata.tsv" > "$WORK/grouped/runs.txt" <<'PY'
 import json, sys
 species = dict(line.split("\t")[:2] for line in open(sys.argv[2]).read().splitlines()[1:])
-for sub in json.load(open(sys.argv[1]))["subindexes"]:
-    runs = [species[d] for i, d in enumerate(sub["documents"])
-            if i == 0 or species[d] != species[sub["documents"][i - 1]]]
+names = {}
+for file, name in json.load(open(sys.argv[1]))["document_names"]:
+    names.setdefault(file, []).append(name)
+for documents in names.values():
+    runs = [species[d] for i, d in enumerate(documents)
+            if i == 0 or species[d] != species[documents[i - 1]]]
     print("split" if len(runs) != len(set(runs)) else "grouped", runs)
 PY
 check "group order: each species' documents share consecutive columns" \
