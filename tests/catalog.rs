@@ -65,6 +65,11 @@ fn queries(dir: &Path) -> PathBuf {
     path
 }
 
+/// A query of `queries` at threshold 0.9, with the default output and warnings.
+fn query(index: &Path, queries: &Path) -> std::process::Output {
+    run(&["query", "-i", text(index), "-f", text(queries), "-t", "0.9"])
+}
+
 /// The answer in `format`; for JSON, each query's hits only (its statistics hold times).
 fn answer(index: &Path, queries: &Path, format: &str) -> String {
     let args = [
@@ -146,15 +151,7 @@ fn i32_a_catalog_that_does_not_match_its_index_is_passed_over_or_an_error_never_
     let mut damaged = good.clone();
     damaged[30] ^= 1;
     std::fs::write(&catalog, &damaged).unwrap();
-    let output = ok(run(&[
-        "query",
-        "-i",
-        text(&index),
-        "-f",
-        text(&queries),
-        "-t",
-        "0.9",
-    ]));
+    let output = ok(query(&index, &queries));
     assert!(
         stderr(&output).contains("not a valid bitsift catalog"),
         "{}",
@@ -176,15 +173,7 @@ fn i32_a_catalog_that_does_not_match_its_index_is_passed_over_or_an_error_never_
         text(&genome_file),
     ]));
     std::fs::copy(catalog_path(&small), &catalog).unwrap();
-    let output = ok(run(&[
-        "query",
-        "-i",
-        text(&index),
-        "-f",
-        text(&queries),
-        "-t",
-        "0.9",
-    ]));
+    let output = ok(query(&index, &queries));
     assert!(stderr(&output).contains("reading the document names from the header"));
     assert_eq!(
         answer(&index, &queries, "tsv"),
@@ -199,15 +188,7 @@ fn i32_a_catalog_that_does_not_match_its_index_is_passed_over_or_an_error_never_
     let at = bytes.windows(6).position(|w| w == b"g1500_").unwrap();
     bytes[at] = b'h';
     std::fs::write(&index, &bytes).unwrap();
-    let error = failed(run(&[
-        "query",
-        "-i",
-        text(&index),
-        "-f",
-        text(&queries),
-        "-t",
-        "0.9",
-    ]));
+    let error = failed(query(&index, &queries));
     assert!(
         error.contains(&format!("{}: invalid header", index.display()))
             && error.contains("not the ones its catalog")

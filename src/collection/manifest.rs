@@ -247,6 +247,19 @@ impl SubIndex {
         }
     }
 
+    /// The entry as [`check_entry`] and [`check_numbers`] check it.
+    fn fields(&self) -> EntryFields<'_> {
+        EntryFields {
+            file: &self.file,
+            document_count: self.document_count,
+            hidden: &self.hidden,
+            hidden_documents: &self.hidden_documents,
+            padding: &self.padding,
+            placeholders: self.placeholders,
+            names_digest: self.names_digest,
+        }
+    }
+
     /// Fills what a version-3 manifest records from the names: the documents the tombstones
     /// hide, and the placeholders (every one in `padding`, and their count).
     fn number_hidden(&mut self) {
@@ -611,15 +624,7 @@ impl Manifest {
             if !files.insert(sub.file.as_str()) {
                 return Err(Broken(format!("sub-index {:?} is listed twice", sub.file)));
             }
-            let fields = EntryFields {
-                file: &sub.file,
-                document_count: sub.document_count,
-                hidden: &sub.hidden,
-                hidden_documents: &sub.hidden_documents,
-                padding: &sub.padding,
-                placeholders: sub.placeholders,
-                names_digest: sub.names_digest,
-            };
+            let fields = sub.fields();
             match sub.names_loaded {
                 true => check_entry(
                     &fields,
@@ -642,15 +647,7 @@ impl Manifest {
         for sub in self.subindexes.iter_mut().filter(|s| !s.names_loaded) {
             let header = IndexHeader::open(&subindex_path(directory, &sub.file))?;
             let names: Vec<String> = header.names.all()?.iter().map(str::to_string).collect();
-            let fields = EntryFields {
-                file: &sub.file,
-                document_count: sub.document_count,
-                hidden: &sub.hidden,
-                hidden_documents: &sub.hidden_documents,
-                padding: &sub.padding,
-                placeholders: sub.placeholders,
-                names_digest: sub.names_digest,
-            };
+            let fields = sub.fields();
             check_entry(&fields, self.version, names.iter().map(String::as_str)).map_err(
                 |detail| CollectionError::Manifest {
                     path: header.path.clone(),

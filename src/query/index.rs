@@ -358,10 +358,20 @@ impl Index {
     /// whose names are read by page (through their catalog): an answer then asks for its
     /// names in one go, not one read (one round trip, remotely) per page.
     pub fn prefetch_names(&self, hits: &[Hit]) -> Result<(), FormatError> {
-        for (file, header) in self.headers.iter().enumerate() {
-            if header.names.is_paged() {
-                let documents = hits.iter().filter(|h| h.index as usize == file);
-                header.names.prefetch(documents.map(|h| h.document))?;
+        if !self.headers.iter().any(|h| h.names.is_paged()) {
+            return Ok(());
+        }
+        // One pass over the hits, however many files: an answer of 600k hits over a
+        // collection of many sub-indexes is not scanned once per file.
+        let mut documents: Vec<Vec<u64>> = vec![Vec::new(); self.headers.len()];
+        for hit in hits {
+            if self.headers[hit.index as usize].names.is_paged() {
+                documents[hit.index as usize].push(hit.document);
+            }
+        }
+        for (header, documents) in self.headers.iter().zip(documents) {
+            if !documents.is_empty() {
+                header.names.prefetch(documents.into_iter())?;
             }
         }
         Ok(())
