@@ -69,6 +69,13 @@ pub mod synth;
 mod tempfiles;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+#[allow(unreachable_pub)]
+mod model_tests;
+/// The integration tests' shared references name the library `bitsift`; the model test
+/// includes them.
+#[cfg(test)]
+extern crate self as bitsift;
 pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};
 pub mod tsv;
 pub mod units;
