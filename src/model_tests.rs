@@ -19,10 +19,10 @@ use crate::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
     OpenedEngine,
 };
-use crate::query::{Index, OpenError, SearchOptions, Searcher, SessionConfig};
+use crate::query::{Index, OpenError, SearchOptions, Session as Searcher, SessionConfig};
 use crate::search::SessionSetup;
-use reference::*;
 use proptest::prelude::*;
+use reference::*;
 
 struct Collection {
     /// Per document: its records.

@@ -16,7 +16,7 @@ use bitsift::builder::{build, default_memory_bytes, BuildOptions};
 use bitsift::format::{HeaderOptions, NameList};
 use bitsift::io::{EngineChoice, EngineOptions};
 use bitsift::query::fraction;
-use bitsift::query::{Index, QueryResult, RowSource, SearchOptions, Searcher, SessionConfig};
+use bitsift::query::{Index, QueryResult, RowSource, SearchOptions, Session, SessionConfig};
 use bitsift::search::SessionSetup;
 use bitsift::seqfile::{document_name, SeqReader, SeqRecord};
 use bitsift::units::{format_bytes, plural};
@@ -183,7 +183,7 @@ struct Table {
 }
 
 impl Table {
-    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Searcher) -> Result<Table> {
+    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Session) -> Result<Table> {
         let names = match searcher.headers().next() {
             Some(header) => header.names.all()?.into_owned(),
             None => NameList::default(),

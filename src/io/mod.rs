@@ -45,6 +45,8 @@ mod aligned;
 mod batch;
 mod cache;
 pub(crate) mod fault;
+#[cfg(test)]
+mod fault_engine;
 mod files;
 mod identity;
 mod image;
@@ -76,7 +78,8 @@ pub use cache::{CacheStats, PageCache};
 pub(crate) use fault::FaultHook;
 #[cfg(feature = "remote")]
 pub(crate) use fault::{Attempt, AttemptResult};
-pub use fault::{FaultCounts, FaultEngine, FaultPlan, FaultTally};
+#[cfg(test)]
+pub(crate) use fault_engine::{FaultCounts, FaultEngine, FaultPlan, FaultTally};
 pub use files::drop_file_cache;
 pub(crate) use files::{file_kind, open_regular, DataFile, NotRegularFile};
 pub(crate) use identity::FileIdentity;

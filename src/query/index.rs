@@ -390,7 +390,7 @@ impl Index {
 
     /// Path and size of every file an engine opens, in engine order (what an image of the
     /// whole index holds).
-    pub fn read_files(&self) -> Vec<(PathBuf, u64)> {
+    pub(crate) fn read_files(&self) -> Vec<(PathBuf, u64)> {
         self.read_paths
             .iter()
             .enumerate()

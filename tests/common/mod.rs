@@ -142,7 +142,6 @@ pub fn parse_bitsift_tsv(text: &str) -> Vec<(String, String, u32)> {
     parse_scores(&body)
 }
 
-
 /// The error text of a run that must fail with status 1 (no panic).
 pub fn failed(output: Output) -> String {
     let text = stderr(&output);

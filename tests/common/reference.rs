@@ -294,7 +294,6 @@ pub fn rows_of_document(header: &IndexHeader, document: usize) -> u64 {
         .expect("document in some block")
 }
 
-
 /// A temporary directory for one test.
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

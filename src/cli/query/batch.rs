@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 use bitsift::alphabet::BaseReading;
 use bitsift::answer::{ResultWriter, SkipReason};
-use bitsift::query::{QueryResult, SearchError, SearchOptions, Searcher};
+use bitsift::query::{QueryResult, SearchError, SearchOptions, Session};
 use bitsift::search::{Outcome, QueryBatch};
 use bitsift::seqfile::SeqRecord;
 
@@ -156,7 +156,7 @@ impl<'o> Batch<'o> {
     /// Searches the collected queries together and writes their results in input order.
     pub(crate) fn run<W: Write>(
         &mut self,
-        searcher: &mut Searcher,
+        searcher: &mut Session,
         writer: &mut ResultWriter<W>,
     ) -> Result<()> {
         if self.queries.is_empty() {

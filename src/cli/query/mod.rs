@@ -14,7 +14,7 @@ use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineChoice, Warmup};
 use bitsift::metadata::{Metadata, MetadataError};
 use bitsift::query::{
-    GroupByError, Grouping, Index, Searcher, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
+    GroupByError, Grouping, Index, Session, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
 };
 use bitsift::search::{Notices, SearchRequest, SearchSetup, SessionSetup, SetupError};
 use bitsift::seqfile::{SeqReader, SeqRecord};
@@ -358,7 +358,7 @@ fn open_searcher(
     setup: &SearchSetup,
     request: &SearchRequest,
     ui: Ui,
-) -> Result<(Searcher, Option<Warmup>)> {
+) -> Result<(Session, Option<Warmup>)> {
     let opened = setup.open().map_err(no_index_hint)?;
     tell(&opened.notices, request.summaries, ui);
     let searcher = opened.sessions.into_iter().next();
@@ -401,7 +401,7 @@ fn unchecked_notice(unchecked: &[PathBuf]) -> Option<String> {
 /// Loads `--metadata` and warns when none of its names is a document of the indexes. A TSV
 /// of groups shows no metadata column of its own: the table is then read for the
 /// `--group-by` column alone.
-fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Searcher) -> Result<Metadata> {
+fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Session) -> Result<Metadata> {
     let loaded = match &args.group_by {
         Some(column) if args.format == FormatArg::Tsv => Metadata::load_column(path, column),
         _ => Metadata::load(path),
