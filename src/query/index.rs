@@ -500,13 +500,15 @@ impl Index {
     }
 }
 
-/// `paths` and the side files that may lie beside each (checksums, summaries).
+/// `paths` and the side files that may lie beside each (catalog, checksums, summaries): a
+/// remote open asks for all of them at once.
 fn with_side_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     paths
         .iter()
         .flat_map(|path| {
             [
                 path.clone(),
+                crate::format::catalog::catalog_path(path),
                 crate::format::sidecar_path(path),
                 crate::summary::summary_path(path),
             ]
