@@ -43,7 +43,7 @@ pub(crate) struct QueryArgs {
     /// Whether a pre-2019 COBS index has canonical k-mers (COBS's default then: no)
     #[arg(long, value_name = "yes|no", value_parser = parse_yes_no, help_heading = "Input")]
     legacy_canonical: Option<bool>,
-    /// Query sequences: FASTA or FASTQ, plain or compressed
+    /// Query sequences: FASTA or FASTQ, plain or compressed (-: standard input)
     #[arg(short, long, value_name = "QUERIES", help_heading = "Input")]
     file: Option<PathBuf>,
     /// A query sequence given on the command line
@@ -58,7 +58,7 @@ pub(crate) struct QueryArgs {
     #[arg(long, help_heading = "Input")]
     fold_case: bool,
     /// TSV of document metadata (a header, then the document name and its columns), joined
-    /// to the hits of TSV and JSON output
+    /// to the hits of TSV and JSON output (-: standard input)
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
     /// Count each query's hits by the values of this column of --metadata (species, say):
@@ -294,9 +294,34 @@ fn open_queries(args: &QueryArgs) -> Result<Queries> {
             check_sequence_argument(sequence)?;
             Ok(Queries::Argument(sequence.clone()))
         }
+        (None, Some(path)) if is_standard_input(path) => {
+            let name = Path::new("standard input");
+            Ok(Queries::File(SeqReader::from_reader(
+                name,
+                std::io::stdin(),
+            )?))
+        }
         (None, Some(path)) => Ok(Queries::File(SeqReader::open(path)?)),
         (None, None) => Err(UsageError("give a query sequence or -f QUERIES".into()).into()),
     }
+}
+
+/// Whether `path` is `-`, standard input.
+fn is_standard_input(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Standard input can be read once: `-` may stand for one of the files read.
+fn check_standard_input(args: &QueryArgs) -> Result<(), UsageError> {
+    let lists = args.indexes.index_list.iter();
+    let given = args.file.iter().chain(args.metadata.iter()).chain(lists);
+    if given.filter(|path| is_standard_input(path)).count() > 1 {
+        return Err(UsageError(
+            "standard input (-) can be read once: give it to one of -f, --metadata, --index-list"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The indexes and sessions `args` ask for.
@@ -366,13 +391,14 @@ fn open_searcher(
     Ok((searcher, opened.warmup))
 }
 
-/// Says on standard error what the open found: an engine fallback and indexes without
-/// checksums (unless quiet), and block summaries that cannot be used when they would be.
+/// Says on standard error what the open found: an engine fallback (with `-v`), indexes
+/// without checksums (unless quiet), and block summaries that cannot be used when they
+/// would be.
 fn tell(notices: &Notices, summaries: bool, ui: Ui) {
+    if let Some(notice) = &notices.engine {
+        tracing::info!("{notice}");
+    }
     if !ui.quiet {
-        if let Some(notice) = &notices.engine {
-            eprintln!("bitsift: {notice}");
-        }
         if let Some(notice) = unchecked_notice(&notices.unchecked) {
             eprintln!("bitsift: notice: {notice}");
         }
@@ -476,6 +502,7 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let setup = search_setup(&args);
     check_setup(&setup)?;
     check_output_options(&args)?;
+    check_standard_input(&args)?;
     args.remote.apply(args.engine.queue_depth)?;
     let request = search_request(&args);
     let mut queries = open_queries(&args)?;
@@ -533,7 +560,9 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         .map_err(|e| e.into_error())
         .context("cannot write the results")?;
     sink.commit()?;
-    Ok(finish(&batch.skips))
+    // COBS's own output has no summary: `cobs query` prints none.
+    let summary = !ui.quiet && args.format != FormatArg::Cobs;
+    Ok(finish(&batch.skips, summary))
 }
 
 fn stop_warmup(warmup: Option<Warmup>) {
@@ -547,8 +576,12 @@ fn stop_warmup(warmup: Option<Warmup>) {
     }
 }
 
-/// The closing warning when queries were skipped, and the outcome.
-fn finish(skips: &Skips) -> Outcome {
+/// The closing summary (when `summary`), the warning when queries were skipped, and the
+/// outcome.
+fn finish(skips: &Skips, summary: bool) -> Outcome {
+    if summary {
+        eprintln!("bitsift: {}", skips.closing());
+    }
     if skips.total() == 0 {
         return Outcome::Success;
     }
