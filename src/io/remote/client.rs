@@ -561,10 +561,13 @@ pub(super) fn describe(error: io::Error) -> io::Error {
 /// What a server that cannot serve byte ranges is told, and what works instead.
 pub(super) const NO_RANGES: &str = "the server does not serve byte ranges (it answered a range request with the whole file, as `python3 -m http.server` does): serve the index with a server that does, such as nginx or caddy, or from an object store (S3, MinIO, Google Cloud Storage, Azure Blob)";
 
-/// Whether `text` is object_store's error for an answer without the range asked for.
+/// Whether `text` is object_store's error for a server that does not serve ranges: one
+/// that does not say `Accept-Ranges: bytes`, or answers without the range asked for.
 fn no_ranges(text: &str) -> bool {
-    text.contains("non-partial response when range requested")
-        || text.contains("Content-Range header not present")
+    let text = text.to_lowercase();
+    text.contains("range request not supported")
+        || text.contains("non-partial response when range requested")
+        || text.contains("content-range header not present")
 }
 
 /// Whether `text` holds the HTTP status `code` as a word of its own (not inside a number, as
@@ -701,5 +704,9 @@ mod tests {
         assert!(described
             .to_string()
             .starts_with("no answer from the server"));
+        // A server without ranges is told what works (object_store's text).
+        let plain = "Operation not supported: Range request not supported by http://h/x";
+        let described = describe(io::Error::other(plain)).to_string();
+        assert!(described.starts_with(NO_RANGES), "{described}");
     }
 }

@@ -6,8 +6,8 @@
 //! (1 s, 3 s, 7 s, …), and 800 genes took 124 s instead of 0.27 s (issue 34). So the window
 //! starts small ([`START`]) and grows while the server answers as fast as it did unloaded:
 //! by one request per answer at first (doubling every round trip, TCP's slow start), then by
-//! one per round trip. An answer whose head came much later than the fastest seen
-//! ([`LATENCY_FACTOR`] × it plus [`LATENCY_SLACK`]) shrinks it by a quarter; a failure (an
+//! one per round trip. An answer whose head came much later than the fastest of the recent
+//! answers ([`LATENCY_FACTOR`] × it plus [`LATENCY_SLACK`]) shrinks it by a quarter; a failure (an
 //! error status, a timeout, a refused or reset connection, after the client's own retries)
 //! halves it. Only one decrease per round trip: requests sent before a decrease cannot cause
 //! another. The window never exceeds the per-host cap (the configured requests in flight,
@@ -25,6 +25,8 @@ pub(crate) const START: usize = 8;
 const LATENCY_FACTOR: u32 = 2;
 /// … plus this, says the server is queueing requests: the window shrinks.
 const LATENCY_SLACK: Duration = Duration::from_millis(20);
+/// Answers over which the fastest is taken (the last complete period's and this one's).
+const PERIOD: u32 = 64;
 
 /// The requests in flight to one server; see the module documentation.
 #[derive(Debug)]
@@ -40,8 +42,13 @@ struct State {
     /// The per-host cap.
     cap: usize,
     in_flight: usize,
-    /// The fastest answer head seen: the server's unloaded latency.
-    fastest: Option<Duration>,
+    /// The fastest answer head of the last [`PERIOD`] answers: the server's latency
+    /// unloaded, as it is now (a server whose every answer waits for a delayed ACK, 40 ms,
+    /// is not queueing).
+    fastest_before: Option<Duration>,
+    /// The fastest of the answers of the period under way, and their count.
+    fastest_now: Option<Duration>,
+    answers_now: u32,
     /// Decreases so far; a permit taken before the last one causes no other.
     epoch: u64,
     /// Whether the window still doubles every round trip (no decrease yet).
@@ -145,7 +152,9 @@ impl State {
             limit: START.min(cap) as f64,
             cap,
             in_flight: 0,
-            fastest: None,
+            fastest_before: None,
+            fastest_now: None,
+            answers_now: 0,
             epoch: 0,
             slow_start: true,
         }
@@ -167,8 +176,14 @@ impl State {
     /// An answer whose head took `latency`: the window grows (when `in_use`) unless the
     /// server has started queueing.
     fn answered(&mut self, latency: Duration, epoch: u64, in_use: bool) {
-        let fastest = *self.fastest.get_or_insert(latency);
-        self.fastest = Some(fastest.min(latency));
+        let now = self.fastest_now.map_or(latency, |f| f.min(latency));
+        self.fastest_now = Some(now);
+        let fastest = self.fastest_before.map_or(now, |f| f.min(now));
+        self.answers_now += 1;
+        if self.answers_now >= PERIOD {
+            self.fastest_before = self.fastest_now.take();
+            self.answers_now = 0;
+        }
         if latency > fastest * LATENCY_FACTOR + LATENCY_SLACK {
             self.decrease(epoch, 0.75);
         } else if in_use {
