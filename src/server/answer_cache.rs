@@ -5,7 +5,9 @@
 //! generation of every collection served (a new view opens whenever one changes), and the
 //! first lookup or store for another view empties the cache, so no answer outlives the
 //! collection it came from. Entries are keyed by the query's bases, the indexes searched and
-//! every option that shapes the answer; requests grouped by a metadata column are not kept.
+//! every option that shapes the answer; requests grouped by a metadata column are not kept,
+//! nor answers of views with remote files (a file changed on its server is seen only by
+//! reading it) or with a file changed on disk (the server checks before each use).
 //! The cache is bounded by bytes (the bases and hits it holds, estimated), the oldest entries
 //! going first.
 

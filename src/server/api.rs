@@ -225,6 +225,10 @@ async fn admit(
 
 type JobAnswers = (Vec<Result<QueryResult, SearchError>>, usize, Duration);
 
+/// A job's answers, the requests of its batch, its time queued, and whether it came from
+/// the answer cache.
+type Recalled = (Vec<Result<QueryResult, SearchError>>, usize, Duration, bool);
+
 /// The answers of `job`: from the answer cache when it holds them all (no turn needed),
 /// else searched in a turn of the job's lane and kept; whether they came from the cache.
 async fn recall_or_search(
@@ -232,29 +236,37 @@ async fn recall_or_search(
     view: &View,
     job: Job,
     started: Instant,
-) -> Result<(Vec<Result<QueryResult, SearchError>>, usize, Duration, bool), ApiError> {
+) -> Result<Recalled, ApiError> {
     let cache = &state.answers;
-    if let Some(results) = cache.get(view.number, &job.queries, &job.selection, &job.options) {
-        return Ok((
-            results.into_iter().map(Ok).collect(),
-            0,
-            Duration::ZERO,
-            true,
-        ));
+    let usable = state.config.answer_cache_bytes > 0 && answers_keep(view);
+    let recalled = usable
+        .then(|| cache.get(view.number, &job.queries, &job.selection, &job.options))
+        .flatten();
+    if let Some(results) = recalled {
+        let answers = results.into_iter().map(Ok).collect();
+        return Ok((answers, 0, Duration::ZERO, true));
     }
     let _turn = admit(state, job.lane, started).await?;
-    let kept = (state.config.answer_cache_bytes > 0).then(|| {
-        (
-            job.queries.clone(),
-            job.selection.clone(),
-            job.options.clone(),
-        )
+    let kept = usable.then(|| {
+        let (queries, selection) = (job.queries.clone(), job.selection.clone());
+        (queries, selection, job.options.clone())
     });
     let (answers, batch_requests, queued) = run_job(state, view, job).await?;
     if let Some((queries, selection, options)) = kept {
         cache.put(view.number, &queries, &selection, &options, &answers);
     }
     Ok((answers, batch_requests, queued, false))
+}
+
+/// Whether answers found in `view` may be kept and given again: its files are all local
+/// (a remote file changed on its server is seen only by reading it) and none changed on disk
+/// since it was opened (one `stat` each; a collection's commit opens a new view).
+fn answers_keep(view: &View) -> bool {
+    let remote = |name: &str| name.contains("://");
+    let local = view.indexes.iter().all(|index| {
+        !index.file.as_deref().is_some_and(remote) && !index.files.iter().any(|f| remote(f))
+    });
+    local && view.changed_indexes().is_empty()
 }
 
 /// What a request hands the search workers.

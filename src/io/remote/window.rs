@@ -7,9 +7,9 @@
 //! starts small ([`START`]) and grows while the server answers as fast as it did unloaded:
 //! by one request per answer at first (doubling every round trip, TCP's slow start), then by
 //! one per round trip. An answer whose head came much later than the fastest of the recent
-//! answers ([`LATENCY_FACTOR`] × it plus [`LATENCY_SLACK`]) shrinks it by a quarter; a failure (an
-//! error status, a timeout, a refused or reset connection, after the client's own retries)
-//! halves it. Only one decrease per round trip: requests sent before a decrease cannot cause
+//! answers ([`LATENCY_FACTOR`] × it plus [`LATENCY_SLACK`]) shrinks it by a quarter; a
+//! failure (an error status, a timeout, a refused or reset connection, after the client's
+//! own retries) halves it and ends the slow start. Only one decrease per round trip: requests sent before a decrease cannot cause
 //! another. The window never exceeds the per-host cap (the configured requests in flight,
 //! `--remote-depth`), shared by every engine and reader of the process.
 
@@ -23,8 +23,9 @@ use tokio::sync::Notify;
 pub(crate) const START: usize = 8;
 /// An answer whose head took more than this many times the fastest seen …
 const LATENCY_FACTOR: u32 = 2;
-/// … plus this, says the server is queueing requests: the window shrinks.
-const LATENCY_SLACK: Duration = Duration::from_millis(20);
+/// … plus this, says the server is queueing requests: the window shrinks. More than the
+/// 40 ms a small server's answers wait for a delayed ACK (its head and body sent apart).
+const LATENCY_SLACK: Duration = Duration::from_millis(50);
 /// Answers over which the fastest is taken (the last complete period's and this one's).
 const PERIOD: u32 = 64;
 
@@ -196,13 +197,14 @@ impl State {
         }
     }
 
-    /// Shrinks the window by `factor`, once per round trip.
+    /// Shrinks the window by `factor`, once per round trip; a failure (`factor` 0.5) also
+    /// ends the slow start.
     fn decrease(&mut self, epoch: u64, factor: f64) {
         if epoch != self.epoch {
             return;
         }
         self.epoch += 1;
-        self.slow_start = false;
+        self.slow_start &= factor > 0.5;
         self.limit = (self.limit * factor).max(1.0);
     }
 }
