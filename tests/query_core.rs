@@ -156,7 +156,10 @@ fn cached_rows_are_scored_in_place_though_the_side_files_are_cold() {
     assert_eq!(batch["resident_fraction"], 1.0, "the rows' share: {batch}");
     // Every byte read was a side page (summaries), read through the side engine.
     let side_bytes = batch["side_bytes_read"].as_u64().unwrap();
-    assert!(side_bytes > 0, "summary pages read, not faulted in: {batch}");
+    assert!(
+        side_bytes > 0,
+        "summary pages read, not faulted in: {batch}"
+    );
     assert_eq!(batch["bytes_read"].as_u64().unwrap(), side_bytes, "{batch}");
     assert_eq!(hits(&warm), hits(&reads), "same answers in place and read");
     // And with every side page a checksum or summary page read by the side engine again.

@@ -683,7 +683,13 @@ fn open_auto(
     let (rows_cached, rows_total) = page_cache_share(&paths[..row_files])?;
     let side_total = total_size(&paths[row_files..])?;
     let available = usage::memory_available_bytes();
-    let choice = auto_choice(rows_cached, rows_total, side_total, available, options.direct);
+    let choice = auto_choice(
+        rows_cached,
+        rows_total,
+        side_total,
+        available,
+        options.direct,
+    );
     let mut opened = match choice.in_place {
         false => open_reading(paths, choice.direct, options)?,
         true if row_files == paths.len() => OpenedEngine {
