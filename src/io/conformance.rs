@@ -61,7 +61,10 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
             ..EngineOptions::default()
         };
         let read = open_reading(paths, direct, &options).unwrap().engine;
-        let split = SplitEngine::open(paths, (paths.len() / 2) as u32, read).unwrap();
+        let held = (0..paths.len())
+            .map(|file| file < paths.len() / 2)
+            .collect();
+        let split = SplitEngine::open(paths, held, read).unwrap();
         engines.push((format!("split {direct:?}"), Box::new(split)));
     }
     #[cfg(feature = "remote")]

@@ -5,8 +5,9 @@
 //! need them, so they are rarely cached whole. Mapping them too would turn each missing page
 //! into a synchronous fault, one at a time; reading every file through io_uring instead would
 //! throw away the resident rows (issue 35: ~1,000 reads a gene, 4× slower than in place). So
-//! the first files (the rows) are mapped and offered in place ([`ResidentFiles::holds`]), and
-//! reads of the other files go to an engine of their own, chosen by the usual rule for them.
+//! the rows (and any side file the page cache holds) are mapped and offered in place
+//! ([`ResidentFiles::holds`]), and reads of the other files go to an engine of their own,
+//! chosen by the usual rule for them.
 //!
 //! Every file is open in both engines, so file numbers are the same everywhere; a batch is
 //! read as two passes over its requests, each engine told that the other's requests are not
@@ -23,35 +24,40 @@ use super::{
     ReadEngine, ReadShape, ResidentFiles,
 };
 
-/// Files `0..in_place` mapped and scored in place, the others read through `read`; see the
+/// Files marked held mapped and scored in place, the others read through `read`; see the
 /// module documentation.
 pub(crate) struct SplitEngine {
     mapped: MemoryEngine<InPlace>,
-    in_place: u32,
+    /// Per file: read from the mapping.
+    held: Arc<[bool]>,
     read: Box<dyn ReadEngine>,
 }
 
-/// Every file mapped, of which the first `in_place` are offered in place.
+/// Every file mapped, of which those marked held are offered in place.
 struct InPlace {
     maps: Mappings,
-    in_place: u32,
+    held: Arc<[bool]>,
 }
 
 impl SplitEngine {
     /// Maps every file of `paths` (as the mmap engine does) beside `read`, an engine opened on
-    /// the same files in the same order: files `0..in_place` are then read from the mapping,
-    /// the others through `read`.
+    /// the same files in the same order: the files `held` marks are then read from the
+    /// mapping, the others through `read`.
     pub(crate) fn open(
         paths: &[PathBuf],
-        in_place: u32,
+        held: Vec<bool>,
         read: Box<dyn ReadEngine>,
     ) -> Result<Self, IoError> {
         debug_assert_eq!(paths.len(), read.file_count());
-        debug_assert!(in_place as usize <= paths.len());
+        debug_assert_eq!(paths.len(), held.len());
         let maps = Mappings::open(paths)?;
+        let held: Arc<[bool]> = held.into();
         Ok(SplitEngine {
-            mapped: MemoryEngine::new(InPlace { maps, in_place }),
-            in_place,
+            mapped: MemoryEngine::new(InPlace {
+                maps,
+                held: held.clone(),
+            }),
+            held,
             read,
         })
     }
@@ -93,18 +99,18 @@ impl ReadEngine for SplitEngine {
             consumer,
             counters,
         } = batch;
-        let in_place = self.in_place;
+        let held = &self.held;
         for mapped in [true, false] {
             let mut part = Part {
                 consumer: &mut *consumer,
                 file_of: |request: usize| requests[request].file,
-                mine: |file: u32| (file < in_place) == mapped,
+                mine: |file: u32| held.get(file as usize).copied().unwrap_or(false) == mapped,
                 others: 0,
             };
             let mut done = IoCounters::default();
             let engine: &mut dyn ReadEngine = match mapped {
                 true => &mut self.mapped,
-                false => self.read.as_mut(),
+                false => &mut *self.read,
             };
             let outcome = engine.read_batch(ReadBatch::new(requests, &mut part, &mut done));
             done.skipped = done.skipped.saturating_sub(part.others);
@@ -134,7 +140,7 @@ impl ResidentFiles for InPlace {
     }
 
     fn holds(&self, file: u32) -> bool {
-        file < self.in_place
+        self.held.get(file as usize).copied().unwrap_or(false)
     }
 }
 
