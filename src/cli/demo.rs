@@ -185,11 +185,7 @@ struct Table {
 }
 
 impl Table {
-    fn new(
-        files: &[(String, Vec<SeqRecord>)],
-        searcher: &Session,
-        verbose: bool,
-    ) -> Result<Table> {
+    fn new(files: &[(String, Vec<SeqRecord>)], searcher: &Session, verbose: bool) -> Result<Table> {
         let names = match searcher.headers().next() {
             Some(header) => header.names.all()?.into_owned(),
             None => NameList::default(),
