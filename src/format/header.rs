@@ -521,13 +521,9 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if self.position + N as u64 > self.file_size {
             return Err(self.truncated(what, self.position + N as u64));
         }
-        self.reader.read_exact(&mut buf).map_err(|source| {
-            FormatError::Io(IoAt::new(
-                self.path.to_path_buf(),
-                "cannot read header",
-                source,
-            ))
-        })?;
+        self.reader
+            .read_exact(&mut buf)
+            .map_err(|e| self.unreadable(e))?;
         self.position += N as u64;
         Ok(buf)
     }
@@ -549,13 +545,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             return Err(self.truncated(what, self.position + count));
         }
         let copied = std::io::copy(&mut (&mut self.reader).take(count), &mut std::io::sink())
-            .map_err(|source| {
-                FormatError::Io(IoAt::new(
-                    self.path.to_path_buf(),
-                    "cannot read header",
-                    source,
-                ))
-            })?;
+            .map_err(|e| self.unreadable(e))?;
         debug_assert_eq!(copied, count);
         self.position += count;
         Ok(())
@@ -598,14 +588,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if catalog.names_end > self.file_size {
             return Err(self.truncated("the document names", catalog.names_end));
         }
-        self.reader.jump(bytes).map_err(|source| {
-            FormatError::Io(IoAt::new(
-                self.path.to_path_buf(),
-                "cannot read header",
-                source,
-            ))
-        })?;
-        self.position += bytes;
+        self.jump_over(bytes)?;
         self.names_paged = true;
         let paged = PagedNames::new(self.path, catalog.clone());
         Ok(DocumentNames::paged(
@@ -766,17 +749,22 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if end > self.file_size {
             return Err(self.truncated("the end of the header", end));
         }
-        self.reader
-            .jump(padding + magic.len() as u64)
-            .map_err(|source| {
-                FormatError::Io(IoAt::new(
-                    self.path.to_path_buf(),
-                    "cannot read header",
-                    source,
-                ))
-            })?;
-        self.position = end;
+        self.jump_over(padding + magic.len() as u64)
+    }
+
+    /// Moves `bytes` forward without reading them.
+    fn jump_over(&mut self, bytes: u64) -> Result<(), FormatError> {
+        self.reader.jump(bytes).map_err(|e| self.unreadable(e))?;
+        self.position += bytes;
         Ok(())
+    }
+
+    fn unreadable(&self, source: std::io::Error) -> FormatError {
+        FormatError::Io(IoAt::new(
+            self.path.to_path_buf(),
+            "cannot read header",
+            source,
+        ))
     }
 
     fn end_magic(&mut self, magic: &[u8; 13]) -> Result<(), FormatError> {
