@@ -100,6 +100,24 @@ struct Built {
     report: crate::builder::BuildReport,
 }
 
+/// The generated document number of each index document, from its name (`doc012` -> 12).
+fn generated_numbers(header: &IndexHeader) -> Vec<usize> {
+    let names = header.names.all().unwrap();
+    names
+        .iter()
+        .map(|n| n.trim_start_matches("doc").parse().unwrap())
+        .collect()
+}
+
+/// Each generated document's k-mers, by brute force.
+fn collection_terms(collection: &Collection, k: usize, canonical: bool) -> Vec<HashSet<Vec<u8>>> {
+    collection
+        .documents
+        .iter()
+        .map(|records| document_terms(records, k, canonical))
+        .collect()
+}
+
 fn build_collection(
     collection: &Collection,
     k: u32,
@@ -471,18 +489,8 @@ fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) 
         assert_eq!(&per_engine[0], other, "engines disagree");
     }
     // Map index documents back to the generated ones by name (doc012 -> 12).
-    let generated: Vec<usize> = header
-        .names
-        .all()
-        .unwrap()
-        .iter()
-        .map(|n| n.trim_start_matches("doc").parse().unwrap())
-        .collect();
-    let terms: Vec<HashSet<Vec<u8>>> = collection
-        .documents
-        .iter()
-        .map(|records| document_terms(records, k, canonical))
-        .collect();
+    let generated = generated_numbers(header);
+    let terms = collection_terms(collection, k, canonical);
     let (mut false_positive, mut absent) = (0u64, 0u64);
     for &(q, document, score) in &per_engine[0] {
         let query = &collection.queries[q];
@@ -905,21 +913,11 @@ proptest! {
         prop_assert_eq!(summaries.block_count(), header.blocks.len());
         prop_assert!(summaries.ram_bytes() <= cap.max(8 * header.blocks.len() as u64));
         // Index documents are the generated ones, each once.
-        let generated: Vec<usize> = header
-            .names
-            .all()
-            .unwrap()
-            .iter()
-            .map(|n| n.trim_start_matches("doc").parse().unwrap())
-            .collect();
+        let generated = generated_numbers(header);
         let mut sorted = generated.clone();
         sorted.sort_unstable();
         prop_assert_eq!(sorted, (0..documents).collect::<Vec<_>>());
-        let terms: Vec<HashSet<Vec<u8>>> = collection
-            .documents
-            .iter()
-            .map(|records| document_terms(records, 31, true))
-            .collect();
+        let terms = collection_terms(&collection, 31, true);
         let mut hasher = crate::kmer::KmerHasher::new(31, true, 1, crate::kmer::BaseRule::Cobs);
         prop_assert_eq!(summaries.minimizer(), crate::kmer::minimizer_length(31));
         let mut scanner = crate::kmer::Minimizers::new(31, summaries.minimizer(), true, crate::kmer::BaseRule::Cobs);
@@ -973,19 +971,8 @@ fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
     let (collection, family_of) = families(7, 6, 96, 31);
     let order: crate::builder::order::Order = "group:family".parse().unwrap();
     let built = build_ordered(&collection, &family_of, &order, 1, 4.0, 1 << 30, false);
-    let generated: Vec<usize> = built
-        .header
-        .names
-        .all()
-        .unwrap()
-        .iter()
-        .map(|n| n.trim_start_matches("doc").parse().unwrap())
-        .collect();
-    let terms: Vec<HashSet<Vec<u8>>> = collection
-        .documents
-        .iter()
-        .map(|records| document_terms(records, 31, true))
-        .collect();
+    let generated = generated_numbers(&built.header);
+    let terms = collection_terms(&collection, 31, true);
     let ruled_out = check_summaries(&collection.queries, &terms, &generated, &built, true);
     assert!(
         ruled_out > 0,

@@ -118,23 +118,27 @@ impl Lanes {
     /// format, appended to `out`.
     pub(crate) fn render(&self, clients_active: usize, out: &mut String) {
         use std::fmt::Write;
-        let _ = writeln!(out, "# HELP bitsift_lane_running Searches running, by lane (small requests, panels).\n# TYPE bitsift_lane_running gauge");
-        for lane in [Lane::Small, Lane::Panel] {
+        let gauges = [
+            (
+                "running",
+                "Searches running, by lane (small requests, panels).",
+            ),
+            ("waiting", "Searches waiting for a turn, by lane."),
+        ];
+        for (which, (name, help)) in gauges.into_iter().enumerate() {
             let _ = writeln!(
                 out,
-                "bitsift_lane_running{{lane=\"{}\"}} {}",
-                lane.label(),
-                self.load(lane).0
+                "# HELP bitsift_lane_{name} {help}\n# TYPE bitsift_lane_{name} gauge"
             );
-        }
-        let _ = writeln!(out, "# HELP bitsift_lane_waiting Searches waiting for a turn, by lane.\n# TYPE bitsift_lane_waiting gauge");
-        for lane in [Lane::Small, Lane::Panel] {
-            let _ = writeln!(
-                out,
-                "bitsift_lane_waiting{{lane=\"{}\"}} {}",
-                lane.label(),
-                self.load(lane).1
-            );
+            for lane in [Lane::Small, Lane::Panel] {
+                let (running, waiting) = self.load(lane);
+                let value = if which == 0 { running } else { waiting };
+                let _ = writeln!(
+                    out,
+                    "bitsift_lane_{name}{{lane=\"{}\"}} {value}",
+                    lane.label()
+                );
+            }
         }
         let _ = writeln!(out, "# HELP bitsift_clients_active Clients (API keys, else addresses) with search requests in flight.\n# TYPE bitsift_clients_active gauge\nbitsift_clients_active {clients_active}");
     }
