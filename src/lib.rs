@@ -67,6 +67,8 @@ pub mod seqfile;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod summary;
+#[cfg(any(feature = "server", feature = "remote"))]
+mod sync;
 #[cfg(feature = "synth")]
 pub mod synth;
 mod tempfiles;

@@ -60,14 +60,8 @@ fn collection(seed: u64, documents: usize, k: usize) -> Collection {
     for q in 0..24 {
         let source = &docs[rng.below(docs.len() as u64) as usize];
         let record = &source[rng.below(source.len() as u64) as usize];
-        let mut query = if record.len() > k + 10 && q % 4 != 3 {
-            let len = (k + rng.below(300) as usize).min(record.len());
-            let at = rng.below((record.len() - len + 1) as u64) as usize;
-            record[at..at + len].to_vec()
-        } else {
-            let len = k + rng.below(200) as usize;
-            rng.dna(len)
-        };
+        let from_record = record.len() > k + 10 && q % 4 != 3;
+        let mut query = query_of(&mut rng, record, from_record, k, (300, 200));
         match q % 6 {
             1 => {
                 // point mutations
@@ -91,6 +85,24 @@ fn collection(seed: u64, documents: usize, k: usize) -> Collection {
         documents: docs,
         queries,
     }
+}
+
+/// A query of at least `k` bases: a random stretch of `record` up to `spread.0` bases longer
+/// (`from_record`), else random bases up to `spread.1` longer.
+fn query_of(
+    rng: &mut reference::Rng,
+    record: &[u8],
+    from_record: bool,
+    k: usize,
+    spread: (u64, u64),
+) -> Vec<u8> {
+    if !from_record {
+        let len = k + rng.below(spread.1) as usize;
+        return rng.dna(len);
+    }
+    let len = (k + rng.below(spread.0) as usize).min(record.len());
+    let at = rng.below((record.len() - len + 1) as u64) as usize;
+    record[at..at + len].to_vec()
 }
 
 struct Built {
@@ -792,14 +804,8 @@ fn families(seed: u64, families: usize, documents: usize, k: usize) -> (Collecti
     let mut queries = Vec::new();
     for q in 0..16 {
         let source = &docs[rng.below(docs.len() as u64) as usize][0];
-        let mut query = if source.len() > k + 20 && q % 4 != 3 {
-            let len = (k + rng.below(200) as usize).min(source.len());
-            let at = rng.below((source.len() - len + 1) as u64) as usize;
-            source[at..at + len].to_vec()
-        } else {
-            let len = k + rng.below(100) as usize;
-            rng.dna(len)
-        };
+        let from_record = source.len() > k + 20 && q % 4 != 3;
+        let mut query = query_of(&mut rng, source, from_record, k, (200, 100));
         if q % 4 == 1 {
             let at = rng.below(query.len() as u64) as usize;
             query[at] = b"ACGT"[rng.below(4) as usize];

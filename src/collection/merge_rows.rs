@@ -225,7 +225,7 @@ fn fold_chunk(
     count: u64,
 ) -> Result<(), CollectionError> {
     if part.range_rows > 1 {
-        return fold_ranges(headers, files, part, first, count);
+        return fold_ranges(headers, files, part, first..first + count);
     }
     let needed = count.min(part.fold);
     let start = first % part.fold;
@@ -244,17 +244,17 @@ fn fold_chunk(
     Ok(())
 }
 
-/// [`fold_chunk`] in the minimizer layout: the folded ranges output rows
-/// `first..first + count` fall in, each the OR of `F` consecutive source ranges.
+/// [`fold_chunk`] in the minimizer layout: the folded ranges output rows `rows` fall in,
+/// each the OR of `F` consecutive source ranges.
 fn fold_ranges(
     headers: &[&IndexHeader],
     files: &mut Sources,
     part: &mut Part,
-    first: u64,
-    count: u64,
+    rows: std::ops::Range<u64>,
 ) -> Result<(), CollectionError> {
+    debug_assert!(!rows.is_empty());
     let span = part.tile * part.range_rows;
-    let (from, to) = (first / span, (first + count - 1) / span + 1);
+    let (from, to) = (rows.start / span, (rows.end - 1) / span + 1);
     let sources_per_range = part.rows / part.fold;
     let range_bytes = part.range_rows as usize * part.row_bytes;
     part.folded_first = from * part.range_rows;

@@ -439,16 +439,7 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
             let file_size = file.len().map_err(|source| {
                 FormatError::Io(IoAt::new(path.to_path_buf(), "cannot stat index", source))
             })?;
-            return Ok(Parser {
-                reader: Crc32cReader::new(BufReader::with_capacity(HEADER_READ_BYTES, file)),
-                path,
-                position: 0,
-                file_size,
-                catalog: None,
-                names_span: (0, 0),
-                prefix_crc32c: 0,
-                names_paged: false,
-            });
+            return Ok(Parser::over(path, file, file_size));
         }
         let file = open_regular(path)?;
         let file_size = file
@@ -469,11 +460,13 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
                 libc::POSIX_FADV_RANDOM,
             );
         }
-        Ok(Parser {
-            reader: Crc32cReader::new(BufReader::with_capacity(
-                HEADER_READ_BYTES,
-                SourceFile::Local(file),
-            )),
+        Ok(Parser::over(path, SourceFile::Local(file), file_size))
+    }
+
+    /// A parser at the start of `file`, which is `file_size` bytes long.
+    fn over(path: &'a Path, file: SourceFile, file_size: u64) -> Self {
+        Parser {
+            reader: Crc32cReader::new(BufReader::with_capacity(HEADER_READ_BYTES, file)),
             path,
             position: 0,
             file_size,
@@ -481,7 +474,7 @@ impl<'a> Parser<'a, BufReader<SourceFile>> {
             names_span: (0, 0),
             prefix_crc32c: 0,
             names_paged: false,
-        })
+        }
     }
 }
 

@@ -378,13 +378,7 @@ impl FaultEngine {
 }
 
 impl EngineLayer for FaultEngine {
-    fn inner(&self) -> &dyn ReadEngine {
-        self.inner.as_ref()
-    }
-
-    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
-        self.inner.as_mut()
-    }
+    crate::io::layer_accessors!(inner);
 
     fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
         self.batches.fetch_add(1, Ordering::Relaxed);

@@ -530,6 +530,21 @@ pub(crate) trait EngineLayer: Send {
     fn inner_mut(&mut self) -> &mut dyn ReadEngine;
 }
 
+/// The two accessors of an [`EngineLayer`] whose wrapped engine is in field `$field` (a box
+/// or a mutable borrow of a [`ReadEngine`]).
+macro_rules! layer_accessors {
+    ($field:ident) => {
+        fn inner(&self) -> &dyn $crate::io::ReadEngine {
+            &*self.$field
+        }
+
+        fn inner_mut(&mut self) -> &mut dyn $crate::io::ReadEngine {
+            &mut *self.$field
+        }
+    };
+}
+pub(crate) use layer_accessors;
+
 impl<T: EngineLayer> ReadEngine for T {
     fn kind(&self) -> EngineKind {
         self.inner().kind()

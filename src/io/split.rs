@@ -94,11 +94,7 @@ impl ReadEngine for SplitEngine {
     }
 
     fn read_batch(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
-        let ReadBatch {
-            requests,
-            consumer,
-            counters,
-        } = batch;
+        let (requests, consumer, counters) = (batch.requests, batch.consumer, batch.counters);
         let held = &self.held;
         for mapped in [true, false] {
             let mut part = Part {

@@ -41,27 +41,17 @@ impl<'a> CachedReads<'a> {
 impl EngineLayer for CachedReads<'_> {
     const TRANSPARENT: bool = true;
 
-    fn inner(&self) -> &dyn ReadEngine {
-        &*self.inner
-    }
-
-    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
-        &mut *self.inner
-    }
+    crate::io::layer_accessors!(inner);
 
     fn layer_alignment(&self) -> u64 {
         self.inner.alignment().max(self.cache.page_size() as u64)
     }
 
     fn read_layered(&mut self, batch: ReadBatch<'_>) -> Result<(), IoError> {
-        let ReadBatch {
-            requests,
-            consumer,
-            counters,
-        } = batch;
+        let (requests, counters) = (batch.requests, batch.counters);
         let sizes: Vec<u64> = (0..self.files).map(|f| self.inner.file_size(f)).collect();
         let mut layer = CacheConsumer {
-            outer: consumer,
+            outer: batch.consumer,
             requests,
             cache: self.cache,
             files: self.files,

@@ -91,13 +91,7 @@ impl<'a> CheckedReads<'a> {
 impl EngineLayer for CheckedReads<'_> {
     const TRANSPARENT: bool = true;
 
-    fn inner(&self) -> &dyn ReadEngine {
-        &*self.inner
-    }
-
-    fn inner_mut(&mut self) -> &mut dyn ReadEngine {
-        &mut *self.inner
-    }
+    crate::io::layer_accessors!(inner);
 
     fn layer_alignment(&self) -> u64 {
         if self.integrity.any() {

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::query::{QueryResult, SearchOptions};
+use crate::sync::lock;
 
 /// Bytes an entry is charged beside its bases and hits (the key, the maps' slots, the stats).
 const ENTRY_BYTES: u64 = 512;
@@ -29,6 +30,26 @@ struct Key {
     selection: Option<Vec<bool>>,
     /// The options, written out (a grouping is never part of a key).
     options: String,
+}
+
+impl Key {
+    fn new(bases: &[u8], selection: &Option<Vec<bool>>, options: &str) -> Key {
+        Key {
+            bases: Arc::from(bases),
+            selection: selection.clone(),
+            options: options.to_string(),
+        }
+    }
+}
+
+/// What a request asks: `queries` searched with `options` in the indexes `selection` of
+/// view `view`.
+#[derive(Clone, Copy)]
+pub(crate) struct Asked<'a> {
+    pub(crate) view: u64,
+    pub(crate) queries: &'a [Vec<u8>],
+    pub(crate) selection: &'a Option<Vec<bool>>,
+    pub(crate) options: &'a SearchOptions,
 }
 
 #[derive(Debug, Default)]
@@ -69,30 +90,20 @@ impl AnswerCache {
         }
     }
 
-    /// The answers of `queries` searched with `options` in the indexes `selection` of view
-    /// `view`, when the cache holds every one of them (a request is answered from the cache
-    /// whole or not at all).
-    pub(crate) fn get(
-        &self,
-        view: u64,
-        queries: &[Vec<u8>],
-        selection: &Option<Vec<bool>>,
-        options: &SearchOptions,
-    ) -> Option<Vec<QueryResult>> {
-        let options = options_key(options)?;
+    /// The answers of `asked`, when the cache holds every one of them (a request is answered
+    /// from the cache whole or not at all).
+    pub(crate) fn get(&self, asked: Asked<'_>) -> Option<Vec<QueryResult>> {
+        let options = options_key(asked.options)?;
         if self.bytes_max == 0 {
             return None;
         }
         let mut inner = lock(&self.inner);
-        inner.follow(view);
+        inner.follow(asked.view);
+        let queries = asked.queries;
         let found: Option<Vec<QueryResult>> = queries
             .iter()
             .map(|bases| {
-                let key = Key {
-                    bases: Arc::from(bases.as_slice()),
-                    selection: selection.clone(),
-                    options: options.clone(),
-                };
+                let key = Key::new(bases, asked.selection, &options);
                 inner.entries.get(&key).map(|(result, _)| result.clone())
             })
             .collect();
@@ -105,31 +116,24 @@ impl AnswerCache {
         found
     }
 
-    /// Keeps the answers of `queries` (those that are results) for view `view`.
+    /// Keeps the answers of `asked` (those that are results).
     pub(crate) fn put(
         &self,
-        view: u64,
-        queries: &[Vec<u8>],
-        selection: &Option<Vec<bool>>,
-        options: &SearchOptions,
+        asked: Asked<'_>,
         answers: &[Result<QueryResult, crate::query::SearchError>],
     ) {
-        let Some(options) = options_key(options) else {
+        let Some(options) = options_key(asked.options) else {
             return;
         };
         let mut inner = lock(&self.inner);
-        inner.follow(view);
-        for (bases, answer) in queries.iter().zip(answers) {
+        inner.follow(asked.view);
+        for (bases, answer) in asked.queries.iter().zip(answers) {
             let Ok(result) = answer else { continue };
             let bytes = ENTRY_BYTES + bases.len() as u64 + HIT_BYTES * result.hits.len() as u64;
             if bytes > self.bytes_max / 4 {
                 continue;
             }
-            let key = Key {
-                bases: Arc::from(bases.as_slice()),
-                selection: selection.clone(),
-                options: options.clone(),
-            };
+            let key = Key::new(bases, asked.selection, &options);
             if inner.entries.contains_key(&key) {
                 continue;
             }
@@ -205,8 +209,4 @@ fn options_key(options: &SearchOptions) -> Option<String> {
     Some(format!(
         "{threshold:?}|{limit}|{offset}|{only_group:?}|{cobs_order}|{prune}|{coverage}|{summaries}|{waves}"
     ))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::oneshot;
 
 use super::answer::{self, Answer, Answered, ResponseStats};
+use super::answer_cache::Asked;
 use super::api_error::{at_capacity, ApiError};
 use super::body;
 use super::clients::ClientId;
@@ -239,9 +240,7 @@ async fn recall_or_search(
 ) -> Result<Recalled, ApiError> {
     let cache = &state.answers;
     let usable = state.config.answer_cache_bytes > 0 && answers_keep(view);
-    let recalled = usable
-        .then(|| cache.get(view.number, &job.queries, &job.selection, &job.options))
-        .flatten();
+    let recalled = usable.then(|| cache.get(job.asked(view.number))).flatten();
     if let Some(results) = recalled {
         let answers = results.into_iter().map(Ok).collect();
         return Ok((answers, 0, Duration::ZERO, true));
@@ -252,8 +251,14 @@ async fn recall_or_search(
         (queries, selection, job.options.clone())
     });
     let (answers, batch_requests, queued) = run_job(state, view, job).await?;
-    if let Some((queries, selection, options)) = kept {
-        cache.put(view.number, &queries, &selection, &options, &answers);
+    if let Some((queries, selection, options)) = &kept {
+        let asked = Asked {
+            view: view.number,
+            queries,
+            selection,
+            options,
+        };
+        cache.put(asked, &answers);
     }
     Ok((answers, batch_requests, queued, false))
 }
@@ -276,6 +281,18 @@ struct Job {
     options: SearchOptions,
     deadline: Instant,
     lane: Lane,
+}
+
+impl Job {
+    /// What the job asks of view `view`, as the answer cache keys it.
+    fn asked(&self, view: u64) -> Asked<'_> {
+        Asked {
+            view,
+            queries: &self.queries,
+            selection: &self.selection,
+            options: &self.options,
+        }
+    }
 }
 
 /// Hands the queries to the search workers and waits for their answers until the deadline.

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
+use crate::sync::lock;
 use axum::http::HeaderMap;
 
 /// The header that names a client when it sends one (otherwise its address does).
@@ -158,10 +159,6 @@ impl Drop for ClientLease {
             }
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ use crate::format::HeaderOptions;
 use crate::io::{FileIdentity, MemoryImage, PageCache, RowMemory, Warmup};
 use crate::query::{Grouping, Index, OpenError, Sources};
 use crate::search::{open_fresh, Opened, SearchSetup, SessionSetup};
+use crate::sync::lock;
 
 /// What the server was asked to serve: expanded again at every reload.
 pub(crate) use crate::search::IndexSources;
@@ -691,11 +692,6 @@ fn index_entries(
             entry
         })
         .collect()
-}
-
-/// `mutex`'s value, also after a panic of another holder (a version is replaced whole).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use super::byteranges::{self, range_header};
 use super::client::{changed, describe, Fetched, RemoteObject};
 use super::options::options;
 use super::window::Signal;
+use crate::sync::lock;
 
 /// Whether a file's server answers multi-range requests, as learnt so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,10 +104,6 @@ enum Verdict {
 fn states() -> &'static Mutex<HashMap<String, Support>> {
     static STATES: OnceLock<Mutex<HashMap<String, Support>>> = OnceLock::new();
     STATES.get_or_init(Default::default)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What is known of `url`'s support.

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::sync::lock;
 use tokio::sync::Notify;
 
 /// Requests in flight to a server before it has answered any.
@@ -218,10 +219,6 @@ pub(crate) fn window_for(store: &str, cap: usize) -> Arc<Window> {
         .entry(store.to_string())
         .or_insert_with(|| Window::new(cap))
         .clone()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
