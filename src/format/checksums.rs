@@ -70,6 +70,9 @@ pub(crate) fn sidecar_digest(index: &Path) -> std::io::Result<Option<u64>> {
     Ok(Some(digest_value(u32::from_le_bytes(trailer))))
 }
 
+/// The last bytes of a checksum sidecar that [`sidecar_digest`] reads.
+pub(crate) const SIDECAR_DIGEST_BYTES: u64 = TRAILER_BYTES as u64;
+
 /// The value [`sidecar_digest`] gives for a sidecar ending in the CRC-32C `own`.
 fn digest_value(own: u32) -> u64 {
     (1u64 << 32) | u64::from(own)

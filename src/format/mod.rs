@@ -27,6 +27,7 @@ mod rows;
 mod writer;
 
 pub use checksum_pages::ChecksumTable;
+pub(crate) use checksums::SIDECAR_DIGEST_BYTES;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
 pub(crate) use discover::index_visit;
 pub use discover::{has_index_extension, index_files, DiscoverError, INDEX_EXTENSIONS};

@@ -167,17 +167,17 @@ impl Seek for SourceFile {
     }
 }
 
-/// Opens the remote files among `paths` all at once (one round trip for all their opens, not
-/// one each; see `remote::RemoteObject::open_all`), so that the opens that follow find them
-/// open. Local paths are skipped, and
-/// failures are left for those opens to report.
-pub(crate) fn prefetch(paths: &[PathBuf]) {
+/// Opens the remote files among `paths` all at once, each with its last bytes when the
+/// number beside it is not 0 (one round trip for all their opens, not one each; see
+/// `remote::RemoteObject::open_all`), so that the opens and reads that follow find them.
+/// Local paths are skipped, and failures are left for those opens to report.
+pub(crate) fn prefetch(paths: &[(PathBuf, u64)]) {
     #[cfg(feature = "remote")]
     {
-        let urls: Vec<String> = paths
+        let urls: Vec<(String, u64)> = paths
             .iter()
-            .filter(|path| is_remote(path))
-            .map(|path| path.to_string_lossy().into_owned())
+            .filter(|(path, _)| is_remote(path))
+            .map(|(path, tail)| (path.to_string_lossy().into_owned(), *tail))
             .collect();
         if urls.len() > 1 {
             crate::io::remote::RemoteObject::open_all(&urls);

@@ -500,17 +500,21 @@ impl Index {
     }
 }
 
-/// `paths` and the side files that may lie beside each (catalog, checksums, summaries): a
-/// remote open asks for all of them at once.
-fn with_side_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+/// `paths` and the side files that may lie beside each (catalog, checksums, summaries), with
+/// the last bytes each open reads (the checksums' digest, to which the summaries are bound):
+/// a remote open asks for all of them at once.
+fn with_side_files(paths: &[PathBuf]) -> Vec<(PathBuf, u64)> {
     paths
         .iter()
         .flat_map(|path| {
             [
-                path.clone(),
-                crate::format::catalog::catalog_path(path),
-                crate::format::sidecar_path(path),
-                crate::summary::summary_path(path),
+                (path.clone(), 0),
+                (crate::format::catalog::catalog_path(path), 0),
+                (
+                    crate::format::sidecar_path(path),
+                    crate::format::SIDECAR_DIGEST_BYTES,
+                ),
+                (crate::summary::summary_path(path), 0),
             ]
         })
         .collect()

@@ -23,6 +23,7 @@ use super::config::{s3_settings, Auth};
 use super::location::RemoteUrl;
 use super::options::{options, RemoteOptions};
 use super::window::{window_for, Signal, Window};
+use crate::sync::lock;
 
 /// Worker threads of the runtime: requests are I/O-bound; two threads keep hundreds in
 /// flight.
@@ -82,6 +83,9 @@ pub(crate) struct RemoteObject {
     /// The file's first bytes, fetched by the open itself, until a reader from the start
     /// takes them (see [`RemoteObject::take_first`]).
     first: Mutex<Option<Bytes>>,
+    /// The file's last bytes, when [`RemoteObject::open_all`] was asked for them (the digest
+    /// that ends a checksum file), fetched with its first bytes in the same round trip.
+    last: Mutex<Option<Bytes>>,
     /// The requests in flight its server takes (shared by the files of one server).
     pub(super) window: Arc<Window>,
 }
@@ -146,27 +150,29 @@ impl RemoteObject {
         lock(opened()).clear();
     }
 
-    /// Opens every URL of `urls` not yet open, all opens in flight at once: an index and
-    /// its side files cost one round trip instead of one each. A file not found is noted for
-    /// the next [`RemoteObject::open`] of it (once: a later open asks again); other failures
-    /// are left for that open to meet and report.
-    pub(crate) fn open_all(urls: &[String]) {
-        let wanted: Vec<String> = {
+    /// Opens every URL of `files` not yet open, each with its last `tail` bytes when `tail`
+    /// is not 0, all requests in flight at once: an index and its side files cost one round
+    /// trip instead of one each. A file not found is noted for the next
+    /// [`RemoteObject::open`] of it (once: a later open asks again); other failures are left
+    /// for that open to meet and report.
+    pub(crate) fn open_all(files: &[(String, u64)]) {
+        let wanted: Vec<(String, u64)> = {
             let opened = lock(opened());
-            urls.iter()
-                .filter(|url| !opened.contains_key(url.as_str()))
+            files
+                .iter()
+                .filter(|(url, _)| !opened.contains_key(url.as_str()))
                 .cloned()
                 .collect()
         };
         let mut heads = Vec::with_capacity(wanted.len());
-        for url in wanted {
+        for (url, tail) in wanted {
             let Ok(parsed) = RemoteUrl::parse(&url) else {
                 continue;
             };
             let Ok(store) = store_for(&parsed) else {
                 continue;
             };
-            heads.push(head(url, parsed, store));
+            heads.push(head_and_tail(url, parsed, store, tail));
         }
         let Ok(results) = wait(async move {
             let tasks: Vec<_> = heads.into_iter().map(tokio::spawn).collect();
@@ -219,6 +225,7 @@ impl RemoteObject {
             size: meta.size,
             etag: meta.e_tag,
             first: Mutex::new(None),
+            last: Mutex::new(None),
             window: Window::new(crate::io::REMOTE_DEPTH_DEFAULT as usize),
         }))
     }
@@ -249,12 +256,20 @@ impl RemoteObject {
     }
 
     /// The bytes of `range` from those the open fetched, if they are still held and cover it
-    /// (a small side file read at an offset: its last bytes).
-    pub(crate) fn held_first(&self, range: &Range<u64>) -> Option<Bytes> {
-        let first = lock(&self.first);
-        let bytes = first.as_ref()?;
-        (range.end <= bytes.len() as u64)
-            .then(|| bytes.slice(range.start as usize..range.end as usize))
+    /// (a small side file read at an offset, or the last bytes asked for with the open).
+    pub(crate) fn held(&self, range: &Range<u64>) -> Option<Bytes> {
+        if let Some(bytes) = lock(&self.first).as_ref() {
+            if range.end <= bytes.len() as u64 {
+                return Some(bytes.slice(range.start as usize..range.end as usize));
+            }
+        }
+        let last = lock(&self.last);
+        let bytes = last.as_ref()?;
+        let start = self.size - bytes.len() as u64;
+        (range.start >= start).then(|| {
+            let (from, to) = (range.start - start, range.end - start);
+            bytes.slice(from as usize..to as usize)
+        })
     }
 
     /// The bytes of `range` (inside the file), checked: exactly the length asked for, from
@@ -413,8 +428,43 @@ fn remote_object(
         size: meta.size,
         etag: meta.e_tag,
         first: Mutex::new(None),
+        last: Mutex::new(None),
         window,
     })
+}
+
+/// [`head`], and in the same round trip the file's last `tail` bytes (none when 0, or when a
+/// local cache is in use: it most likely holds them). The tail is kept only when it comes
+/// from the version the head saw; any failure to fetch it only costs a later request.
+async fn head_and_tail(
+    url: String,
+    parsed: RemoteUrl,
+    store: Arc<dyn ObjectStore>,
+    tail: u64,
+) -> Result<Arc<RemoteObject>, (String, io::Error)> {
+    if tail == 0 || options().cache.is_some() {
+        return head(url, parsed, store).await;
+    }
+    let window = window_for(&parsed.store, options().connections);
+    let last = GetOptions {
+        range: Some(GetRange::Suffix(tail)),
+        ..GetOptions::default()
+    };
+    let (opened, last) = tokio::join!(
+        head(url, parsed.clone(), store.clone()),
+        gated(&window, store.get_opts(&parsed.key, last))
+    );
+    let object = opened?;
+    if let Ok(result) = last {
+        let same = result.meta.e_tag == object.etag && result.meta.size == object.size;
+        let (start, at_end) = (result.range.start, result.range.end == object.size);
+        if let (true, true, Ok(bytes)) = (same, at_end, result.bytes().await) {
+            if bytes.len() as u64 == object.size - start {
+                *lock(&object.last) = Some(bytes);
+            }
+        }
+    }
+    Ok(object)
 }
 
 /// What an answer (or its absence) after `elapsed` says of the server's load: a status that
@@ -581,12 +631,6 @@ fn has_status(text: &str, code: &str) -> bool {
             |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.');
         !part_of_number(before) && !part_of_number(after)
     })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Makes rustls's `ring` provider the process's default, once: reqwest is built without a

@@ -66,7 +66,7 @@ impl RemoteReader {
                 format!("read past the end of a file of {} bytes", self.object.size),
             ));
         }
-        let bytes = match self.object.held_first(&(offset..end)) {
+        let bytes = match self.object.held(&(offset..end)) {
             Some(bytes) => bytes,
             None => self.object.fetch_blocking(offset..end)?.0,
         };
