@@ -269,6 +269,7 @@ fn remote_indexes_against_real_servers() {
     serve_answers_from_a_url(&servers, dir, &queries);
     errors_are_clear_and_give_no_answer(&servers, &queries);
     the_cache_serves_a_repeated_query_and_survives_damage(&servers, dir, &queries);
+    the_cache_opens_a_collection_early_and_follows_its_change(&servers, dir, &queries);
     a_file_changed_on_the_server_is_an_error(&servers, dir, &queries);
     a_server_reopens_a_file_changed_on_the_server(&servers, dir, &queries);
     a_server_follows_a_collection_on_a_server(&servers, dir, &queries);
@@ -666,6 +667,64 @@ fn the_cache_serves_a_repeated_query_and_survives_damage(
         "damaged pages are fetched again"
     );
     assert_eq!(first["results"], third["results"]);
+}
+
+/// With a local cache, a search of a remote collection opens the sub-indexes its cached
+/// manifest names together with the manifest (issue 32): a guess, which must never decide
+/// what is searched. After a change on the server the answers are those of the new
+/// manifest, as a search without the cache gives them.
+fn the_cache_opens_a_collection_early_and_follows_its_change(
+    servers: &Servers,
+    dir: &Path,
+    queries: &Path,
+) {
+    let local = dir.join("serve/early");
+    copy_dir(&dir.join("serve/collection"), &local, None);
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX", text(&local)])
+        .status();
+    let cache = dir.join("cache-early");
+    let url = servers.http("early");
+    let with_cache = ["--cache-dir", text(&cache), "--cache-dir-size", "64M"];
+    let named = |answer: String, from: &str| answer.replace(from, "COLLECTION");
+    let expected = named(answers(text(&local), queries, &[], &[]), text(&local));
+    let first = named(answers(&url, queries, &with_cache, &[]), &url);
+    assert_eq!(first, expected, "the collection over HTTP, cache filled");
+    let gets_before = servers.http_gets();
+    let second = named(answers(&url, queries, &with_cache, &[]), &url);
+    assert_eq!(second, expected, "the collection over HTTP, from the cache");
+    assert_eq!(
+        servers.http_gets(),
+        gets_before,
+        "the repeat read nothing anew"
+    );
+    // Hide the genome of the first hit on the server: the cached manifest is now stale.
+    let removed = expected
+        .lines()
+        .find(|line| !line.starts_with('#') && !line.starts_with("query\t"))
+        .and_then(|line| line.split('\t').nth(1))
+        .expect("the queries have hits")
+        .to_string();
+    let names = dir.join("early-remove.txt");
+    std::fs::write(&names, format!("{removed}\n")).unwrap();
+    ok(run_env(
+        &["remove", "-q", text(&local), "--documents", text(&names)],
+        &[],
+    ));
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX", text(&local)])
+        .status();
+    let changed = named(answers(text(&local), queries, &[], &[]), text(&local));
+    assert_ne!(changed, expected, "the removal changed the answers");
+    let third = named(answers(&url, queries, &with_cache, &[]), &url);
+    assert_eq!(
+        third, changed,
+        "the new manifest decides, not the cached one"
+    );
+    assert!(
+        !third.contains(&format!("\t{removed}\t")),
+        "{removed} is hidden"
+    );
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -857,6 +857,7 @@ fn read_view(directory: &Path) -> Result<(u32, RawView), CollectionError> {
     if crate::io::is_remote(path) {
         // A remote manifest is read once, whole: streaming it three times would cost three
         // round trips per megabyte.
+        open_early(directory, path);
         let bytes = crate::io::source::read_whole(path).map_err(io())?;
         return checked_parse(path, &bytes);
     }
@@ -868,6 +869,30 @@ fn read_view(directory: &Path) -> Result<(u32, RawView), CollectionError> {
             .map(|()| std::io::BufReader::new(&file))
             .map_err(io())
     })
+}
+
+/// Opens the remote manifest `path` of `directory` together with the sub-indexes (and their
+/// side files) that the version of it in the local cache of remote files names, all in one
+/// round trip: with that cache, a search of an unchanged collection checks every file's
+/// version at once instead of the manifest's first. A guess only: the manifest is read
+/// again (from the cache when unchanged) and decides what is searched; a file the guess
+/// opened for nothing costs one request.
+fn open_early(directory: &Path, path: &Path) {
+    let Some(bytes) = crate::io::source::last_held(path) else {
+        return;
+    };
+    let Ok((_, view)) = checked_parse::<RawView>(path, &bytes) else {
+        return;
+    };
+    let indexes: Vec<PathBuf> = view
+        .subindexes
+        .iter()
+        .filter(|sub| is_plain_file_name(&sub.file))
+        .map(|sub| subindex_path(directory, &sub.file))
+        .collect();
+    let mut files = vec![(path.to_path_buf(), 0)];
+    files.extend(crate::query::with_side_files(&indexes));
+    crate::io::source::prefetch(&files);
 }
 
 /// [`read_view`] of a manifest that `rewound` gives from its start, as often as needed.

@@ -187,6 +187,20 @@ pub(crate) fn prefetch(paths: &[(PathBuf, u64)]) {
     let _ = paths;
 }
 
+/// The bytes the remote file at `path` most likely holds, from the local cache of remote files
+/// alone (no request): the last version this machine opened, when every page of it is
+/// cached. A guess to start other opens early with; `None` for a local path or without a
+/// cache.
+pub(crate) fn last_held(path: &Path) -> Option<Vec<u8>> {
+    #[cfg(feature = "remote")]
+    if is_remote(path) {
+        let held = crate::io::remote::cache::last_held(&path.to_string_lossy());
+        return held.map(|bytes| bytes.to_vec());
+    }
+    let _ = path;
+    None
+}
+
 /// The whole of the file at `path`, local or remote (`std::fs::read` for both); a local path
 /// must name a regular file, as for [`SourceFile::open`].
 pub(crate) fn read_whole(path: &Path) -> io::Result<Vec<u8>> {

@@ -503,7 +503,7 @@ impl Index {
 /// `paths` and the side files that may lie beside each (catalog, checksums, summaries), with
 /// the last bytes each open reads (the checksums' digest, to which the summaries are bound):
 /// a remote open asks for all of them at once.
-fn with_side_files(paths: &[PathBuf]) -> Vec<(PathBuf, u64)> {
+pub(crate) fn with_side_files(paths: &[PathBuf]) -> Vec<(PathBuf, u64)> {
     paths
         .iter()
         .flat_map(|path| {

@@ -36,6 +36,7 @@ pub use grouping::{GroupByError, GroupTally, Grouping, NoColumn};
 pub(crate) use hit::count_threshold;
 pub(crate) use hit::rounded;
 pub use hit::{fraction, Hit};
+pub(crate) use index::with_side_files;
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,

@@ -58,6 +58,53 @@ fn object_dir(object: Version<'_>) -> Option<(CacheOptions, PathBuf)> {
     Some((cache, dir))
 }
 
+/// The file of the cache that names the version of `url` last opened.
+fn latest_file(cache: &CacheOptions, url: &str) -> PathBuf {
+    cache
+        .dir
+        .join(format!("latest-{:016x}", xxh64(url.as_bytes(), 0)))
+}
+
+/// Notes `object` as the version of its URL last opened, so that a later process may find
+/// its pages before asking the server ([`last_held`]). Failures only lose the note.
+pub(crate) fn note_opened(object: Version<'_>) {
+    let (Some(cache), Some(etag)) = (options().cache, object.etag) else {
+        return;
+    };
+    let note = format!("{}\n{etag}\n", object.size);
+    let path = latest_file(&cache, object.url);
+    if std::fs::read(&path).is_ok_and(|held| held == note.as_bytes()) {
+        return;
+    }
+    let number = TEMP_NUMBER.fetch_add(1, Ordering::Relaxed);
+    let temp = cache
+        .dir
+        .join(format!(".tmp-{}-{number}", std::process::id()));
+    let written = std::fs::create_dir_all(&cache.dir)
+        .and_then(|()| std::fs::write(&temp, note.as_bytes()))
+        .and_then(|()| std::fs::rename(&temp, &path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+}
+
+/// The whole of the version of `url` last opened, when the cache holds every page of it:
+/// what the file most likely still is, read without asking its server. Only a guess: the
+/// caller must open the file and read it again to rely on it.
+pub(crate) fn last_held(url: &str) -> Option<Bytes> {
+    let cache = options().cache?;
+    let note = std::fs::read_to_string(latest_file(&cache, url)).ok()?;
+    let mut lines = note.lines();
+    let size: u64 = lines.next()?.parse().ok()?;
+    let etag = lines.next()?;
+    let version = Version {
+        url,
+        etag: Some(etag),
+        size,
+    };
+    lookup(version, &(0..size))
+}
+
 /// `range` widened to whole cache pages (cut at the end of the file) when a cache is in
 /// use, else `range`.
 pub(crate) fn widen(object: Version<'_>, range: &Range<u64>) -> Range<u64> {

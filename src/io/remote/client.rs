@@ -375,7 +375,9 @@ async fn head(
             .await
             .map_err(failed)?
             .meta;
-        return Ok(remote_object(url, store, parsed.key, meta, window));
+        let object = remote_object(url, store, parsed.key, meta, window);
+        super::cache::note_opened(object.version());
+        return Ok(object);
     }
     let first = GetOptions {
         range: Some(GetRange::Bounded(0..FIRST_BYTES)),
