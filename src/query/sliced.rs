@@ -64,16 +64,19 @@ pub(crate) struct SlicedView<'a> {
 /// The row bytes of one lane as words; a short last lane is padded with zero bits.
 #[inline(always)]
 fn load(bytes: &[u8]) -> Lane {
-    let mut padded = [0u8; LANE_BYTES];
-    let bytes = if bytes.len() >= LANE_BYTES {
-        &bytes[..LANE_BYTES]
-    } else {
-        padded[..bytes.len()].copy_from_slice(bytes);
-        &padded[..]
-    };
+    // Whole words are read in place: a short row (COBS's 16-byte rows) copied into a padded
+    // lane first cost a `memcpy` call per row, in the hottest loop of a warm search.
+    let bytes = &bytes[..bytes.len().min(LANE_BYTES)];
     let mut lane = ZERO;
-    for (word, b) in lane.iter_mut().zip(bytes.chunks_exact(8)) {
+    let mut words = bytes.chunks_exact(8);
+    for (word, b) in lane.iter_mut().zip(&mut words) {
         *word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        lane[bytes.len() / 8] = u64::from_le_bytes(last);
     }
     lane
 }
