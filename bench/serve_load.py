@@ -14,9 +14,10 @@ One server for every phase (started with `bitsift serve -q -i INDEX` and --serve
 3. *genes + heavy*: the same gene clients, and HEAVY clients with --heavy-parallel requests
    in flight each, back to back: three in four send panels of the first --panel-genes genes
    (threshold 0.8), one in four asks for every hit of --huge-genes genes (threshold 0.1,
-   `limit` 0: every document of a small index, a huge answer).
-Genes are picked with Zipf weights (the k-th gene of GENES asked 1/k as often as the first),
-with a fixed seed. Every client has its own `X-Api-Key`; a 429 or 503 is waited out for its
+   `limit` 0: every document of a small index, a huge answer). Each heavy request takes its
+   genes at random, each with two random substitutions: never answered from the cache.
+Single genes are picked with Zipf weights (the k-th gene of GENES asked 1/k as often as the
+first), with fixed seeds. Every client has its own `X-Api-Key`; a 429 or 503 is waited out for its
 `Retry-After`. A request is timed from connecting to its answer's last byte.
 
 Reports per phase and kind: requests answered, statuses, p50 / p99 / max of the 200s, p99
@@ -64,13 +65,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-async def post(port, body, key):
-    """One POST /api/search on a new connection: (status, seconds, Retry-After)."""
+async def post(port, body, key, keep):
+    """One POST /api/search on a new connection: (status, seconds, Retry-After, whether the
+    answer came from the answer cache (`stats.answers_from_cache`, read when `keep`))."""
     started = time.monotonic()
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError:
-        return 0, time.monotonic() - started, 1.0
+        return 0, time.monotonic() - started, 1.0, False
     try:
         head = ("POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 "X-Api-Key: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (key, len(body)))
@@ -86,11 +88,19 @@ async def post(port, body, key):
             name, _, value = line.decode("latin-1").partition(":")
             if name.strip().lower() == "retry-after":
                 retry_after = float(value.strip() or 0)
-        while await reader.read(1 << 20):
-            pass
-        return status, time.monotonic() - started, retry_after
+        cached, tail = False, b""
+        while True:
+            chunk = await reader.read(1 << 20)
+            if not chunk:
+                break
+            if keep:
+                tail = (tail + chunk)[-(1 << 16):]
+        if keep:
+            match = re.search(rb'"answers_from_cache":(\d+)', tail)
+            cached = bool(match and int(match.group(1)) > 0)
+        return status, time.monotonic() - started, retry_after, cached
     except (OSError, ValueError, IndexError):
-        return 0, time.monotonic() - started, 1.0
+        return 0, time.monotonic() - started, 1.0, False
     finally:
         writer.close()
 
@@ -101,21 +111,22 @@ class Phase:
     def __init__(self):
         self.results = {}  # kind -> [(status, seconds)]
         self.answered = {}  # client key -> answers (200)
+        self.cached = {}  # kind -> answers from the answer cache
 
-    def record(self, kind, key, status, seconds):
+    def record(self, kind, key, status, seconds, cached):
         self.results.setdefault(kind, []).append((status, seconds))
+        self.cached[kind] = self.cached.get(kind, 0) + int(cached)
         if status == 200:
             self.answered[key] = self.answered.get(key, 0) + 1
         else:
             self.answered.setdefault(key, 0)
 
 
-async def client(port, key, kind, bodies, weights, think, stop, phase, seed):
+async def client(port, key, kind, make_body, think, stop, phase, seed):
     rng = random.Random(seed)
     while not stop.is_set():
-        body = rng.choices(bodies, cum_weights=weights)[0] if weights else bodies[0]
-        status, seconds, retry_after = await post(port, body, key)
-        phase.record(kind, key, status, seconds)
+        status, seconds, retry_after, cached = await post(port, make_body(rng), key, kind == "gene")
+        phase.record(kind, key, status, seconds, cached)
         pause = retry_after if status in (0, 429, 503) else (rng.expovariate(1.0 / think) if think else 0)
         if pause:
             try:
@@ -134,17 +145,17 @@ def metrics(port):
     return values
 
 
-async def run_phase(port, args, gene_bodies, weights, panel_body, huge_body, gene_clients, heavy):
+async def run_phase(port, args, makers, gene_clients, heavy):
     stop = asyncio.Event()
     phase = Phase()
     tasks = []
     for i in range(gene_clients):
         think = args.think if gene_clients > 1 else 0
-        tasks.append(client(port, "gene-%d" % i, "gene", gene_bodies, weights, think, stop, phase, i))
+        tasks.append(client(port, "gene-%d" % i, "gene", makers["gene"], think, stop, phase, i))
     for i in range(heavy):
-        kind, body = ("huge", huge_body) if i % 4 == 3 else ("panel", panel_body)
+        kind = "huge" if i % 4 == 3 else "panel"
         for j in range(args.heavy_parallel):
-            tasks.append(client(port, "heavy-%d" % i, kind, [body], None, 0, stop, phase, 1000 + i * 10 + j))
+            tasks.append(client(port, "heavy-%d" % i, kind, makers[kind], 0, stop, phase, 1000 + i * 10 + j))
     running = [asyncio.ensure_future(t) for t in tasks]
     await asyncio.sleep(args.seconds)
     stop.set()
@@ -169,6 +180,7 @@ def summarize(phase, gene_clients):
             "answered": len(ok), "statuses": statuses,
             "p50_ms": ms(percentile(ok, 0.5)), "p99_ms": ms(percentile(ok, 0.99)), "max_ms": ms(max(ok, default=None)),
             "refused_p99_ms": ms(percentile(refused, 0.99)), "refused_max_ms": ms(max(refused, default=None)),
+            "from_answer_cache": round(phase.cached.get(kind, 0) / len(ok), 3) if ok else None,
         }
     shares = [phase.answered.get("gene-%d" % i, 0) for i in range(gene_clients)]
     return {"kinds": kinds, "gene_client_answers_min": min(shares, default=0),
@@ -214,32 +226,54 @@ def start_server(args, port, out):
     raise SystemExit("serve_load: the server did not start: %s" % " ".join(command))
 
 
-def bodies(args):
+def mutated(sequence, rng):
+    """`sequence` with two random substitutions: a query no one asked before (the answer
+    cache keeps answers by the query's bases), as costly to search."""
+    bases = list(sequence)
+    for _ in range(2):
+        at = rng.randrange(len(bases))
+        bases[at] = "ACGT"[("ACGT".index(bases[at]) + 1) % 4] if bases[at] in "ACGT" else "A"
+    return "".join(bases)
+
+
+def body_makers(args):
+    """Per kind, a function of a random generator giving the next request's body: a gene
+    picked with Zipf weights (popular genes repeat, as the answer cache expects), or a
+    panel or huge request of genes of its own (mutated, so never answered from the cache)."""
     genes = read_fasta(args.genes)
     if len(genes) < max(args.panel_genes, args.huge_genes):
         raise SystemExit("serve_load: %s has %d genes; the panels need %d"
                          % (args.genes, len(genes), max(args.panel_genes, args.huge_genes)))
     gene_bodies = [json.dumps({"sequence": s, "threshold": 0.8}).encode() for _, s in genes]
     weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(genes))))
-    panel = [{"name": n, "sequence": s} for n, s in genes[:args.panel_genes]]
-    panel_body = json.dumps({"sequences": panel, "threshold": 0.8}).encode()
-    huge = [{"name": n, "sequence": s} for n, s in genes[:args.huge_genes]]
-    huge_body = json.dumps({"sequences": huge, "threshold": 0.1, "limit": 0}).encode()
-    return gene_bodies, weights, panel_body, huge_body
+
+    def heavy(count, threshold, limit):
+        def make(rng):
+            picked = rng.sample(genes, count)
+            sequences = [{"name": n, "sequence": mutated(s, rng)} for n, s in picked]
+            request = {"sequences": sequences, "threshold": threshold}
+            if limit is not None:
+                request["limit"] = limit
+            return json.dumps(request).encode()
+        return make
+
+    return {"gene": lambda rng: rng.choices(gene_bodies, cum_weights=weights)[0],
+            "panel": heavy(args.panel_genes, 0.8, None), "huge": heavy(args.huge_genes, 0.1, 0)}
 
 
 def table(runs):
-    lines = ["| phase | kind | clients | answered | statuses | p50 (ms) | p99 (ms) | max (ms) | 429/503 p99 (ms) | per gene client: min / median answers, starved | answer cache hits |",
-             "|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|"]
+    lines = ["| phase | kind | clients | answered | statuses | p50 (ms) | p99 (ms) | max (ms) | 429/503 p99 (ms) | per gene client: min / median answers, starved | gene answers from the cache | answer cache hit rate (/metrics, all queries) |",
+             "|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---:|"]
     for run in runs:
         for kind, k in sorted(run["kinds"].items(), key=lambda item: item[0] != "gene"):
             share = ("%d / %g, %d" % (run["gene_client_answers_min"], run["gene_client_answers_median"],
                                       run["gene_clients_starved"]) if kind == "gene" else "")
             cell = lambda v: "–" if v is None else "%g" % v
             statuses = ", ".join("%s: %d" % item for item in sorted(k["statuses"].items()))
-            lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 run["phase"], kind, run["clients"][kind], k["answered"], statuses, cell(k["p50_ms"]),
                 cell(k["p99_ms"]), cell(k["max_ms"]), cell(k["refused_p99_ms"]), share,
+                cell(k["from_answer_cache"]) if kind == "gene" else "",
                 cell(run["answer_cache_hit_rate"]) if kind == "gene" else ""))
     return "\n".join(lines) + "\n"
 
@@ -261,7 +295,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     args.index, args.bitsift = os.path.abspath(args.index), os.path.abspath(args.bitsift)
-    gene_bodies, weights, panel_body, huge_body = bodies(args)
+    makers = body_makers(args)
     with open(os.path.join(args.out, "command.sh"), "w") as f:
         f.write("#!/bin/sh\n# %s\n" % " ".join(shlex.quote(a) for a in sys.argv))
     port = free_port()
@@ -272,7 +306,7 @@ def main():
     try:
         for name, genes, heavy in (("unloaded", 1, 0), ("genes", gene_clients, 0), ("genes + heavy", gene_clients, args.heavy)):
             before = metrics(port)
-            phase = asyncio.run(run_phase(port, args, gene_bodies, weights, panel_body, huge_body, genes, heavy))
+            phase = asyncio.run(run_phase(port, args, makers, genes, heavy))
             after = metrics(port)
             run = {"phase": name, "clients": {"gene": genes, **heavy_kinds}, **summarize(phase, genes),
                    "answer_cache_hit_rate": cache_rate(before, after), "peak_rss_mib": peak_rss_mib(server.pid)}

@@ -84,8 +84,8 @@ impl Replica {
 
     /// `VmRSS` and `VmHWM` of the process in MiB (Linux), 0 where unknown.
     fn memory_mib(&self) -> (u64, u64) {
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
         let field = |name: &str| -> u64 {
             status
                 .lines()
@@ -219,7 +219,9 @@ fn add(collection: &Path, genomes: &[PathBuf]) {
 
 /// Lets nginx's workers read the files (the servers run as another user without root).
 fn readable(dir: &Path) {
-    let _ = Command::new("chmod").args(["-R", "a+rX", text(dir)]).status();
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX", text(dir)])
+        .status();
 }
 
 /// Clients searching through nginx until `stop`, every answer kept.
@@ -290,7 +292,12 @@ impl Rig {
         let url = servers.s3("collection");
         let replicas = vec![
             Replica::start(&url, &[], &servers, dir.join("replica-0.log")),
-            Replica::start(&url, &["--cache-size", "0"], &servers, dir.join("replica-1.log")),
+            Replica::start(
+                &url,
+                &["--cache-size", "0"],
+                &servers,
+                dir.join("replica-1.log"),
+            ),
         ];
         replicas.iter().for_each(Replica::wait_healthy);
         Some(Rig {
@@ -321,7 +328,13 @@ impl Rig {
                 let removed = self.dir.join("removed.txt");
                 std::fs::write(&removed, "r01\nr06\n").unwrap();
                 let collection = text(&self.collection);
-                ok(run(&["remove", "-q", "--documents", text(&removed), collection]));
+                ok(run(&[
+                    "remove",
+                    "-q",
+                    "--documents",
+                    text(&removed),
+                    collection,
+                ]));
             }
             _ => {
                 ok(run(&["merge", "-q", text(&self.collection)]));
@@ -403,11 +416,20 @@ fn converged(
 /// gives exactly its hits.
 fn check_answers(answers: &[Answer], expected: &BTreeMap<u64, Hits>) {
     for answer in answers {
-        assert_eq!(answer.status, 200, "an error during the change: {}", answer.body);
+        assert_eq!(
+            answer.status, 200,
+            "an error during the change: {}",
+            answer.body
+        );
         let generation = answer
             .generation
             .unwrap_or_else(|| panic!("no generation named: {}", answer.body));
-        assert_eq!(answer.header_generation, Some(generation), "{}", answer.body);
+        assert_eq!(
+            answer.header_generation,
+            Some(generation),
+            "{}",
+            answer.body
+        );
         let hits = expected
             .get(&generation)
             .unwrap_or_else(|| panic!("generation {generation} was never committed"));
@@ -425,7 +447,10 @@ fn check_answers(answers: &[Answer], expected: &BTreeMap<u64, Hits>) {
 fn check_forward(answers: &[Answer]) {
     let mut by_replica: BTreeMap<&str, Vec<&Answer>> = BTreeMap::new();
     for answer in answers {
-        by_replica.entry(answer.replica.as_str()).or_default().push(answer);
+        by_replica
+            .entry(answer.replica.as_str())
+            .or_default()
+            .push(answer);
     }
     for (replica, mut list) in by_replica {
         list.sort_by_key(|a| a.sent);
@@ -481,8 +506,11 @@ fn replicas_behind_nginx_follow_a_collection_changed_on_s3() {
     assert_eq!(status, 403, "nginx keeps reloads from the outside: {body}");
     let last = expected.keys().last().copied();
     let via_nginx = answers.iter().filter(|a| a.via_nginx);
-    let final_answers: Vec<Option<u64>> =
-        via_nginx.rev().take(CLIENTS).map(|a| a.generation).collect();
+    let final_answers: Vec<Option<u64>> = via_nginx
+        .rev()
+        .take(CLIENTS)
+        .map(|a| a.generation)
+        .collect();
     assert!(
         final_answers.iter().all(|g| *g == last),
         "the last answers are of generation {last:?}: {final_answers:?}"
@@ -540,7 +568,9 @@ fn report(rig: &Rig, resident_before: &[(u64, u64)], table: &[Converged], answer
     }
     let mut counts: BTreeMap<(&str, Option<u64>), usize> = BTreeMap::new();
     for answer in answers {
-        *counts.entry((answer.replica.as_str(), answer.generation)).or_insert(0) += 1;
+        *counts
+            .entry((answer.replica.as_str(), answer.generation))
+            .or_insert(0) += 1;
     }
     eprintln!("answers per (replica, generation): {counts:?}");
     for (replica, before) in rig.replicas.iter().zip(resident_before) {
