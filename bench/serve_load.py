@@ -23,7 +23,9 @@ first), with fixed seeds. Every client has its own `X-Api-Key`; a 429 or 503 is 
 Reports per phase and kind: requests answered, statuses, p50 / p99 / max of the 200s, p99
 and max of the 429/503 answers (how fast overload is told), answers per gene client (min,
 median; "starved": none in the phase), the answer cache's hit rate over the phase (from
-`/metrics`) and the server's peak resident memory. Writes DIR/table.md, DIR/runs.json and
+`/metrics`), the load generator's own lateness (p99 of how late its event loop runs a 10 ms
+timer: latencies include up to that much of the generator's delay) and the server's peak
+resident memory. Writes DIR/table.md, DIR/runs.json and
 DIR/command.sh. Standard library only.
 """
 
@@ -112,6 +114,7 @@ class Phase:
         self.results = {}  # kind -> [(status, seconds)]
         self.answered = {}  # client key -> answers (200)
         self.cached = {}  # kind -> answers from the answer cache
+        self.lags = []  # the event loop's lateness, seconds
 
     def record(self, kind, key, status, seconds, cached):
         self.results.setdefault(kind, []).append((status, seconds))
@@ -157,10 +160,20 @@ async def run_phase(port, args, makers, gene_clients, heavy):
         for j in range(args.heavy_parallel):
             tasks.append(client(port, "heavy-%d" % i, kind, makers[kind], 0, stop, phase, 1000 + i * 10 + j))
     running = [asyncio.ensure_future(t) for t in tasks]
+    lag = asyncio.ensure_future(watch_lag(stop, phase))
     await asyncio.sleep(args.seconds)
     stop.set()
-    await asyncio.gather(*running)
+    await asyncio.gather(*running, lag)
     return phase
+
+
+async def watch_lag(stop, phase):
+    """How late the load generator's own event loop runs a 10 ms timer: a latency measured
+    here includes up to that much of the generator's delay, not the server's."""
+    while not stop.is_set():
+        due = time.monotonic() + 0.01
+        await asyncio.sleep(0.01)
+        phase.lags.append(max(0.0, time.monotonic() - due))
 
 
 def percentile(values, q):
@@ -183,7 +196,8 @@ def summarize(phase, gene_clients):
             "from_answer_cache": round(phase.cached.get(kind, 0) / len(ok), 3) if ok else None,
         }
     shares = [phase.answered.get("gene-%d" % i, 0) for i in range(gene_clients)]
-    return {"kinds": kinds, "gene_client_answers_min": min(shares, default=0),
+    return {"kinds": kinds, "generator_lag_p99_ms": ms(percentile(phase.lags, 0.99)),
+            "gene_client_answers_min": min(shares, default=0),
             "gene_client_answers_median": statistics.median(shares) if shares else 0,
             "gene_clients_starved": sum(1 for s in shares if s == 0)}
 
@@ -228,12 +242,13 @@ def start_server(args, port, out):
 
 def mutated(sequence, rng):
     """`sequence` with two random substitutions: a query no one asked before (the answer
-    cache keeps answers by the query's bases), as costly to search."""
-    bases = list(sequence)
+    cache keeps answers by the query's bases), as costly to search. (Slices, not a list of
+    bases: the load generator must not hold up its own clients.)"""
     for _ in range(2):
-        at = rng.randrange(len(bases))
-        bases[at] = "ACGT"[("ACGT".index(bases[at]) + 1) % 4] if bases[at] in "ACGT" else "A"
-    return "".join(bases)
+        at = rng.randrange(len(sequence))
+        base = "C" if sequence[at] == "A" else "A"
+        sequence = sequence[:at] + base + sequence[at + 1:]
+    return sequence
 
 
 def body_makers(args):
@@ -248,13 +263,12 @@ def body_makers(args):
     weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(genes))))
 
     def heavy(count, threshold, limit):
+        tail = '],"threshold":%g%s}' % (threshold, "" if limit is None else ',"limit":%d' % limit)
+
         def make(rng):
             picked = rng.sample(genes, count)
-            sequences = [{"name": n, "sequence": mutated(s, rng)} for n, s in picked]
-            request = {"sequences": sequences, "threshold": threshold}
-            if limit is not None:
-                request["limit"] = limit
-            return json.dumps(request).encode()
+            sequences = ['{"name":%s,"sequence":"%s"}' % (json.dumps(n), mutated(s, rng)) for n, s in picked]
+            return ('{"sequences":[' + ",".join(sequences) + tail).encode()
         return make
 
     return {"gene": lambda rng: rng.choices(gene_bodies, cum_weights=weights)[0],
@@ -262,19 +276,20 @@ def body_makers(args):
 
 
 def table(runs):
-    lines = ["| phase | kind | clients | answered | statuses | p50 (ms) | p99 (ms) | max (ms) | 429/503 p99 (ms) | per gene client: min / median answers, starved | gene answers from the cache | answer cache hit rate (/metrics, all queries) |",
-             "|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---:|"]
+    lines = ["| phase | kind | clients | answered | statuses | p50 (ms) | p99 (ms) | max (ms) | 429/503 p99 (ms) | per gene client: min / median answers, starved | gene answers from the cache | answer cache hit rate (/metrics, all queries) | generator lag p99 (ms) |",
+             "|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for run in runs:
         for kind, k in sorted(run["kinds"].items(), key=lambda item: item[0] != "gene"):
             share = ("%d / %g, %d" % (run["gene_client_answers_min"], run["gene_client_answers_median"],
                                       run["gene_clients_starved"]) if kind == "gene" else "")
             cell = lambda v: "–" if v is None else "%g" % v
             statuses = ", ".join("%s: %d" % item for item in sorted(k["statuses"].items()))
-            lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 run["phase"], kind, run["clients"][kind], k["answered"], statuses, cell(k["p50_ms"]),
                 cell(k["p99_ms"]), cell(k["max_ms"]), cell(k["refused_p99_ms"]), share,
                 cell(k["from_answer_cache"]) if kind == "gene" else "",
-                cell(run["answer_cache_hit_rate"]) if kind == "gene" else ""))
+                cell(run["answer_cache_hit_rate"]) if kind == "gene" else "",
+                cell(run["generator_lag_p99_ms"]) if kind == "gene" else ""))
     return "\n".join(lines) + "\n"
 
 
