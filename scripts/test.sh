@@ -11,8 +11,8 @@
 # workflow on the bundled genomes), slurm (workflow/test-slurm.sh: the same workflow as jobs of
 # a one-node SLURM cluster; root only, else skipped), web (the web page in headless Chromium),
 # remote (tests/remote.rs: indexes searched over HTTP and S3 against nginx and moto started by
-# tests/remote/servers.py, with a round trip injected; root installs nginx, else it must be
-# installed), bench
+# tests/remote/servers.py, with a round trip injected, and two replicas behind nginx following
+# a collection changed on S3; root installs nginx, else it must be installed), bench
 # (bench/run.py --quick), mission (bench/mission_scale.sh, small: 2,048 simulated genomes
 # through the workflow, add, remove, merge, then every measurement, checked against the
 # simulator's truth and COBS, with no throttle and under the cloud disk profile; and, as root,
@@ -211,7 +211,10 @@ suite_web() {
 
 # Remote indexes (tests/remote.rs): nginx and moto started by tests/remote/servers.py (as root
 # in a private network namespace with tc netem latency), answers over HTTP and S3 compared
-# with the local files, errors (404, 403, 500, timeouts, a changed file), the local cache.
+# with the local files, errors (404, 403, 500, timeouts, a changed file), the local cache; and
+# replicas on one index (tests/remote/replicas.rs, issue 34): two `bitsift serve -i s3://…`
+# behind nginx as a load balancer while the collection on the store is changed (add, remove,
+# merge), every answer checked against a local search of the generation it names.
 suite_remote() {
     step "remote indexes over HTTP and S3 (nginx, moto)"
     if skipping "${BITSIFT_SKIP_REMOTE:-}"; then

@@ -5,11 +5,14 @@
 //! clear error and never an answer; the local cache must serve a repeated query without a
 //! range request and survive a damaged page.
 //!
-//! The servers are started once for the whole file (one test function, in steps), and the
+//! The servers are started once for these checks (one test function, in steps), and the
 //! test is skipped, saying why, when they cannot start (not root and no nginx) or when
-//! `BITSIFT_SKIP_REMOTE=1`.
+//! `BITSIFT_SKIP_REMOTE=1`. Replicas behind nginx on one collection in S3 (issue 34) are a
+//! test of their own with servers of their own, in `remote/replicas.rs`.
 
 mod common;
+#[path = "remote/replicas.rs"]
+mod replicas;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -1188,10 +1191,17 @@ fn hits_of(json: &serde_json::Value) -> Hits {
 /// One HTTP/1.1 exchange with the server at `listen`: its status and body (status 0 and
 /// why when it did not answer within [`HANG`]).
 fn exchange(listen: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = exchange_head(listen, method, path, body);
+    (status, body)
+}
+
+/// [`exchange`], with the response head (status line and headers, in lower case).
+fn exchange_head(listen: &str, method: &str, path: &str, body: &str) -> (u16, String, String) {
     use std::io::{Read, Write};
+    let fail = |why: String| (0, String::new(), why);
     let mut stream = match std::net::TcpStream::connect(listen) {
         Ok(stream) => stream,
-        Err(e) => return (0, format!("cannot connect: {e}")),
+        Err(e) => return fail(format!("cannot connect: {e}")),
     };
     stream.set_read_timeout(Some(HANG)).unwrap();
     let request = format!(
@@ -1200,14 +1210,14 @@ fn exchange(listen: &str, method: &str, path: &str, body: &str) -> (u16, String)
         body.len()
     );
     if let Err(e) = stream.write_all(request.as_bytes()) {
-        return (0, format!("cannot send: {e}"));
+        return fail(format!("cannot send: {e}"));
     }
     let mut raw = Vec::new();
     if let Err(e) = stream.read_to_end(&mut raw) {
-        return (0, format!("no answer: {e}"));
+        return fail(format!("no answer: {e}"));
     }
     let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return (0, String::from_utf8_lossy(&raw).into_owned());
+        return fail(String::from_utf8_lossy(&raw).into_owned());
     };
     let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
     let status = head
@@ -1221,7 +1231,7 @@ fn exchange(listen: &str, method: &str, path: &str, body: &str) -> (u16, String)
     } else {
         rest.to_vec()
     };
-    (status, String::from_utf8_lossy(&body).into_owned())
+    (status, head, String::from_utf8_lossy(&body).into_owned())
 }
 
 /// The body of a chunked transfer.

@@ -7,6 +7,7 @@ client.
     servers.py rtt   --state STATE --rtt-ms N               # change the round-trip time
     servers.py rate  --state STATE --mbit M                 # change the bandwidth (0: unlimited)
     servers.py sync  --state STATE                          # re-upload DIR to the bucket
+    servers.py balance --state STATE --upstream HOST:PORT ...  # nginx balancing them; prints JSON
     servers.py stop  --state STATE                          # stop everything, remove the network
 
 `start` serves every file under DIR at `http://HOST:PORT/<relative path>` (nginx: byte
@@ -17,7 +18,13 @@ ranges, multi-range requests, ETags) and as `s3://bitsift/<relative path>` (moto
 `http`, `s3_endpoint`, `bucket`, `region`, `access_key`, `secret_key`, `blackhole`,
 `netns` (servers in a private network namespace), `latency` (`netem`, `proxy` or `none`),
 `rtt_ms`, `mbit` (the bandwidth in Mbit/s each way, 0 when not limited) and `access_log` (nginx's
-log, one line per request, for counting requests).
+log, one line per request, for counting requests). `sync` uploads every file again, each
+collection's manifest (`collection.json`) last, and deletes nothing.
+
+`balance` starts a second nginx, on 127.0.0.1 beside the client (not in the namespace), as a
+load balancer in front of the `bitsift serve` replicas given (`BALANCER_CONF`: the
+configuration `docs/scale-out.md` explains), and prints `{"url": ..., "access_log": ...}`;
+every answer through it names the replica that gave it (`X-Bitsift-Replica`).
 
 As root the servers run in a private network namespace reached through a veth pair, and the
 round-trip time is injected with `tc netem` on both ends. Where the kernel has no netem (some
@@ -235,6 +242,70 @@ def start_nginx(state, root, host, port, netns):
     spawn(state, "nginx", [nginx, "-c", conf, "-e", os.path.join(state, "nginx-error.log")], netns)
 
 
+# nginx as the load balancer in front of `bitsift serve` replicas; docs/scale-out.md shows
+# its `http` block as the recipe.
+BALANCER_CONF = """
+daemon off;
+worker_processes 1;
+pid {state}/balancer.pid.nginx;
+error_log {state}/balancer-error.log warn;
+{user}
+events {{ worker_connections 4096; }}
+http {{
+    access_log {state}/balancer-access.log;
+    client_body_temp_path {state}/balancer-tmp/body;
+    proxy_temp_path {state}/balancer-tmp/proxy;
+    fastcgi_temp_path {state}/balancer-tmp/fastcgi;
+    uwsgi_temp_path {state}/balancer-tmp/uwsgi;
+    scgi_temp_path {state}/balancer-tmp/scgi;
+    # Who a request comes from, for each replica's per-client limits: the client's own
+    # X-Api-Key, else its address (every request would otherwise come from this proxy's).
+    map $http_x_api_key $bitsift_client {{
+        ""      "address $remote_addr";
+        default $http_x_api_key;
+    }}
+    upstream bitsift {{
+        least_conn;
+{servers}
+        keepalive 64;
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        client_max_body_size 64m;
+        location / {{
+            proxy_pass http://bitsift;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header X-Api-Key $bitsift_client;
+            proxy_buffering off;
+            proxy_read_timeout 120s;
+            proxy_next_upstream error timeout non_idempotent;
+            add_header X-Bitsift-Replica $upstream_addr always;
+        }}
+        # Each replica takes a reload from its own machine only, and the proxy is on it.
+        location = /api/reload {{ return 403; }}
+    }}
+}}
+"""
+
+
+def command_balance(args):
+    info = load(args.state)
+    state = info["state"]
+    port = free_port()
+    os.makedirs(os.path.join(state, "balancer-tmp"), exist_ok=True)
+    servers = "\n".join("        server %s max_fails=3 fail_timeout=5s;" % upstream
+                         for upstream in args.upstream)
+    conf = os.path.join(state, "balancer.conf")
+    with open(conf, "w") as f:
+        f.write(BALANCER_CONF.format(state=state, port=port, servers=servers,
+                                     user="user root;" if is_root() else ""))
+    spawn(state, "balancer", [ensure_nginx(), "-c", conf, "-e", os.path.join(state, "balancer-error.log")])
+    url = "http://127.0.0.1:%d" % port
+    wait_http(url + "/healthz", "the balancing nginx")
+    print(json.dumps({"url": url, "access_log": os.path.join(state, "balancer-access.log")}), flush=True)
+
+
 def start_moto(state, venv, host, port, netns):
     moto = os.path.join(venv, "bin", "moto_server")
     spawn(state, "moto", [moto, "-H", host, "-p", str(port)], netns)
@@ -300,14 +371,15 @@ try:
 except s3.exceptions.BucketAlreadyOwnedByYou:
     pass
 s3.put_bucket_acl(Bucket=bucket, ACL="public-read")
-count = 0
-for dirpath, _, files in os.walk(root):
-    for name in sorted(files):
-        path = os.path.join(dirpath, name)
-        s3.upload_file(path, bucket, os.path.relpath(path, root).replace(os.sep, "/"),
-                       ExtraArgs={"ACL": "public-read"})
-        count += 1
-print(count)
+# Every collection's manifest last: it is the commit point, and a server following the
+# collection must never find it naming a file not uploaded yet. Nothing is deleted: the files
+# a merge replaced stay for the servers still searching them.
+paths = sorted((os.path.join(d, n) for d, _, files in os.walk(root) for n in files),
+               key=lambda path: (os.path.basename(path) == "collection.json", path))
+for path in paths:
+    s3.upload_file(path, bucket, os.path.relpath(path, root).replace(os.sep, "/"),
+                   ExtraArgs={"ACL": "public-read"})
+print(len(paths))
 """
 
 
@@ -436,7 +508,7 @@ def command_sync(args):
 
 def command_stop(args):
     state = os.path.abspath(args.state)
-    for name in ("proxy-http", "proxy-s3", "blackhole", "moto", "nginx"):
+    for name in ("balancer", "proxy-http", "proxy-s3", "blackhole", "moto", "nginx"):
         pid_file = os.path.join(state, name + ".pid")
         try:
             with open(pid_file) as f:
@@ -608,6 +680,9 @@ def main():
     rate.add_argument("--mbit", type=float, required=True, help="Mbit/s each way (0: not limited)")
     for name in ("sync", "stop"):
         sub.add_parser(name).add_argument("--state", required=True)
+    balance = sub.add_parser("balance")
+    balance.add_argument("--state", required=True)
+    balance.add_argument("--upstream", action="append", required=True, help="HOST:PORT of a replica")
     blackhole = sub.add_parser("blackhole")
     blackhole.add_argument("--host", required=True)
     blackhole.add_argument("--port", type=int, required=True)
@@ -616,7 +691,7 @@ def main():
     proxy.add_argument("--listen", required=True)
     proxy.add_argument("--target", required=True)
     args = parser.parse_args()
-    commands = {"start": command_start, "rtt": command_rtt, "rate": command_rate, "sync": command_sync, "stop": command_stop,
+    commands = {"start": command_start, "rtt": command_rtt, "rate": command_rate, "sync": command_sync, "stop": command_stop, "balance": command_balance,
                 "blackhole": command_blackhole, "proxy": command_proxy}
     commands[args.command](args)
 
