@@ -218,16 +218,8 @@ impl RemoteObject {
             let result = put_store.get_opts(&put_key, head).await;
             result.map(|r| r.meta).map_err(io::Error::from)
         })?;
-        Ok(Arc::new(RemoteObject {
-            url: url.to_string(),
-            store,
-            key,
-            size: meta.size,
-            etag: meta.e_tag,
-            first: Mutex::new(None),
-            last: Mutex::new(None),
-            window: Window::new(crate::io::REMOTE_DEPTH_DEFAULT as usize),
-        }))
+        let window = Window::new(crate::io::REMOTE_DEPTH_DEFAULT as usize);
+        Ok(remote_object(url.to_string(), store, key, meta, window))
     }
 
     /// Replaces the file's bytes in its store (a file changed on the server), for tests.
