@@ -130,28 +130,7 @@ fn collection_terms(collection: &Collection, k: usize, canonical: bool) -> Vec<H
         .collect()
 }
 
-fn build_collection(
-    collection: &Collection,
-    k: u32,
-    page_size: Option<u64>,
-    num_hashes: u32,
-    canonical: bool,
-    memory_bytes: u64,
-    layout: LayoutChoice,
-) -> Built {
-    try_build_collection(
-        collection,
-        k,
-        page_size,
-        num_hashes,
-        canonical,
-        memory_bytes,
-        layout,
-    )
-    .expect("build")
-}
-
-/// [`build_collection`], with the builder's error as text.
+/// Builds `collection` with these settings; the builder's error as text.
 fn try_build_collection(
     collection: &Collection,
     k: u32,
@@ -619,7 +598,7 @@ proptest! {
                 // minimizers a range). COBS's layout always fits.
                 prop_assert!(range_rows > 0, "{}", message);
                 let range_rows = if range_rows == 1 { 1024 } else { range_rows };
-                let cobs = build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30, LayoutChoice::Cobs);
+                let cobs = try_build_collection(&collection, k, page_size, num_hashes, canonical, 1 << 30, LayoutChoice::Cobs).expect("build");
                 let most = cobs.header.blocks.iter().map(|b| b.row_count).max().unwrap();
                 let m = k.div_ceil(2).min(13);
                 let space = (1u64 << (2 * m)) / if canonical { 2 } else { 1 };
@@ -646,7 +625,8 @@ fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
     let layout = LayoutChoice::Minimizer {
         range_rows: Some(16),
     };
-    let roomy = build_collection(&collection, 31, Some(32), 2, true, 1 << 30, layout);
+    let roomy =
+        try_build_collection(&collection, 31, Some(32), 2, true, 1 << 30, layout).expect("build");
     assert_eq!(roomy.report.blocks_spilled, 0);
     let rows = roomy.header.blocks[0].row_count;
     let largest = collection
@@ -656,7 +636,8 @@ fn a_block_larger_than_the_memory_budget_is_built_in_column_groups() {
         .max()
         .unwrap();
     let budget = 2 * (rows + 3 * largest + (1 << 20)) + 5 * rows;
-    let tight = build_collection(&collection, 31, Some(32), 2, true, budget, layout);
+    let tight =
+        try_build_collection(&collection, 31, Some(32), 2, true, budget, layout).expect("build");
     assert_eq!(
         tight.report.blocks_spilled, 1,
         "the block must have been spilled"
@@ -694,7 +675,8 @@ fn real_genomes_have_no_false_negatives() {
     let queries: Vec<Vec<u8>> = read_all(demo_file("queries/amr_genes.fa"));
     let collection = Collection { documents, queries };
     for layout in [LayoutChoice::Cobs, LayoutChoice::MINIMIZER] {
-        let built = build_collection(&collection, 31, None, 1, true, 1 << 30, layout);
+        let built =
+            try_build_collection(&collection, 31, None, 1, true, 1 << 30, layout).expect("build");
         let (false_positive, absent) = check(&collection, &built, true);
         assert!(absent > 10_000);
         assert!((false_positive as f64 / absent as f64) < 0.45, "{layout}");
@@ -708,7 +690,7 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
     // 64 documents in 8-byte rows: every bit of a row is a document, and at threshold 0
     // every document's score is reported, so a flipped bit in a row a query reads shows.
     let collection = collection(17, 64, 31);
-    let built = build_collection(
+    let built = try_build_collection(
         &collection,
         31,
         Some(8),
@@ -718,7 +700,8 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
         LayoutChoice::Minimizer {
             range_rows: Some(16),
         },
-    );
+    )
+    .expect("build");
     let options = EngineOptions {
         choice: EngineChoice::Pread,
         queue_depth: Some(8),
