@@ -813,7 +813,7 @@ fn a_dash_reads_standard_input_wherever_a_file_is_read() {
         format!("{}\n", text(&genome)).as_bytes(),
     ));
     let info = stdout(&ok(run(&["info", "--documents", text(&built)])));
-    assert!(info.contains("\tPhage_lambda_NC_001416\n"), "{info}");
+    assert!(info.contains("\tPhage_lambda_NC_001416\t"), "{info}");
 
     // Standard input is read once.
     let twice = run_with_input(
