@@ -74,7 +74,10 @@ fn info_json(target: &Path, extra: &[&str]) -> (Value, String) {
     let mut args = vec!["info", "--json", target.to_str().unwrap()];
     args.extend_from_slice(extra);
     let output = ok(run(&args));
-    (serde_json::from_str(&stdout(&output)).unwrap(), stderr(&output))
+    (
+        serde_json::from_str(&stdout(&output)).unwrap(),
+        stderr(&output),
+    )
 }
 
 /// The total, smallest, median (lower middle) and largest of `values`.
@@ -89,9 +92,8 @@ fn spread(mut values: Vec<u64>) -> Value {
 }
 
 fn record_files(index: &Path) -> [PathBuf; 2] {
-    ["bitsift-build", "bitsift-build-documents"].map(|suffix| {
-        PathBuf::from(format!("{}.{suffix}", index.display()))
-    })
+    ["bitsift-build", "bitsift-build-documents"]
+        .map(|suffix| PathBuf::from(format!("{}.{suffix}", index.display())))
 }
 
 #[test]
@@ -100,14 +102,24 @@ fn info_tells_bases_kmers_fpr_and_provenance_of_a_fresh_build() {
     let genomes = write_genomes(&dir.path().join("genomes"), 36, 20);
     let index = dir.path().join("x.cobs_compact");
     // 8 documents a block: 3 blocks, each sized for its own largest genome.
-    build(&index, &dir.path().join("genomes"), &["--fpr", "0.25", "--page-size", "1"]);
+    build(
+        &index,
+        &dir.path().join("genomes"),
+        &["--fpr", "0.25", "--page-size", "1"],
+    );
     let (info, notices) = info_json(&index, &["--documents"]);
     assert!(!notices.contains("notice"), "{notices}");
     let record = &info["build"];
     assert_eq!(record["status"], "ok", "{record}");
     assert_eq!(record["documents"], 20);
-    assert_eq!(record["bases"], spread(genomes.iter().map(Genome::bases).collect()));
-    assert_eq!(record["kmers"], spread(genomes.iter().map(Genome::kmers).collect()));
+    assert_eq!(
+        record["bases"],
+        spread(genomes.iter().map(Genome::bases).collect())
+    );
+    assert_eq!(
+        record["kmers"],
+        spread(genomes.iter().map(Genome::kmers).collect())
+    );
     assert_eq!(record["parameters"]["fpr"], 0.25);
     assert_eq!(record["parameters"]["k"], K);
     assert_eq!(record["parameters"]["page_size"], 1);
@@ -136,7 +148,10 @@ fn info_tells_bases_kmers_fpr_and_provenance_of_a_fresh_build() {
         let m = rows[block].as_f64().unwrap();
         let expected = (1.0 - (-h * largest[block] as f64 / m).exp()).powf(h);
         let got = reached[block].as_f64().unwrap();
-        assert!((got - expected).abs() < 1e-9, "block {block}: {got} vs {expected}");
+        assert!(
+            (got - expected).abs() < 1e-9,
+            "block {block}: {got} vs {expected}"
+        );
         assert!(got <= 0.25 + 1e-6, "sized for 0.25, reaches {got}");
     }
 
@@ -145,7 +160,12 @@ fn info_tells_bases_kmers_fpr_and_provenance_of_a_fresh_build() {
     let (named, _) = info_json(&index, &["--document", &g.name]);
     assert_eq!(named["document"]["bases"], g.bases());
     assert_eq!(named["document"]["kmers"], g.kmers());
-    let text = stdout(&ok(run(&["info", index.to_str().unwrap(), "--document", &g.name])));
+    let text = stdout(&ok(run(&[
+        "info",
+        index.to_str().unwrap(),
+        "--document",
+        &g.name,
+    ])));
     let words = format!("{} bases, {} k-mers", g.bases(), g.kmers());
     assert!(text.contains(&words), "{text}");
     assert!(text.contains("fpr reached"), "{text}");
@@ -209,7 +229,10 @@ fn a_record_of_another_build_is_detected_and_ignored() {
     put_back();
     let (info, notices) = info_json(&index, &[]);
     assert_eq!(info["build"]["status"], "stale", "{}", info["build"]);
-    assert!(notices.contains("a build record of another index"), "{notices}");
+    assert!(
+        notices.contains("a build record of another index"),
+        "{notices}"
+    );
     assert!(notices.contains("sampled data pages"), "{notices}");
     assert!(info["build"].get("bases").is_none());
 
@@ -229,7 +252,12 @@ fn an_index_built_by_cobs_says_it_has_no_record() {
     let dir = temp_dir();
     write_genomes(&dir.path().join("genomes"), 5, 4);
     let inputs: Vec<String> = (0..4)
-        .map(|g| dir.path().join(format!("genomes/g{g:02}.fa")).display().to_string())
+        .map(|g| {
+            dir.path()
+                .join(format!("genomes/g{g:02}.fa"))
+                .display()
+                .to_string()
+        })
         .collect();
     let index = dir.path().join("cobs.cobs_compact");
     let mut args = vec!["build", "--kind", "compact", "-o", index.to_str().unwrap()];
@@ -242,9 +270,17 @@ fn an_index_built_by_cobs_says_it_has_no_record() {
     assert!(notices.is_empty(), "{notices}");
     assert_eq!(info["documents"], 4, "the header's facts are still given");
     let (listed, _) = info_json(&index, &["--documents"]);
-    assert!(listed.get("document_facts").is_none(), "no facts without a record");
+    assert!(
+        listed.get("document_facts").is_none(),
+        "no facts without a record"
+    );
     let name = listed["document_names"][1].as_str().unwrap().to_string();
-    let text = stdout(&ok(run(&["info", index.to_str().unwrap(), "--document", &name])));
+    let text = stdout(&ok(run(&[
+        "info",
+        index.to_str().unwrap(),
+        "--document",
+        &name,
+    ])));
     assert!(text.contains("build record     none"), "{text}");
     assert!(text.contains("bases and k-mers unknown"), "{text}");
 }
@@ -263,16 +299,41 @@ fn a_collection_sums_up_its_sub_indexes_records_through_a_merge() {
     }
     let all: Vec<&Genome> = first.iter().chain(&second).collect();
     let c = collection.to_str().unwrap();
-    ok(run(&["add", "-q", c, dir.path().join("a").to_str().unwrap()]));
-    ok(run(&["add", "-q", c, dir.path().join("b").to_str().unwrap()]));
+    ok(run(&[
+        "add",
+        "-q",
+        c,
+        dir.path().join("a").to_str().unwrap(),
+    ]));
+    ok(run(&[
+        "add",
+        "-q",
+        c,
+        dir.path().join("b").to_str().unwrap(),
+    ]));
     let check = |label: &str| {
         let (info, notices) = info_json(&collection, &[]);
         assert!(!notices.contains("notice"), "{label}: {notices}");
         let build = &info["build"];
-        assert!(build["status"].as_array().unwrap().iter().all(|s| s == "ok"), "{label}: {build}");
+        assert!(
+            build["status"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s == "ok"),
+            "{label}: {build}"
+        );
         assert_eq!(build["documents"], 12, "{label}");
-        assert_eq!(build["bases"], spread(all.iter().map(|g| g.bases()).collect()), "{label}");
-        assert_eq!(build["kmers"], spread(all.iter().map(|g| g.kmers()).collect()), "{label}");
+        assert_eq!(
+            build["bases"],
+            spread(all.iter().map(|g| g.bases()).collect()),
+            "{label}"
+        );
+        assert_eq!(
+            build["kmers"],
+            spread(all.iter().map(|g| g.kmers()).collect()),
+            "{label}"
+        );
         info
     };
     let before = check("two additions");
@@ -286,5 +347,8 @@ fn a_collection_sums_up_its_sub_indexes_records_through_a_merge() {
     assert_eq!(named["document"]["bases"], g.bases());
     assert_eq!(named["document"]["kmers"], g.kmers());
     let text = stdout(&ok(run(&["info", c])));
-    assert!(text.contains("build records    1 of 1 sub-indexes"), "{text}");
+    assert!(
+        text.contains("build records    1 of 1 sub-indexes"),
+        "{text}"
+    );
 }

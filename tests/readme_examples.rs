@@ -116,10 +116,13 @@ fn without_timestamps(line: &str) -> String {
     let mut at = 0;
     while at < line.len() {
         let fits = bytes.len() - at >= SHAPE.len()
-            && SHAPE.iter().zip(&bytes[at..]).all(|(shape, byte)| match shape {
-                b'd' => byte.is_ascii_digit(),
-                _ => shape == byte,
-            });
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(shape, byte)| match shape {
+                    b'd' => byte.is_ascii_digit(),
+                    _ => shape == byte,
+                });
         if fits {
             out.push('#');
             at += SHAPE.len();

@@ -21,8 +21,7 @@ pub(super) fn write(options: &BuildOptions, files: &[PathBuf], documents: &[Docu
             })
         })
         .collect();
-    if let Err(error) = build_record::write_beside(&options.output, draft(options, files), &facts)
-    {
+    if let Err(error) = build_record::write_beside(&options.output, draft(options, files), &facts) {
         tracing::warn!(
             "{error}; the index is complete, but `bitsift info` cannot say how it was built"
         );

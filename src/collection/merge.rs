@@ -32,8 +32,8 @@ use super::clean::{clean, remove_sidecars};
 use super::lock::WriterLock;
 use super::manifest::{subindex_path, Manifest, Provenance, SubIndex, SubIndexKind, PADDING_NAME};
 use super::merge_plan::{self, Fills, Fold, OutBlock, Plan, SourceBlock};
-use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_record;
+use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
 use super::{crash, merge_check, time, CollectionError};
 use crate::builder::output::PendingFile;
@@ -580,7 +580,11 @@ fn write_merged(
     let summaries = merge_summaries::write(&headers, &summary_sources(layout), &written)?;
     crash::damage("merge-summaries", &crate::summary::summary_path(&path));
     merge_check::check(&written, &names, summaries)?;
-    let files: Vec<String> = layout.members.iter().map(|m| m.entry.file.clone()).collect();
+    let files: Vec<String> = layout
+        .members
+        .iter()
+        .map(|m| m.entry.file.clone())
+        .collect();
     let sources = merged_sources(&layout.members, &layout.plan.blocks);
     merge_record::write(&path, &headers, &files, &sources);
     Ok(SubIndex {

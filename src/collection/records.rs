@@ -39,7 +39,10 @@ pub struct CollectionRecords {
 }
 
 /// Sums up the build records of the sub-indexes of the collection in `directory`.
-pub fn records(directory: &Path, manifest: &Manifest) -> Result<CollectionRecords, CollectionError> {
+pub fn records(
+    directory: &Path,
+    manifest: &Manifest,
+) -> Result<CollectionRecords, CollectionError> {
     let mut summary = CollectionRecords::default();
     let (mut bases, mut kmers) = (Vec::new(), Vec::new());
     let (mut built, mut versions, mut asked) = (BTreeSet::new(), BTreeSet::new(), Vec::new());
@@ -107,7 +110,9 @@ fn note(summary: &mut CollectionRecords, record: &BuildRecord) {
         .iter()
         .filter(|b| b.documents > 0)
         .map(|b| b.fpr(record.parameters.hashes))
-        .fold(None, |max: Option<f64>, f| Some(max.map_or(f, |m| m.max(f))));
+        .fold(None, |max: Option<f64>, f| {
+            Some(max.map_or(f, |m| m.max(f)))
+        });
     if let Some(reached) = reached {
         let max = summary.fpr_reached_max.get_or_insert(reached);
         *max = max.max(reached);

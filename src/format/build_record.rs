@@ -359,11 +359,7 @@ fn check_binding(path: &Path, header: &IndexHeader, binding: &Binding) -> Result
 pub fn documents_beside(
     header: &IndexHeader,
 ) -> Result<Option<document_table::DocumentTable>, RecordError> {
-    document_table::DocumentTable::open(
-        &header.path,
-        header.fingerprint(),
-        header.document_count(),
-    )
+    document_table::DocumentTable::open(&header.path, header.fingerprint(), header.document_count())
 }
 
 #[cfg(test)]

@@ -63,7 +63,13 @@ pub(crate) fn write(
     documents: &[Option<DocumentFacts>],
 ) -> Result<(), RecordError> {
     let path = table_path(index);
-    let io = |e| RecordError::Io(IoAt::new(path.clone(), "cannot write the document table", e));
+    let io = |e| {
+        RecordError::Io(IoAt::new(
+            path.clone(),
+            "cannot write the document table",
+            e,
+        ))
+    };
     let mut file = crate::tempfiles::AtomicFile::create(&path).map_err(io)?;
     let mut preamble = Vec::with_capacity(PREAMBLE_BYTES as usize);
     preamble.extend_from_slice(MAGIC);
@@ -111,7 +117,8 @@ impl DocumentTable {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(IoAt::new(path, "cannot open the document table", e).into()),
         };
-        let read_error = |e| RecordError::Io(IoAt::new(path.clone(), "cannot read the document table", e));
+        let read_error =
+            |e| RecordError::Io(IoAt::new(path.clone(), "cannot read the document table", e));
         let len = file.len().map_err(read_error)?;
         let invalid = |detail: &str| RecordError::Invalid {
             path: path.clone(),
@@ -155,8 +162,13 @@ impl DocumentTable {
         let first = page * RECORDS_PER_PAGE;
         let count = RECORDS_PER_PAGE.min(self.documents - first);
         records.resize((count * RECORD_BYTES) as usize, 0);
-        let read_error =
-            |e| RecordError::Io(IoAt::new(self.path.clone(), "cannot read the document table", e));
+        let read_error = |e| {
+            RecordError::Io(IoAt::new(
+                self.path.clone(),
+                "cannot read the document table",
+                e,
+            ))
+        };
         self.file
             .read_exact_at(records, PREAMBLE_BYTES + first * RECORD_BYTES)
             .map_err(read_error)?;
@@ -176,7 +188,10 @@ impl DocumentTable {
 
     /// What document `document` was built from (`None`: a placeholder).
     pub fn get(&self, document: u64) -> Result<Option<DocumentFacts>, RecordError> {
-        assert!(document < self.documents, "document {document} is in the table");
+        assert!(
+            document < self.documents,
+            "document {document} is in the table"
+        );
         let mut records = Vec::new();
         self.page(document / RECORDS_PER_PAGE, &mut records)?;
         let at = ((document % RECORDS_PER_PAGE) * RECORD_BYTES) as usize;

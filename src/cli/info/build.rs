@@ -91,11 +91,9 @@ impl NamedDocument {
             return Ok(None);
         };
         let position = position as u64;
-        let Some(block) = header
-            .blocks
-            .iter()
-            .position(|b| (b.first_document..b.first_document + b.document_count).contains(&position))
-        else {
+        let Some(block) = header.blocks.iter().position(|b| {
+            (b.first_document..b.first_document + b.document_count).contains(&position)
+        }) else {
             return Ok(None);
         };
         let facts = match table {
@@ -128,7 +126,9 @@ impl NamedDocument {
                 "                 {} bases, {} k-mers; false-positive rate of its filter {fpr:.4}",
                 facts.bases, facts.kmers
             ),
-            _ => println!("                 bases and k-mers unknown: the index has no build record"),
+            _ => {
+                println!("                 bases and k-mers unknown: the index has no build record")
+            }
         }
     }
 }
@@ -155,7 +155,11 @@ pub(super) fn print(info: &BuildInfo) {
         p.fpr.map_or("mixed".into(), |f| f.to_string()),
         p.rows,
         p.order,
-        if p.per_record { ", one document per record" } else { "" }
+        if p.per_record {
+            ", one document per record"
+        } else {
+            ""
+        }
     );
     println!("built from       {}", inputs(record));
     print_spread("bases", record.documents, &record.bases);
@@ -167,13 +171,20 @@ fn inputs(record: &BuildRecord) -> String {
     let inputs = &record.inputs;
     let mut given: Vec<String> = inputs.given.iter().take(3).cloned().collect();
     if inputs.given_count > given.len() as u64 {
-        given.push(format!("and {} more", inputs.given_count - given.len() as u64));
+        given.push(format!(
+            "and {} more",
+            inputs.given_count - given.len() as u64
+        ));
     }
     let lists = match inputs.lists.len() {
         0 => String::new(),
         _ => format!("; lists {}", inputs.lists.join(", ")),
     };
-    let unit = if record.command == "merge" { "sub-index" } else { "file" };
+    let unit = if record.command == "merge" {
+        "sub-index"
+    } else {
+        "file"
+    };
     format!(
         "{}: {}{lists}",
         bitsift::units::plural(inputs.files, unit),

@@ -59,10 +59,7 @@ struct SubIndexInfo<'a> {
 }
 
 /// Each sub-index as the manifest describes it, with the status of its build record.
-fn subindex_infos<'a>(
-    manifest: &'a Manifest,
-    statuses: &[&'static str],
-) -> Vec<SubIndexInfo<'a>> {
+fn subindex_infos<'a>(manifest: &'a Manifest, statuses: &[&'static str]) -> Vec<SubIndexInfo<'a>> {
     manifest
         .subindexes
         .iter()

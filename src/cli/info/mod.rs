@@ -195,9 +195,11 @@ fn describe(args: &InfoArgs, header: &IndexHeader) -> Result<Info> {
         false => None,
     };
     let document = match &args.document {
-        Some(name) => Some(NamedDocument::find(header, table.as_ref(), name)?.ok_or_else(
-            || anyhow::anyhow!("{}: no document named {name:?}", args.index.display()),
-        )?),
+        Some(name) => Some(
+            NamedDocument::find(header, table.as_ref(), name)?.ok_or_else(|| {
+                anyhow::anyhow!("{}: no document named {name:?}", args.index.display())
+            })?,
+        ),
         None => None,
     };
     let document_facts = match (&table, args.documents) {
@@ -226,8 +228,7 @@ fn document_rows(header: &IndexHeader, table: &DocumentTable) -> Result<Vec<Docu
     let mut rows = Vec::with_capacity(names.iter().len());
     let mut block = 0usize;
     table.for_each(|position, facts| {
-        while header.blocks[block].first_document + header.blocks[block].document_count
-            <= position
+        while header.blocks[block].first_document + header.blocks[block].document_count <= position
         {
             block += 1;
         }
@@ -396,9 +397,9 @@ fn print_document_rows(rows: &[DocumentRow]) {
     println!();
     println!("block\tposition\tdocument\tbases\tkmers");
     for row in rows {
-        let (bases, kmers) = row
-            .facts
-            .map_or(("NA".into(), "NA".into()), |f| (f.bases.to_string(), f.kmers.to_string()));
+        let (bases, kmers) = row.facts.map_or(("NA".into(), "NA".into()), |f| {
+            (f.bases.to_string(), f.kmers.to_string())
+        });
         println!(
             "{}\t{}\t{}\t{bases}\t{kmers}",
             row.block,
@@ -415,4 +416,3 @@ fn rows_within_pages(header: &IndexHeader) -> bool {
         b.row_bytes <= 4096 && 4096 % b.row_bytes == 0 && in_page % b.row_bytes == 0
     })
 }
-
