@@ -432,6 +432,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "broken.fq",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-build",
+            "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"
@@ -458,6 +460,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "good.fa",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-build",
+            "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"

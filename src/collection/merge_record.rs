@@ -35,10 +35,11 @@ pub(super) fn write(
     }
 }
 
+/// Per member, each document's facts in header order (`None`: a placeholder).
+type MemberFacts = Vec<Vec<Option<DocumentFacts>>>;
+
 /// Every member's record and its documents' facts, or `None` when one has no usable record.
-fn members_facts(
-    headers: &[&IndexHeader],
-) -> Option<(Vec<BuildRecord>, Vec<Vec<Option<DocumentFacts>>>)> {
+fn members_facts(headers: &[&IndexHeader]) -> Option<(Vec<BuildRecord>, MemberFacts)> {
     let mut records = Vec::with_capacity(headers.len());
     let mut facts = Vec::with_capacity(headers.len());
     for header in headers {
