@@ -78,7 +78,7 @@ fn subindex_infos<'a>(manifest: &'a Manifest, statuses: &[&'static str]) -> Vec<
                 bytes: sub.bytes,
                 created: &sub.created,
                 command: &sub.provenance.command,
-                build_record: *status,
+                build_record: status,
             }
         })
         .collect()
