@@ -200,6 +200,8 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
         vec![
             "collection.json",
             "sub-000003.cobs_compact",
+            "sub-000003.cobs_compact.bitsift-build",
+            "sub-000003.cobs_compact.bitsift-build-documents",
             "sub-000003.cobs_compact.bitsift-catalog",
             "sub-000003.cobs_compact.bitsift-checksums",
             "sub-000003.cobs_compact.bitsift-summaries"

@@ -432,6 +432,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "broken.fq",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-build",
+            "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"
@@ -458,6 +460,8 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "good.fa",
             "hits.tsv",
             "small.cobs_compact",
+            "small.cobs_compact.bitsift-build",
+            "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
             "small.cobs_compact.bitsift-summaries"
@@ -813,7 +817,7 @@ fn a_dash_reads_standard_input_wherever_a_file_is_read() {
         format!("{}\n", text(&genome)).as_bytes(),
     ));
     let info = stdout(&ok(run(&["info", "--documents", text(&built)])));
-    assert!(info.contains("\tPhage_lambda_NC_001416\n"), "{info}");
+    assert!(info.contains("\tPhage_lambda_NC_001416\t"), "{info}");
 
     // Standard input is read once.
     let twice = run_with_input(

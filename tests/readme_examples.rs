@@ -5,8 +5,8 @@
 //! error merged into standard output as a terminal shows them. The blocks run in order in
 //! one temporary folder, so a later block can use what an earlier one built; `data/` there
 //! is the repository's `data/`, and `bitsift` on `PATH` is the binary under test. Times,
-//! speeds, memory peaks and the demo's automatic engine change from run to run, so they are
-//! compared as `#`.
+//! speeds, memory peaks, dates and the demo's automatic engine change from run to run, so
+//! they are compared as `#`.
 //!
 //! After a change of output, rewrite the README's blocks with the real output:
 //!
@@ -108,8 +108,35 @@ fn normalize(text: &str) -> String {
         .join("\n")
 }
 
+/// `line` with its RFC 3339 timestamps (when an index was built) replaced by `#`.
+fn without_timestamps(line: &str) -> String {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:ddZ";
+    let bytes = line.as_bytes();
+    let mut out = String::new();
+    let mut at = 0;
+    while at < line.len() {
+        let fits = bytes.len() - at >= SHAPE.len()
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(shape, byte)| match shape {
+                    b'd' => byte.is_ascii_digit(),
+                    _ => shape == byte,
+                });
+        if fits {
+            out.push('#');
+            at += SHAPE.len();
+        } else {
+            let c = line[at..].chars().next().expect("within the line");
+            out.push(c);
+            at += c.len_utf8();
+        }
+    }
+    out
+}
+
 fn normalize_line(line: &str) -> String {
-    let mut line = line.to_string();
+    let mut line = without_timestamps(line);
     // The demo's automatic engine follows the page cache (the index just written is usually
     // held there, and scored in place).
     if let Some(rest) = line.strip_prefix("2. search  engine ") {
@@ -197,6 +224,10 @@ fn measurements_are_compared_as_hashes() {
     );
     assert_eq!(normalize("3 sub-indexes, 12 ms"), "3 sub-indexes, # ms");
     assert_eq!(normalize("2 samples"), "2 samples");
+    assert_eq!(
+        normalize("built            2026-11-28T00:40:00Z by bitsift"),
+        "built            # by bitsift"
+    );
     assert_eq!(
         normalize("2. search  engine mmap, threshold 0.8"),
         "2. search  engine #, threshold 0.8"

@@ -50,6 +50,8 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
     });
     let _ = std::fs::remove_file(sidecar_path(&compact));
     let _ = std::fs::remove_file(crate::format::catalog::catalog_path(&compact));
+    // The record describes the staged compact file, not the classic one.
+    let _ = crate::format::build_record::remove_beside(&compact);
     result
 }
 

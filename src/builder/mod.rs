@@ -32,6 +32,7 @@ mod metadata;
 pub mod order;
 pub(crate) mod output;
 mod per_record;
+mod record;
 pub(crate) mod scan;
 mod sketch;
 pub mod summaries;
@@ -442,6 +443,7 @@ fn build_in_pool(
         file.identity.checksums = pending.sidecar_digest();
     }
     commit(options, pending, summaries.as_ref())?;
+    record::write(options, files, &documents);
     let (summary_bytes, summary_bits_per_kmer) = summaries.as_ref().map_or((0, 0.0), |file| {
         let words: u64 = file
             .blocks

@@ -32,6 +32,7 @@ use super::clean::{clean, remove_sidecars};
 use super::lock::WriterLock;
 use super::manifest::{subindex_path, Manifest, Provenance, SubIndex, SubIndexKind, PADDING_NAME};
 use super::merge_plan::{self, Fills, Fold, OutBlock, Plan, SourceBlock};
+use super::merge_record;
 use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
 use super::{crash, merge_check, time, CollectionError};
@@ -424,14 +425,30 @@ fn merged_names<'a>(
 ) -> Result<(Vec<&'a str>, Vec<u64>), FormatError> {
     let mut names = Vec::new();
     let mut padding = Vec::new();
+    for source in merged_sources(members, blocks) {
+        match source {
+            Some((member, document)) => {
+                names.push(members[member].header.names.get(document as usize)?)
+            }
+            None => {
+                padding.push(names.len() as u64);
+                names.push(PADDING_NAME);
+            }
+        }
+    }
+    Ok((names, padding))
+}
+
+/// Where each document of the merged file comes from, in header order: a member and its
+/// document number, or `None` for a placeholder filling a re-packed block.
+fn merged_sources(members: &[Member], blocks: &[OutBlock]) -> Vec<Option<(usize, u64)>> {
+    let mut sources = Vec::new();
     for out in blocks {
         match out {
             OutBlock::Copy { member, block } => {
-                let header = &members[*member].header;
-                let block = &header.blocks[*block];
-                for d in block.first_document..block.first_document + block.document_count {
-                    names.push(header.names.get(d as usize)?);
-                }
+                let block = &members[*member].header.blocks[*block];
+                let documents = block.first_document..block.first_document + block.document_count;
+                sources.extend(documents.map(|d| Some((*member, d))));
             }
             OutBlock::Pack {
                 columns,
@@ -439,18 +456,14 @@ fn merged_names<'a>(
                 ..
             } => {
                 for c in columns {
-                    let header = &members[c.member].header;
-                    let first = header.blocks[c.block].first_document;
-                    names.push(header.names.get((first + c.column) as usize)?);
+                    let first = members[c.member].header.blocks[c.block].first_document;
+                    sources.push(Some((c.member, first + c.column)));
                 }
-                for _ in 0..*placeholders {
-                    padding.push(names.len() as u64);
-                    names.push(PADDING_NAME);
-                }
+                sources.extend((0..*placeholders).map(|_| None));
             }
         }
     }
-    Ok((names, padding))
+    sources
 }
 
 /// The collection-wide plan: every group's output, and the blocks before and after.
@@ -567,6 +580,13 @@ fn write_merged(
     let summaries = merge_summaries::write(&headers, &summary_sources(layout), &written)?;
     crash::damage("merge-summaries", &crate::summary::summary_path(&path));
     merge_check::check(&written, &names, summaries)?;
+    let files: Vec<String> = layout
+        .members
+        .iter()
+        .map(|m| m.entry.file.clone())
+        .collect();
+    let sources = merged_sources(&layout.members, &layout.plan.blocks);
+    merge_record::write(&path, &headers, &files, &sources);
     Ok(SubIndex {
         file: file.to_string(),
         kind: SubIndexKind::Compact,

@@ -45,14 +45,16 @@ mod manifest_file;
 mod merge;
 mod merge_check;
 mod merge_plan;
+mod merge_record;
 mod merge_rows;
 mod merge_summaries;
 mod names;
+mod records;
 mod recover;
 mod remove;
 mod seal;
 mod sources;
-mod time;
+pub(crate) mod time;
 mod verify;
 
 use crate::IoAt;
@@ -63,14 +65,20 @@ pub use manifest::{Differs, Manifest, Parameters, Provenance, SubIndex, SubIndex
 pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
 pub use names::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME};
+pub use records::{records, CollectionRecords};
 pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};
 pub use sources::{find_indexes, CollectionSeen, IndexSource, RemoteVersion, SearchSet};
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
-/// block summaries). They travel with their index when it is adopted and are deleted with it.
-pub(crate) const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summaries"];
+/// block summaries, build record). They travel with their index when it is adopted and are deleted with it.
+pub(crate) const SIDECAR_SUFFIXES: &[&str] = &[
+    ".bitsift-checksums",
+    ".bitsift-summaries",
+    ".bitsift-build",
+    ".bitsift-build-documents",
+];
 
 /// Why a collection could not be read or changed. Nothing is changed when a writer fails.
 #[derive(Debug, thiserror::Error)]

@@ -15,11 +15,13 @@
 //! # Ok::<(), bitsift::format::FormatError>(())
 //! ```
 
+pub mod build_record;
 pub(crate) mod catalog;
 mod checksum_pages;
 pub mod checksums;
 pub mod content;
 mod discover;
+pub mod document_table;
 mod error;
 mod header;
 mod names;

@@ -1,16 +1,21 @@
-//! `bitsift info`.
+//! `bitsift info`: what an index or a collection is, as its header and side files tell it,
+//! and how it was built (its build record, [`build`]).
+
+mod build;
+mod collection;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use bitsift::answer::IndexFile;
-use bitsift::collection::{Manifest, SubIndexKind};
+use bitsift::format::document_table::{DocumentFacts, DocumentTable};
 use bitsift::format::{is_placeholder, sidecar_path, ChecksumTable, IndexHeader, IndexKind};
 use bitsift::summary::{BlockSummaries, SummarySource};
 use bitsift::units::{format_bytes, plural, span};
 use clap::Args;
 
 use super::Outcome;
+use build::{BuildInfo, NamedDocument};
 
 #[derive(Args, Debug)]
 pub(crate) struct InfoArgs {
@@ -20,9 +25,12 @@ pub(crate) struct InfoArgs {
     /// Print as JSON
     #[arg(long)]
     json: bool,
-    /// Also list the documents (block, position, name)
+    /// Also list the documents (block, position, name; bases and k-mers when recorded)
     #[arg(long)]
     documents: bool,
+    /// Describe one document: where it lies, its bases, k-mers and false-positive rate
+    #[arg(long, value_name = "NAME")]
+    document: Option<String>,
     #[command(flatten)]
     remote: super::remote::RemoteArgs,
 }
@@ -42,8 +50,26 @@ struct Info {
     /// Bytes of the checksum sidecar (read page by page by searches).
     #[serde(skip_serializing_if = "Option::is_none")]
     checksum_bytes: Option<u64>,
+    /// How the index was built: its build record, or why there is none.
+    build: BuildInfo,
     #[serde(skip_serializing_if = "Option::is_none")]
     document_names: Option<Vec<String>>,
+    /// With `--documents` and a build record: each shown document's bases and k-mers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document_facts: Option<Vec<DocumentRow>>,
+    /// With `--document NAME`: that document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document: Option<NamedDocument>,
+}
+
+/// One document of `--documents`.
+#[derive(serde::Serialize)]
+struct DocumentRow {
+    block: u64,
+    position: u64,
+    name: String,
+    #[serde(flatten)]
+    facts: Option<DocumentFacts>,
 }
 
 #[derive(serde::Serialize)]
@@ -130,26 +156,10 @@ fn summary_info(header: &IndexHeader, index: &std::path::Path) -> Option<Summary
 pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
     args.remote.apply(None)?;
     if bitsift::collection::is_collection(&args.index) {
-        return collection_info(&args);
+        return collection::collection_info(&args);
     }
     let header = IndexHeader::open(&args.index)?;
-    let (checksums, checksums_error, checksum_pages) =
-        match ChecksumTable::open(&args.index, &header) {
-            Ok(Some(table)) => ("ok", None, Some(table.sidecar_bytes())),
-            Ok(None) => ("missing", None, None),
-            Err(error) => ("mismatch", Some(error.to_string()), None),
-        };
-    let info = Info {
-        file: IndexFile::of(&header),
-        checksums,
-        checksums_error,
-        summaries: summary_info(&header, &args.index),
-        checksum_bytes: checksum_pages,
-        document_names: match args.documents {
-            true => Some(shown_names(&header)?),
-            false => None,
-        },
-    };
+    let info = describe(&args, &header)?;
     if let Some(error) = &info.checksums_error {
         eprintln!("bitsift: warning: {error}");
     }
@@ -157,6 +167,85 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
         println!("{}", serde_json::to_string_pretty(&info)?);
         return Ok(Outcome::Success);
     }
+    print_geometry(&info, &header);
+    print_side_files(&info, &args.index);
+    build::print(&info.build);
+    if let Some(document) = &info.document {
+        document.print();
+    }
+    if let Some(rows) = &info.document_facts {
+        print_document_rows(rows);
+    } else if info.document_names.is_some() {
+        print_document_names(&header, info.file.documents_per_block)?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// Everything `info FILE` says, read from the index and its side files.
+fn describe(args: &InfoArgs, header: &IndexHeader) -> Result<Info> {
+    let (checksums, checksums_error, checksum_pages) =
+        match ChecksumTable::open(&args.index, header) {
+            Ok(Some(table)) => ("ok", None, Some(table.sidecar_bytes())),
+            Ok(None) => ("missing", None, None),
+            Err(error) => ("mismatch", Some(error.to_string()), None),
+        };
+    let build = BuildInfo::of(header);
+    let table = match args.documents || args.document.is_some() {
+        true => build.table(header)?,
+        false => None,
+    };
+    let document = match &args.document {
+        Some(name) => Some(
+            NamedDocument::find(header, table.as_ref(), name)?.ok_or_else(|| {
+                anyhow::anyhow!("{}: no document named {name:?}", args.index.display())
+            })?,
+        ),
+        None => None,
+    };
+    let document_facts = match (&table, args.documents) {
+        (Some(table), true) => Some(document_rows(header, table)?),
+        _ => None,
+    };
+    Ok(Info {
+        file: IndexFile::of(header),
+        checksums,
+        checksums_error,
+        summaries: summary_info(header, &args.index),
+        checksum_bytes: checksum_pages,
+        build,
+        document_names: match args.documents {
+            true => Some(shown_names(header)?),
+            false => None,
+        },
+        document_facts,
+        document,
+    })
+}
+
+/// The shown documents of `header`'s index with their recorded facts, in header order.
+fn document_rows(header: &IndexHeader, table: &DocumentTable) -> Result<Vec<DocumentRow>> {
+    let names = header.names.all()?;
+    let mut rows = Vec::with_capacity(names.iter().len());
+    let mut block = 0usize;
+    table.for_each(|position, facts| {
+        while header.blocks[block].first_document + header.blocks[block].document_count <= position
+        {
+            block += 1;
+        }
+        let name = names.get(position as usize);
+        if !is_placeholder(name) {
+            rows.push(DocumentRow {
+                block: block as u64,
+                position,
+                name: name.to_string(),
+                facts,
+            });
+        }
+    })?;
+    Ok(rows)
+}
+
+fn print_geometry(info: &Info, header: &IndexHeader) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     println!("index            {}", info.file.path);
     match header.rows {
@@ -174,6 +263,46 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
     println!("k                {}", info.file.k);
     println!("canonical        {}", yes_no(info.file.canonical));
     println!("hash functions   {}", info.file.hashes);
+    print_documents_and_blocks(info, header);
+    let row_unit = match header.kind {
+        IndexKind::Compact => "page size",
+        IndexKind::Classic => "row size",
+    };
+    println!("{row_unit:<17}{} bytes per row", info.file.page_size);
+    if info.file.blocks == 1 {
+        println!("rows             {}", info.file.rows_total);
+    } else {
+        println!(
+            "rows per block   {} ({} in all)",
+            span(info.file.rows_min, info.file.rows_max),
+            info.file.rows_total
+        );
+    }
+    println!(
+        "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
+        info.file.data_offset,
+        yes_no(info.file.data_offset_4k_aligned),
+        yes_no(rows_within_pages(header))
+    );
+    println!(
+        "file size        {} ({} bytes)",
+        format_bytes(info.file.file_size),
+        info.file.file_size
+    );
+    match header.rows {
+        bitsift::format::RowLayout::Cobs => println!(
+            "cost per k-mer   {} of {} bytes",
+            plural(info.file.reads_per_kmer, "row read"),
+            info.file.page_size
+        ),
+        layout => println!(
+            "cost per gene    ~1 read of up to {} bytes per distinct minimizer (~10 k-mers) and block",
+            layout.range_rows() * info.file.page_size
+        ),
+    }
+}
+
+fn print_documents_and_blocks(info: &Info, header: &IndexHeader) {
     match info.file.placeholders {
         0 => println!("documents        {}", info.file.documents),
         n => println!(
@@ -195,43 +324,10 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
             info.file.blocks, info.file.documents_per_block, last
         );
     }
-    let row_unit = match header.kind {
-        IndexKind::Compact => "page size",
-        IndexKind::Classic => "row size",
-    };
-    println!("{row_unit:<17}{} bytes per row", info.file.page_size);
-    if info.file.blocks == 1 {
-        println!("rows             {}", info.file.rows_total);
-    } else {
-        println!(
-            "rows per block   {} ({} in all)",
-            span(info.file.rows_min, info.file.rows_max),
-            info.file.rows_total
-        );
-    }
-    println!(
-        "data offset      {} (4 KiB aligned: {}; every row inside one 4 KiB page: {})",
-        info.file.data_offset,
-        yes_no(info.file.data_offset_4k_aligned),
-        yes_no(rows_within_pages(&header))
-    );
-    println!(
-        "file size        {} ({} bytes)",
-        format_bytes(info.file.file_size),
-        info.file.file_size
-    );
-    match header.rows {
-        bitsift::format::RowLayout::Cobs => println!(
-            "cost per k-mer   {} of {} bytes",
-            plural(info.file.reads_per_kmer, "row read"),
-            info.file.page_size
-        ),
-        layout => println!(
-            "cost per gene    ~1 read of up to {} bytes per distinct minimizer (~10 k-mers) and block",
-            layout.range_rows() * info.file.page_size
-        ),
-    }
-    let sidecar = sidecar_path(&args.index);
+}
+
+fn print_side_files(info: &Info, index: &std::path::Path) {
+    let sidecar = sidecar_path(index);
     match info.checksums {
         "ok" => println!(
             "checksums        {} (matches the header and size; `bitsift verify` checks every page)",
@@ -245,7 +341,11 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
             sidecar.display()
         ),
     }
-    match &info.summaries {
+    print_summaries(info.summaries.as_ref());
+}
+
+fn print_summaries(summaries: Option<&SummaryInfo>) {
+    match summaries {
         None => println!("block summaries  none"),
         Some(SummaryInfo::Present {
             format,
@@ -276,20 +376,37 @@ pub(crate) fn run(args: InfoArgs) -> Result<Outcome> {
         }
         Some(SummaryInfo::Unusable { error, .. }) => println!("block summaries  unusable: {error}"),
     }
-    if info.document_names.is_some() {
-        println!();
-        println!("block\tposition\tdocument");
-        for block in &header.blocks {
-            for d in block.first_document..block.first_document + block.document_count {
-                let name = header.names.get(d as usize)?;
-                if !is_placeholder(name) {
-                    let block_number = d / info.file.documents_per_block.max(1);
-                    println!("{block_number}\t{d}\t{}", bitsift::tsv::field(name));
-                }
+}
+
+fn print_document_names(header: &IndexHeader, documents_per_block: u64) -> Result<()> {
+    println!();
+    println!("block\tposition\tdocument");
+    for block in &header.blocks {
+        for d in block.first_document..block.first_document + block.document_count {
+            let name = header.names.get(d as usize)?;
+            if !is_placeholder(name) {
+                let block_number = d / documents_per_block.max(1);
+                println!("{block_number}\t{d}\t{}", bitsift::tsv::field(name));
             }
         }
     }
-    Ok(Outcome::Success)
+    Ok(())
+}
+
+fn print_document_rows(rows: &[DocumentRow]) {
+    println!();
+    println!("block\tposition\tdocument\tbases\tkmers");
+    for row in rows {
+        let (bases, kmers) = row.facts.map_or(("NA".into(), "NA".into()), |f| {
+            (f.bases.to_string(), f.kmers.to_string())
+        });
+        println!(
+            "{}\t{}\t{}\t{bases}\t{kmers}",
+            row.block,
+            row.position,
+            bitsift::tsv::field(&row.name)
+        );
+    }
 }
 
 /// Whether no row straddles a 4 KiB boundary (so one row costs one page read).
@@ -298,172 +415,4 @@ fn rows_within_pages(header: &IndexHeader) -> bool {
         let in_page = b.data_offset % 4096;
         b.row_bytes <= 4096 && 4096 % b.row_bytes == 0 && in_page % b.row_bytes == 0
     })
-}
-
-#[derive(serde::Serialize)]
-struct CollectionInfo<'a> {
-    path: String,
-    format: &'static str,
-    version: u32,
-    generation: u64,
-    k: u32,
-    canonical: bool,
-    hashes: u32,
-    fpr: Option<f64>,
-    page_size: Option<u64>,
-    /// The row layout of new sub-indexes.
-    layout: bitsift::format::LayoutChoice,
-    documents: u64,
-    documents_hidden: u64,
-    subindexes: Vec<SubIndexInfo<'a>>,
-    blocks: u64,
-    bytes: u64,
-    reads_per_kmer: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    document_names: Option<Vec<(&'a str, &'a str)>>,
-}
-
-#[derive(serde::Serialize)]
-struct SubIndexInfo<'a> {
-    file: &'a str,
-    kind: SubIndexKind,
-    page_size: u64,
-    layout: bitsift::format::RowLayout,
-    blocks: u64,
-    documents: u64,
-    hidden: u64,
-    placeholders: u64,
-    bytes: u64,
-    created: &'a str,
-    command: &'a str,
-}
-
-/// `info DIR` of a collection: its manifest, summed up.
-fn collection_info(args: &InfoArgs) -> Result<Outcome> {
-    let mut manifest = Manifest::load(&args.index)?;
-    if args.documents {
-        // Only the list of names needs them: they stay in the sub-indexes' headers.
-        manifest.load_names(&args.index)?;
-    }
-    let subindexes: Vec<SubIndexInfo> = manifest
-        .subindexes
-        .iter()
-        .map(|sub| {
-            let shown = sub.visible_count();
-            SubIndexInfo {
-                file: &sub.file,
-                kind: sub.kind,
-                page_size: sub.page_size,
-                layout: sub.layout,
-                blocks: sub.blocks,
-                documents: shown,
-                hidden: sub.document_count - shown - sub.placeholder_count(),
-                placeholders: sub.placeholder_count(),
-                bytes: sub.bytes,
-                created: &sub.created,
-                command: &sub.provenance.command,
-            }
-        })
-        .collect();
-    let parameters = &manifest.parameters;
-    let info = CollectionInfo {
-        path: args.index.display().to_string(),
-        format: "collection",
-        version: manifest.version,
-        generation: manifest.generation,
-        k: parameters.k,
-        canonical: parameters.canonical,
-        hashes: parameters.hashes,
-        fpr: parameters.fpr,
-        page_size: parameters.page_size,
-        layout: parameters.layout,
-        documents: subindexes.iter().map(|s| s.documents).sum(),
-        documents_hidden: subindexes.iter().map(|s| s.hidden).sum(),
-        blocks: subindexes.iter().map(|s| s.blocks).sum(),
-        bytes: subindexes.iter().map(|s| s.bytes).sum(),
-        reads_per_kmer: subindexes.iter().map(|s| s.blocks).sum::<u64>() * parameters.hashes as u64,
-        document_names: args.documents.then(|| {
-            manifest
-                .subindexes
-                .iter()
-                .flat_map(|sub| {
-                    sub.visible_names()
-                        .map(move |name| (sub.file.as_str(), name))
-                })
-                .collect()
-        }),
-        subindexes,
-    };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
-        return Ok(Outcome::Success);
-    }
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
-    println!("collection       {}", info.path);
-    println!(
-        "format           bitsift collection, version {}, generation {}",
-        info.version, info.generation
-    );
-    println!("k                {}", info.k);
-    println!("canonical        {}", yes_no(info.canonical));
-    println!("hash functions   {}", info.hashes);
-    println!(
-        "fpr              {}",
-        info.fpr.map_or("unknown".into(), |f| f.to_string())
-    );
-    println!(
-        "page size        {}",
-        info.page_size
-            .map_or("chosen per sub-index".into(), |p| format!(
-                "{p} bytes per row"
-            ))
-    );
-    println!("row layout       {} (of new sub-indexes)", info.layout);
-    println!(
-        "documents        {} ({} removed, hidden until a merge)",
-        info.documents, info.documents_hidden
-    );
-    println!(
-        "sub-indexes      {} ({}, {} in all)",
-        info.subindexes.len(),
-        plural(info.blocks, "block"),
-        format_bytes(info.bytes)
-    );
-    println!(
-        "cost per k-mer   {}",
-        plural(info.reads_per_kmer, "row read")
-    );
-    println!();
-    println!("file\tkind\tpage_size\tblocks\tdocuments\thidden\tplaceholders\tbytes\tcreated\tby");
-    for s in &info.subindexes {
-        println!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            s.file,
-            if s.kind == SubIndexKind::Compact {
-                "compact"
-            } else {
-                "classic"
-            },
-            s.page_size,
-            s.blocks,
-            s.documents,
-            s.hidden,
-            s.placeholders,
-            s.bytes,
-            s.created,
-            s.command
-        );
-    }
-    if let Some(names) = &info.document_names {
-        println!();
-        println!("sub-index\tdocument");
-        for (file, name) in names {
-            println!(
-                "{}\t{}",
-                bitsift::tsv::field(file),
-                bitsift::tsv::field(name)
-            );
-        }
-    }
-    Ok(Outcome::Success)
 }
