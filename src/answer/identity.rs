@@ -20,7 +20,7 @@ pub fn identity(fraction: f64, k: u32) -> f64 {
 
 /// The fraction of k-mers a copy of identity `identity` keeps: the threshold that
 /// `--min-identity` sets.
-pub fn threshold_for_identity(identity: f64, k: u32) -> f64 {
+pub(crate) fn threshold_for_identity(identity: f64, k: u32) -> f64 {
     identity.clamp(0.0, 1.0).powi(k as i32)
 }
 

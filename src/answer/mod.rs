@@ -18,7 +18,7 @@ mod status;
 
 pub use cutoff::{Cutoff, CutoffError};
 pub use describe::{IndexDescription, IndexFile};
-pub use identity::{identity, threshold_for_identity};
+pub use identity::identity;
 #[cfg(feature = "server")]
 pub(crate) use json::{JsonHits, QueryJson};
 pub use output::{OutputFormat, OutputSetup, Provenance, ResultWriter, SearchSettings};

@@ -64,7 +64,7 @@ pub use add::{add, AddOptions, AddReport, DuplicatePolicy, ExplicitParameters};
 pub use manifest::{Differs, Manifest, Parameters, Provenance, SubIndex, SubIndexKind};
 pub use manifest_file::is_collection;
 pub use merge::{merge, MergeOptions, MergePlan, MergeReport, PlannedOutput};
-pub use names::{FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_OLDEST, MANIFEST_NAME};
+pub use names::MANIFEST_NAME;
 pub use records::{records, CollectionRecords};
 pub use recover::{recover, RecoverReport};
 pub use remove::{remove, RemoveOptions, RemoveReport};

@@ -9,14 +9,14 @@ use super::lock::LOCK_NAME;
 /// The manifest's file name inside the collection directory.
 pub const MANIFEST_NAME: &str = "collection.json";
 /// The value of the manifest's `format` field.
-pub const FORMAT_NAME: &str = "bitsift-collection";
+pub(crate) const FORMAT_NAME: &str = "bitsift-collection";
 /// The manifest version this bitsift writes (and the newest it reads): version 2 (the members
 /// of version 1, plus the manifest's checksum and a names digest per sub-index) without the
 /// document names, which stay in the sub-indexes' headers, and with the numbers of the
 /// documents each sub-index's tombstones hide.
-pub const FORMAT_VERSION: u32 = 3;
+pub(crate) const FORMAT_VERSION: u32 = 3;
 /// The oldest manifest version this bitsift reads: no checksum, no names digests.
-pub const FORMAT_VERSION_OLDEST: u32 = 1;
+pub(crate) const FORMAT_VERSION_OLDEST: u32 = 1;
 /// Prefix of sub-index file names.
 const SUBINDEX_PREFIX: &str = "sub-";
 

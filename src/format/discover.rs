@@ -8,7 +8,7 @@ use crate::walk::{read_list, walk, Visit};
 use crate::IoAt;
 
 /// File name extensions of COBS indexes.
-pub const INDEX_EXTENSIONS: &[&str] = &["cobs_compact", "cobs_classic"];
+pub(crate) const INDEX_EXTENSIONS: &[&str] = &["cobs_compact", "cobs_classic"];
 
 /// Expands `paths` and the paths listed in `lists` into index files, in order. A list's lines
 /// are paths relative to the list's folder; empty lines and `#` comments are skipped.
@@ -63,7 +63,7 @@ pub(crate) fn index_visit(entry: &Path) -> Visit {
 }
 
 /// Whether `path` has an index file's extension.
-pub fn has_index_extension(path: &Path) -> bool {
+pub(crate) fn has_index_extension(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| INDEX_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
 }

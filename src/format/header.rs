@@ -90,7 +90,10 @@ impl IndexHeader {
     /// read: they are read by page when asked for ([`DocumentNames::get`]). A catalog that
     /// cannot be read or does not match the file is passed over with a warning, and the header
     /// read whole.
-    pub fn open_with(path: &Path, options: &HeaderOptions) -> Result<IndexHeader, FormatError> {
+    pub(crate) fn open_with(
+        path: &Path,
+        options: &HeaderOptions,
+    ) -> Result<IndexHeader, FormatError> {
         if let Some(header) = open_catalogued(path) {
             return Ok(header);
         }

@@ -31,21 +31,21 @@ mod writer;
 pub use checksum_pages::ChecksumTable;
 pub(crate) use checksums::SIDECAR_DIGEST_BYTES;
 pub use checksums::{sidecar_path, ChecksumError, Checksums, CHECKSUM_PAGE_BYTES};
+pub(crate) use discover::has_index_extension;
 pub(crate) use discover::index_visit;
-pub use discover::{has_index_extension, index_files, DiscoverError, INDEX_EXTENSIONS};
+pub use discover::{index_files, DiscoverError};
 pub use error::FormatError;
 pub(crate) use header::fingerprint;
 pub use header::{HeaderOptions, IndexHeader, IndexKind};
-pub use names::{
-    check_document_name, is_placeholder, names_digest, DocumentNames, NameError, NameList,
-    PADDING_NAME,
-};
+pub(crate) use names::{check_document_name, PADDING_NAME};
+pub use names::{is_placeholder, names_digest, DocumentNames, NameError, NameList};
+pub(crate) use rows::RANGE_ROWS_DEFAULT;
 pub use rows::{
-    minimizer_space, LayoutChoice, LayoutFitError, RangeRowsError, RowLayout, RowMap,
-    MINIMIZERS_PER_RANGE_MIN, MINIMIZER_FPR_MIN, MINIMIZER_K_MIN, RANGE_BYTES_MIN,
-    RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN,
+    LayoutChoice, LayoutFitError, RangeRowsError, RowLayout, RowMap, MINIMIZER_FPR_MIN,
+    MINIMIZER_K_MIN,
 };
-pub use writer::{write_classic_header, write_compact_header, CompactLayout, HeaderError};
+pub(crate) use writer::write_classic_header;
+pub use writer::{write_compact_header, CompactLayout, HeaderError};
 
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";

@@ -15,7 +15,7 @@ use crate::io_at::IoAt;
 /// Name of the placeholder documents a merge adds to fill a block: all-zero columns that
 /// COBS's fixed stride needs. A `/` cannot come from a file name, and bitsift refuses it as a
 /// record name, so no genome is called this.
-pub const PADDING_NAME: &str = "bitsift/padding";
+pub(crate) const PADDING_NAME: &str = "bitsift/padding";
 
 /// Whether a document named `name` is a placeholder. This is the one rule: wherever a file
 /// comes from (a merge, a merged file adopted into another collection, a plain file given to
@@ -27,7 +27,7 @@ pub fn is_placeholder(name: &str) -> bool {
 /// Checks a name for a new document: no control character (a tab would split every TSV
 /// output, a line break the COBS header, which has no escaping), and not the placeholders'
 /// name. The text says what is wrong.
-pub fn check_document_name(name: &str) -> Result<(), NameError> {
+pub(crate) fn check_document_name(name: &str) -> Result<(), NameError> {
     if let Some(bad) = name.chars().find(|c| c.is_control()) {
         return Err(NameError::Control {
             name: name.to_string(),

@@ -15,23 +15,23 @@
 use strength_reduce::StrengthReducedU64;
 
 /// Fewest rows a range may hold.
-pub const RANGE_ROWS_MIN: u32 = 8;
+pub(crate) const RANGE_ROWS_MIN: u32 = 8;
 /// Most rows a range may hold (4 MiB of 4 KiB rows: more would read far more than it needs).
-pub const RANGE_ROWS_MAX: u32 = 1024;
+pub(crate) const RANGE_ROWS_MAX: u32 = 1024;
 /// Fewest rows per range of a new minimizer-layout index: 16 rows of a 4 KiB page size are one
 /// 64 KiB read, about 1.4 times the bytes of the ~10 rows a super-k-mer needs (see
 /// `docs/formats.md`, "Row layouts", for the measured trade-off). Narrower rows get more
 /// ([`LayoutChoice::range_rows_for`]).
-pub const RANGE_ROWS_DEFAULT: u32 = 16;
+pub(crate) const RANGE_ROWS_DEFAULT: u32 = 16;
 /// Bytes a range of a new index spans at least, when its rows are narrow: a 4 KiB page costs
 /// one request whatever part of it is read, and more rows per range keep related genomes'
 /// false positives nearer the rate.
-pub const RANGE_BYTES_MIN: u64 = 4096;
+pub(crate) const RANGE_BYTES_MIN: u64 = 4096;
 /// Fewest distinct minimizers a range must be able to receive on average: a block's k-mers
 /// fill its ranges evenly only when there are many more possible minimizers than ranges. A
 /// short k has short minimizers (`k = 9`: 512 canonical 5-mers), and a block with more ranges
 /// than that would leave most ranges empty and fill the rest far beyond the rate.
-pub const MINIMIZERS_PER_RANGE_MIN: u64 = 8;
+pub(crate) const MINIMIZERS_PER_RANGE_MIN: u64 = 8;
 /// Layout number of the minimizer ranges in a version-2 compact header.
 pub(crate) const LAYOUT_MINIMIZER: u32 = 1;
 
@@ -272,7 +272,7 @@ pub struct LayoutFitError {
 }
 
 /// Distinct minimizers of length `m` (canonical: about half of the `4^m` m-mers).
-pub fn minimizer_space(m: u32, canonical: bool) -> u64 {
+pub(crate) fn minimizer_space(m: u32, canonical: bool) -> u64 {
     let all = 1u64 << (2 * m.min(31));
     if canonical {
         all / 2

@@ -166,7 +166,7 @@ pub fn write_compact_header<'a>(
 /// Encodes the header of a classic index: magic, k, canonical flag, document count,
 /// `row_count` (the signature size), hash count, names, end magic. Its rows follow, each
 /// `ceil(D/8)` bytes, with no padding (docs: cobs-format §2.2).
-pub fn write_classic_header<'a>(
+pub(crate) fn write_classic_header<'a>(
     k: u32,
     canonical: bool,
     num_hashes: u32,

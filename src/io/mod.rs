@@ -96,7 +96,7 @@ pub(crate) use shape::ReadShape;
 pub use source::{is_remote, SourceFile};
 pub(crate) use split::SplitEngine;
 pub(crate) use uring::UringEngine;
-pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
+pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport};
 
 /// One read: `len` bytes at `offset` of file number `file` (its position in the list the
 /// engine was opened with).

@@ -56,7 +56,7 @@ pub struct Warmup {
 }
 
 /// Bytes per sequential read.
-pub const WARM_CHUNK_BYTES: usize = 1 << 20;
+pub(crate) const WARM_CHUNK_BYTES: usize = 1 << 20;
 /// Fraction of the cache's page slots a warm-up may fill.
 const FILL_LIMIT: f64 = 0.95;
 

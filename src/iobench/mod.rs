@@ -55,11 +55,8 @@ mod uring;
 
 pub use bench::Bench;
 pub(crate) use error::IobenchError;
-pub use options::{
-    CacheMode, Options, Variant, BLOCK_BYTES_DEFAULT, BLOCK_BYTES_MAX, DURATION_DEFAULT,
-    FILE_BYTES_DEFAULT, FULL_EVERY_DEFAULT, QUEUE_DEPTHS_DEFAULT, QUEUE_DEPTH_MAX, THREADS_DEFAULT,
-    THREADS_MAX,
-};
+pub(crate) use options::FILE_BYTES_DEFAULT;
+pub use options::{CacheMode, Options, Variant, BLOCK_BYTES_DEFAULT, FULL_EVERY_DEFAULT};
 pub use recommend::{format_iops, Recommendation};
 pub use report::Report;
 pub use table::write_table;

@@ -9,24 +9,24 @@ use super::IobenchError;
 use crate::units::format_bytes;
 
 /// Size of the file created when none exists and no size is given.
-pub const FILE_BYTES_DEFAULT: u64 = 4 << 30;
+pub(crate) const FILE_BYTES_DEFAULT: u64 = 4 << 30;
 /// Bytes per read: one index row.
 pub const BLOCK_BYTES_DEFAULT: u64 = 4096;
 /// Length of each run.
-pub const DURATION_DEFAULT: Duration = Duration::from_secs(3);
+pub(crate) const DURATION_DEFAULT: Duration = Duration::from_secs(3);
 /// io_uring queue depths measured by default.
-pub const QUEUE_DEPTHS_DEFAULT: [u32; 7] = [1, 4, 16, 32, 64, 128, 256];
+pub(crate) const QUEUE_DEPTHS_DEFAULT: [u32; 7] = [1, 4, 16, 32, 64, 128, 256];
 /// Thread counts of the synchronous variants measured by default.
-pub const THREADS_DEFAULT: [u32; 4] = [1, 4, 16, 32];
+pub(crate) const THREADS_DEFAULT: [u32; 4] = [1, 4, 16, 32];
 /// One read in this many is verified byte for byte by default.
 pub const FULL_EVERY_DEFAULT: u64 = 64;
 /// Largest io_uring queue depth accepted.
-pub const QUEUE_DEPTH_MAX: u32 = 1024;
+pub(crate) const QUEUE_DEPTH_MAX: u32 = 1024;
 /// Largest thread count accepted.
-pub const THREADS_MAX: u32 = 256;
+pub(crate) const THREADS_MAX: u32 = 256;
 
 /// Largest read accepted (larger ones are not this workload).
-pub const BLOCK_BYTES_MAX: u64 = 64 << 20;
+pub(crate) const BLOCK_BYTES_MAX: u64 = 64 << 20;
 
 /// A way of reading the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

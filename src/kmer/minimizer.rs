@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use super::{kmer_count, BaseRule, FORWARD, FORWARD_FOLDED};
 
 /// Longest m-mer: its 2-bit code fits a `u64`.
-pub const M_MAX: u32 = 32;
+pub(crate) const M_MAX: u32 = 32;
 
 /// The minimizer length bitsift uses for term size `k`: half of k, at most 13. For k = 31,
 /// windows of 19 m-mers (~10 k-mers per minimizer) over 4^13 m-mers, so minimizers of a

@@ -38,10 +38,7 @@ pub(crate) use hit::rounded;
 pub use hit::{fraction, Hit};
 pub(crate) use index::with_side_files;
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
-pub use session::{
-    Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
-    COUNTER_BYTES_MAX, LOOKUPS_PER_BATCH_MAX,
-};
+pub use session::{Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig};
 pub use stats::{BatchStats, QueryStats, RowSource};
 
 /// The fraction of a query's k-mers a document must hold to be reported, unless a search

@@ -42,11 +42,11 @@ use crate::io::{
 use crate::read::{with_layers, LayerScratch, ReadError};
 
 /// Upper bound on lookups planned at once (24 bytes each).
-pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
+pub(crate) const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
 /// Upper bound on the bit-sliced counters of the queries of one chunk.
-pub const COUNTER_BYTES_MAX: usize = 256 << 20;
+pub(crate) const COUNTER_BYTES_MAX: usize = 256 << 20;
 /// Upper bound on AND-accumulator memory when indexes use several hash functions.
-pub const AND_BYTES_MAX: usize = 256 << 20;
+pub(crate) const AND_BYTES_MAX: usize = 256 << 20;
 /// Why a query could not be answered.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {

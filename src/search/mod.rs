@@ -30,6 +30,8 @@ mod request;
 mod setup;
 
 pub use batch::{Outcome, QueryBatch, BATCH_BYTES_MAX};
-pub use open::{open_fresh, Notices, Opened};
+#[cfg(feature = "server")]
+pub(crate) use open::open_fresh;
+pub use open::{Notices, Opened};
 pub use request::SearchRequest;
 pub use setup::{IndexSources, SearchSetup, SessionSetup, SetupError};

@@ -44,7 +44,7 @@ pub struct Notices {
 /// Expands `sources` and gives the set to `open`; when that fails and a collection's manifest
 /// changed in between (a merge committed and deleted the files the first manifest listed),
 /// expands and opens again. The one such loop of the library.
-pub fn open_fresh<T, E>(
+pub(crate) fn open_fresh<T, E>(
     sources: &IndexSources,
     mut open: impl FnMut(&SearchSet) -> Result<T, E>,
 ) -> Result<T, E>

@@ -51,7 +51,8 @@ use crate::builder::BuildError;
 use crate::format::{HASHES_MAX, K_MAX, PAGE_SIZE_MAX};
 use crate::units::format_bytes;
 
-pub use plan::{document_name, genome_sizes, kmers_of, scale_fitting, SynthBlock, SynthPlan};
+pub(crate) use plan::scale_fitting;
+pub use plan::{document_name, genome_sizes, SynthBlock, SynthPlan};
 pub(crate) use space::available_bytes;
 
 /// Largest `--genome-size` accepted: 10^12 bases.

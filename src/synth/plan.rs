@@ -32,7 +32,7 @@ pub fn genome_sizes(options: &SynthOptions) -> Vec<u64> {
 }
 
 /// k-mer positions of a genome of `size` bases: `size − k + 1`, or 0 when shorter than k.
-pub fn kmers_of(size: u64, k: u32) -> u64 {
+pub(crate) fn kmers_of(size: u64, k: u32) -> u64 {
     (size + 1).saturating_sub(k as u64)
 }
 
@@ -161,7 +161,7 @@ impl SynthPlan {
 
 /// The largest `--scale` (at most `options.scale`, three significant digits) whose index
 /// takes at most `bytes`, or `None` when even a tiny scale does not fit.
-pub fn scale_fitting(options: &SynthOptions, bytes: u64) -> Option<f64> {
+pub(crate) fn scale_fitting(options: &SynthOptions, bytes: u64) -> Option<f64> {
     let mut candidate = options.clone();
     let full = SynthPlan::new(options).ok()?;
     let header = full.data_offset() as f64;

@@ -32,8 +32,5 @@ mod window;
 
 pub(crate) use client::RemoteObject;
 pub(crate) use engine::RemoteEngine;
-pub use options::{
-    configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT, DEADLINE_DEFAULT,
-    RETRIES_DEFAULT, TIMEOUT_DEFAULT,
-};
+pub use options::{configure, options, CacheOptions, RemoteOptions, CACHE_BYTES_DEFAULT};
 pub(crate) use reader::{read_whole, RemoteReader};

@@ -9,11 +9,11 @@ use std::sync::{PoisonError, RwLock};
 use std::time::Duration;
 
 /// Default time a request may take before it is abandoned (and retried).
-pub const TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
 /// Default retries of a failed request (server errors, timeouts, dropped connections).
-pub const RETRIES_DEFAULT: usize = 4;
+pub(crate) const RETRIES_DEFAULT: usize = 4;
 /// Default deadline after which a request is no longer retried.
-pub const DEADLINE_DEFAULT: Duration = Duration::from_secs(120);
+pub(crate) const DEADLINE_DEFAULT: Duration = Duration::from_secs(120);
 /// The options; see the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteOptions {
