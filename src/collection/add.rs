@@ -390,10 +390,9 @@ fn build_subindex(
     };
     let report = build(&build_options)?;
     let header = IndexHeader::open(&output)?;
-    let provenance = Provenance {
-        bitsift_version: env!("CARGO_PKG_VERSION").into(),
-        command: "add".into(),
-        options: serde_json::json!({
+    let provenance = Provenance::now(
+        "add",
+        serde_json::json!({
             "k": build_options.k,
             "fpr": build_options.fpr,
             "hashes": build_options.num_hashes,
@@ -405,13 +404,13 @@ fn build_subindex(
             "threads": build_options.threads,
             "memory_bytes": build_options.memory_bytes,
         }),
-        inputs: options
+        options
             .inputs
             .iter()
             .chain(&options.lists)
             .map(|p| p.display().to_string())
             .collect(),
-    };
+    );
     Ok((entry(file, &header, provenance)?, report))
 }
 
@@ -421,7 +420,22 @@ pub(super) fn entry(
     header: &IndexHeader,
     provenance: Provenance,
 ) -> Result<SubIndex, CollectionError> {
-    Ok(SubIndex {
+    let documents = header.names.all()?.iter().map(str::to_string).collect();
+    // A merged file adopted from another collection keeps its placeholders hidden.
+    let padding = header.names.placeholders().to_vec();
+    Ok(entry_named(file, header, documents, padding, provenance))
+}
+
+/// A manifest entry describing `header`'s file, whose names are `documents` and whose
+/// placeholders (hidden for good) are `padding`.
+pub(super) fn entry_named(
+    file: String,
+    header: &IndexHeader,
+    documents: Vec<String>,
+    padding: Vec<u64>,
+    provenance: Provenance,
+) -> SubIndex {
+    SubIndex {
         file,
         kind: header.kind.into(),
         page_size: header.page_size,
@@ -430,16 +444,15 @@ pub(super) fn entry(
         bytes: header.file_size,
         document_count: header.document_count(),
         names_digest: Some(header.names.digest()),
-        documents: header.names.all()?.iter().map(str::to_string).collect(),
+        documents,
         names_loaded: true,
         hidden: Vec::new(),
         hidden_documents: Vec::new(),
-        // A merged file adopted from another collection keeps its placeholders hidden.
-        placeholders: header.names.placeholders().len() as u64,
-        padding: header.names.placeholders().to_vec(),
+        placeholders: padding.len() as u64,
+        padding,
         created: time::now_rfc3339(),
         provenance,
-    })
+    }
 }
 
 /// Brings an existing index in: checks its parameters, then hard-links it into the
@@ -497,12 +510,11 @@ fn adopt(
     }
     // A catalog of its own, from the file as it is now (one beside the source may be stale).
     crate::builder::output::write_catalog(&target);
-    let provenance = Provenance {
-        bitsift_version: env!("CARGO_PKG_VERSION").into(),
-        command: "adopt".into(),
-        options: serde_json::json!({}),
-        inputs: vec![source.display().to_string()],
-    };
+    let provenance = Provenance::now(
+        "adopt",
+        serde_json::json!({}),
+        vec![source.display().to_string()],
+    );
     entry(file, &header, provenance)
 }
 

@@ -103,6 +103,18 @@ pub struct Provenance {
     pub inputs: Vec<String>,
 }
 
+impl Provenance {
+    /// What this bitsift's `command` with `options` made from `inputs`.
+    pub(crate) fn now(command: &str, options: serde_json::Value, inputs: Vec<String>) -> Self {
+        Provenance {
+            bitsift_version: env!("CARGO_PKG_VERSION").into(),
+            command: command.into(),
+            options,
+            inputs,
+        }
+    }
+}
+
 /// One sub-index of a collection.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubIndex {

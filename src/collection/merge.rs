@@ -35,7 +35,7 @@ use super::merge_plan::{self, Fills, Fold, OutBlock, Plan, SourceBlock};
 use super::merge_record;
 use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
-use super::{crash, merge_check, time, CollectionError};
+use super::{add, crash, merge_check, CollectionError};
 use crate::builder::output::PendingFile;
 use crate::format::{write_compact_header, CompactLayout, FormatError, IndexHeader, RowLayout};
 
@@ -587,36 +587,23 @@ fn write_merged(
         .collect();
     let sources = merged_sources(&layout.members, &layout.plan.blocks);
     merge_record::write(&path, &headers, &files, &sources);
-    Ok(SubIndex {
-        file: file.to_string(),
-        kind: SubIndexKind::Compact,
-        page_size: written.page_size,
-        blocks: written.blocks.len() as u64,
-        layout: written.rows,
-        bytes: written.file_size,
-        document_count: written.document_count(),
-        names_digest: Some(written.names.digest()),
-        documents: names.iter().map(|n| n.to_string()).collect(),
-        names_loaded: true,
-        hidden: Vec::new(),
-        hidden_documents: Vec::new(),
-        placeholders: padding.len() as u64,
+    let provenance = Provenance::now(
+        "merge",
+        serde_json::json!({
+            "max_documents": options.max_documents,
+            "max_fpr": options.max_fpr,
+        }),
+        files,
+    );
+    debug_assert_eq!(SubIndexKind::from(written.kind), SubIndexKind::Compact);
+    let documents = names.iter().map(|n| n.to_string()).collect();
+    Ok(add::entry_named(
+        file.to_string(),
+        &written,
+        documents,
         padding,
-        created: time::now_rfc3339(),
-        provenance: Provenance {
-            bitsift_version: env!("CARGO_PKG_VERSION").into(),
-            command: "merge".into(),
-            options: serde_json::json!({
-                "max_documents": options.max_documents,
-                "max_fpr": options.max_fpr,
-            }),
-            inputs: layout
-                .members
-                .iter()
-                .map(|m| m.entry.file.clone())
-                .collect(),
-        },
-    })
+        provenance,
+    ))
 }
 
 /// Writes the merged file at `path`: header, then every block copied or re-packed from the

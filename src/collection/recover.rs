@@ -64,12 +64,7 @@ pub fn recover(directory: &Path) -> Result<RecoverReport, CollectionError> {
         .max()
         .unwrap_or(1);
     for ((_, name), header) in files.iter().zip(&headers) {
-        let provenance = Provenance {
-            bitsift_version: env!("CARGO_PKG_VERSION").into(),
-            command: "recover".into(),
-            options: serde_json::json!({}),
-            inputs: vec![name.clone()],
-        };
+        let provenance = Provenance::now("recover", serde_json::json!({}), vec![name.clone()]);
         manifest
             .subindexes
             .push(entry(name.clone(), header, provenance)?);
