@@ -64,21 +64,16 @@ pub(crate) struct SlicedView<'a> {
 /// The row bytes of one lane as words; a short last lane is padded with zero bits.
 #[inline(always)]
 fn load(bytes: &[u8]) -> Lane {
-    // Word by word, each a fixed 8-byte read: a short row (COBS's 16-byte rows) copied into
-    // a padded lane, or read in a loop of variable length, becomes a `memcpy` call per row
-    // in the hottest loop of a warm search.
+    let mut padded = [0u8; LANE_BYTES];
+    let bytes = if bytes.len() >= LANE_BYTES {
+        &bytes[..LANE_BYTES]
+    } else {
+        padded[..bytes.len()].copy_from_slice(bytes);
+        &padded[..]
+    };
     let mut lane = ZERO;
-    for (w, word) in lane.iter_mut().enumerate() {
-        let at = w * 8;
-        if let Some(b) = bytes.get(at..at + 8) {
-            *word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            continue;
-        }
-        let rest = bytes.get(at..).unwrap_or_default();
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        *word = u64::from_le_bytes(last);
-        break;
+    for (word, b) in lane.iter_mut().zip(bytes.chunks_exact(8)) {
+        *word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
     }
     lane
 }
