@@ -452,8 +452,9 @@ impl PyIndex {
             cutoff: Cutoff::Fraction(threshold),
             limit: num_results,
             cobs_order: true,
-            // COBS's exact scores: every block is read.
+            // COBS's exact scores: every block is read, and the threshold is COBS's.
             summaries: false,
+            corrected: false,
             ..SearchRequest::default()
         }
         .options(k_max, None);

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::fill::Fills;
 use super::hit::Hit;
 use super::plan::PlanBlock;
 use super::screen::Summaries;
@@ -74,6 +75,8 @@ pub struct Index {
     sources: Sources,
     /// The side memory budget.
     side_memory: u64,
+    /// The ratios of ones of the blocks read so far ([`super::fill`]).
+    fills: Fills,
 }
 
 /// What answers call the files of an index: each file belongs to a source, a collection
@@ -256,6 +259,7 @@ impl Index {
             summaries: Summaries::default(),
             side_memory: 0,
             sources,
+            fills: Fills::default(),
         };
         // Placeholders are hidden wherever a file comes from (`format::is_placeholder`).
         for file in 0..index.headers.len() {
@@ -432,6 +436,20 @@ impl Index {
     /// The shared cache of side-file pages, if the side memory budget allows one.
     pub(crate) fn side_cache(&self) -> Option<&Arc<PageCache>> {
         self.side_cache.as_ref()
+    }
+
+    /// The number of the block (in [`Index::blocks`]) that holds `hit`'s document.
+    pub(crate) fn block_of(&self, hit: &Hit) -> u32 {
+        let first = self.first_block[hit.index as usize] as usize;
+        let count = self.headers[hit.index as usize].blocks.len();
+        let blocks = &self.blocks[first..first + count];
+        let within = blocks.partition_point(|b| b.first_document <= hit.document);
+        (first + within.saturating_sub(1)) as u32
+    }
+
+    /// The ratios of ones of the blocks read so far ([`super::fill`]).
+    pub(crate) fn fills(&self) -> &Fills {
+        &self.fills
     }
 
     /// Every block of every file, in (file, block) order.

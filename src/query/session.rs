@@ -21,15 +21,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
+use super::correct::{Corrected, DocumentFill};
 use super::counters::{Counters, Unit};
 use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
+use super::fill::read_fills;
 use super::grouping::{GroupTally, Grouping};
 use super::hashing::KmerArena;
 use super::hit::{count_threshold, Hit};
 use super::index::{Index, OpenError};
 use super::plan::Plan;
-use super::rank::{rank, RankOptions};
+use super::rank::{rank_kept, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
@@ -95,6 +97,15 @@ pub struct SearchOptions {
     /// in blocks still alive (reads in flight cannot be cancelled, so one deep wave reads
     /// what pruning would have skipped). Fewer bytes, more round trips: off by default.
     pub waves: bool,
+    /// Score every hit corrected for its document's false positives
+    /// ([`QueryResult::corrected`], see [`super::correct`]; a sample of the rows of each block
+    /// holding a hit is read once per index), and report only the documents whose corrected
+    /// containment reaches the threshold and that false positives alone do not explain.
+    /// Off, the threshold applies to the raw fraction, as in COBS.
+    pub corrected: bool,
+    /// With `corrected`: the threshold still applies to the raw fraction, as in COBS (the
+    /// hits still carry their corrected scores).
+    pub raw_threshold: bool,
 }
 
 impl PartialEq for SearchOptions {
@@ -116,6 +127,8 @@ impl PartialEq for SearchOptions {
             && self.coverage == other.coverage
             && self.summaries == other.summaries
             && self.waves == other.waves
+            && self.corrected == other.corrected
+            && self.raw_threshold == other.raw_threshold
     }
 }
 
@@ -132,6 +145,8 @@ impl Default for SearchOptions {
             coverage: false,
             summaries: true,
             waves: false,
+            corrected: false,
+            raw_threshold: false,
         }
     }
 }
@@ -156,6 +171,9 @@ pub struct QueryResult {
     pub batch: Arc<BatchStats>,
     /// Where each hit matches, in the order of `hits` (empty unless asked for).
     pub coverage: Vec<Coverage>,
+    /// Each hit's score corrected for false positives, in the order of `hits` (empty
+    /// unless [`SearchOptions::corrected`]).
+    pub corrected: Vec<Corrected>,
 }
 
 /// The answer to one query of a batch: its result, or why it was skipped.
@@ -464,17 +482,57 @@ impl Session {
         outcome.batch.device_read_bytes = usage.device_read_bytes;
         outcome.batch.resident_fraction = self.resident_fraction;
         outcome.batch.total = started.elapsed();
+        let filled = match options.corrected {
+            true => self.fill(chunk_len, options),
+            false => Ok(()),
+        };
         let batch = Arc::new(outcome.batch);
         let mut answers: Vec<Answer> = (0..chunk_len)
-            .map(|q| match outcome.failed[q].take() {
-                Some(error) => Err(SearchError::ReadFailed(error)),
-                None => Ok(self.result(q, hashing[q], &batch, options)),
-            })
+            .map(
+                |q| match outcome.failed[q].take().or(filled.clone().err()) {
+                    Some(error) => Err(SearchError::ReadFailed(error)),
+                    None => Ok(self.result(q, hashing[q], &batch, options)),
+                },
+            )
             .collect();
         if options.coverage {
             self.cover(&mut answers)?;
         }
         Ok(answers)
+    }
+
+    /// Reads the fills ([`super::fill`]) of the blocks in which a query of the chunk has a
+    /// document at its threshold and whose fill the index does not know yet.
+    fn fill(&mut self, chunk_len: usize, options: &SearchOptions) -> Result<(), Arc<ReadError>> {
+        let index_count = self.index.file_count();
+        let blocks = self.index.blocks();
+        let counters = &self.work.counters;
+        let wanted: Vec<u32> = (0..blocks.len() as u32)
+            .filter(|&b| self.index.fills().get(b).is_none())
+            .filter(|&b| {
+                let block = &blocks[b as usize];
+                (0..chunk_len).any(|q| {
+                    let total = self.arena.query(q, block.index as usize).positions;
+                    let needed = count_threshold(options.threshold, total);
+                    self.work.selected[q * index_count + block.index as usize]
+                        && counters
+                            .view(counters.unit_index(q as u32, b))
+                            .any_at_least(needed, block.document_count)
+                })
+            })
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let layers = self.index.layers(self.cache.as_deref());
+        let (index, plan, shape) = (&self.index, &mut self.work.plan, &self.shape);
+        with_layers(
+            self.engine.as_mut(),
+            &layers,
+            &mut self.work.layers,
+            |engine| read_fills(index, engine, plan, shape, &wanted),
+        )
+        .map_err(Arc::new)
     }
 
     /// Coverage of every hit (see [`super::coverage`]); its cost goes into the queries' totals.
@@ -821,8 +879,20 @@ impl Session {
             .map(|x| self.arena.query(q, x).positions * self.index.headers()[x].num_hashes as u64)
             .sum();
         let selected = &self.work.selected[q * index_count..(q + 1) * index_count];
-        let ranked = rank(
-            self.index.blocks(),
+        let blocks = self.index.blocks();
+        let fills = self.index.fills();
+        let threshold = options.threshold;
+        let keep = |block: u32, local: u64, count: u64| {
+            if !options.corrected || options.raw_threshold {
+                return true;
+            }
+            let total = kmers_total[blocks[block as usize].index as usize];
+            fills
+                .document(blocks, block, local)
+                .is_none_or(|fill| Corrected::of(count, total, fill, threshold).reported(threshold))
+        };
+        let ranked = rank_kept(
+            blocks,
             &self.work.counters,
             q,
             &kmers_total,
@@ -832,7 +902,7 @@ impl Session {
                 offset: options.offset,
                 unsorted: options.cobs_order && lookups_single <= 1,
             },
-            |index| selected[index as usize],
+            (|index| selected[index as usize], keep),
             self.index.hidden(),
             options.group_by.as_deref().map(|grouping| {
                 let only = options.only_group.as_deref();
@@ -865,6 +935,10 @@ impl Session {
                 self.work.counters.unit(unit).pruned
             })
             .count() as u64;
+        let corrected = match options.corrected {
+            true => self.corrected(&ranked.hits, &kmers_total, threshold),
+            false => Vec::new(),
+        };
         stats.hashing = hashing;
         stats.ranking = ranked_at.elapsed();
         stats.total = hashing + batch.total + stats.ranking;
@@ -877,7 +951,35 @@ impl Session {
             stats,
             batch: batch.clone(),
             coverage: Vec::new(),
+            corrected,
         }
+    }
+}
+
+impl Session {
+    /// The corrected score of each of `hits` (a hit of a block whose fill is unknown, which
+    /// [`Session::fill`] prevents, counts as a document with no bit set).
+    fn corrected(&self, hits: &[Hit], kmers_total: &[u64], threshold: f64) -> Vec<Corrected> {
+        let blocks = self.index.blocks();
+        hits.iter()
+            .map(|hit| {
+                let block = self.index.block_of(hit);
+                let plan_block = &blocks[block as usize];
+                let local = hit.document - plan_block.first_document;
+                let fill =
+                    self.index
+                        .fills()
+                        .document(blocks, block, local)
+                        .unwrap_or(DocumentFill {
+                            ones: 0,
+                            sampled: 1,
+                            row_count: 1,
+                            hashes: plan_block.num_hashes,
+                        });
+                let total = kmers_total[hit.index as usize];
+                Corrected::of(hit.kmers_found as u64, total, fill, threshold)
+            })
+            .collect()
     }
 }
 

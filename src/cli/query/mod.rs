@@ -72,15 +72,21 @@ pub(crate) struct QueryArgs {
     )]
     group_by: Option<String>,
 
-    /// Report documents containing at least this fraction of the query's k-mers (0 to 1)
+    /// Report documents containing at least this fraction of the query's k-mers (0 to 1),
+    /// once the false positives expected of each document are taken out (the containment
+    /// column; see README, Corrected scores)
     #[arg(short, long, default_value_t = THRESHOLD_DEFAULT, value_parser = parse_threshold,
           allow_negative_numbers = true, help_heading = "Search")]
     threshold: f64,
-    /// Report documents whose identity estimate (fraction of k-mers found, to the power 1/k:
+    /// Report documents whose identity estimate (the corrected containment to the power 1/k:
     /// a copy with random point substitutions) is at least this (0 to 1): instead of -t
     #[arg(long, value_parser = parse_identity, value_name = "IDENTITY",
           conflicts_with = "threshold", help_heading = "Search")]
     min_identity: Option<f64>,
+    /// -t and --min-identity apply to the raw fraction of k-mers found, false positives
+    /// included, as `cobs query` (hits still carry their corrected scores)
+    #[arg(long, help_heading = "Search")]
+    raw_threshold: bool,
     /// Report at most N documents per query (0: all)
     #[arg(
         short,
@@ -204,6 +210,7 @@ impl QueryArgs {
             group_by: None,
             threshold: query.threshold,
             min_identity: None,
+            raw_threshold: true,
             limit: query.limit,
             format: FormatArg::Cobs,
             presence: false,
@@ -340,6 +347,9 @@ fn search_request(args: &QueryArgs) -> SearchRequest {
         waves: args.waves,
         cobs_order: cobs,
         group_by: args.group_by.clone(),
+        // COBS's output is COBS's answer: raw scores, raw threshold.
+        corrected: !cobs,
+        raw_threshold: args.raw_threshold,
         ..SearchRequest::default()
     }
 }

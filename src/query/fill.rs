@@ -1,0 +1,220 @@
+//! Each document's ratio of ones: how full its Bloom filter is, and so how often it reports
+//! a k-mer it does not hold ([`super::correct`]).
+//!
+//! Neither COBS's format nor bitsift's side files record a document's k-mer count, but a row
+//! holds one bit of every document of its block, so a few rows give the ratio of ones of all
+//! of them at once. [`read_fills`] reads, for each block asked for, every row when they fit in
+//! [`SAMPLE_BYTES`] (the ratio is then exact), else [`SAMPLE_SPANS`] runs of consecutive rows
+//! spread evenly over the block, [`SAMPLE_BYTES`] in all (4 MiB: 1,024 rows of 4 KiB, the
+//! ratio to about ±0.03 at 0.3, an error [`super::correct`] carries into its interval). A
+//! run is one read, so a block costs 16 requests, once per process: [`Fills`] keeps the
+//! counts, 4 bytes per document, in the shared [`super::Index`].
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use super::correct::DocumentFill;
+use super::index::Index;
+use super::plan::{Plan, PlanBlock};
+use crate::io::{IoError, ReadConsumer, ReadEngine, ReadShape};
+use crate::read::ReadError;
+
+/// Bytes of rows read at most to learn a block's ratios of ones.
+pub(crate) const SAMPLE_BYTES: u64 = 4 << 20;
+
+/// Runs of consecutive rows a sampled block is read in.
+pub(crate) const SAMPLE_SPANS: u64 = 16;
+
+/// The bits set in each document's column among the rows read of one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BlockFill {
+    /// Rows read.
+    pub sampled: u64,
+    /// Per document of the block (position within it): bits set among those rows.
+    pub ones: Vec<u32>,
+}
+
+/// The fills learnt so far, by block number; shared by the sessions of an index.
+#[derive(Debug, Default)]
+pub(crate) struct Fills {
+    blocks: Mutex<Vec<Option<Arc<BlockFill>>>>,
+}
+
+impl Fills {
+    /// The fill of block `block`, if read.
+    pub(crate) fn get(&self, block: u32) -> Option<Arc<BlockFill>> {
+        let blocks = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        blocks.get(block as usize).cloned().flatten()
+    }
+
+    /// Records the fill of block `block`.
+    pub(crate) fn insert(&self, block: u32, fill: BlockFill) {
+        let mut blocks = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        if blocks.len() <= block as usize {
+            blocks.resize(block as usize + 1, None);
+        }
+        blocks[block as usize] = Some(Arc::new(fill));
+    }
+
+    /// The fill of document `local` of block `block` of `blocks`, if its block was read.
+    pub(crate) fn document(
+        &self,
+        blocks: &[PlanBlock],
+        block: u32,
+        local: u64,
+    ) -> Option<DocumentFill> {
+        let fill = self.get(block)?;
+        let plan_block = &blocks[block as usize];
+        Some(DocumentFill {
+            ones: fill.ones.get(local as usize).copied().unwrap_or(0) as u64,
+            sampled: fill.sampled,
+            row_count: plan_block.row_count,
+            hashes: plan_block.num_hashes,
+        })
+    }
+
+    /// The highest false-positive rate of the documents whose fill is known (0: none).
+    #[allow(dead_code)]
+    pub(crate) fn fpr_max(&self, blocks: &[PlanBlock]) -> f64 {
+        let filled = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        filled
+            .iter()
+            .enumerate()
+            .filter_map(|(b, fill)| Some((blocks.get(b)?, fill.as_ref()?)))
+            .map(|(block, fill)| {
+                let ones = fill.ones.iter().copied().max().unwrap_or(0) as f64;
+                (ones / fill.sampled.max(1) as f64).powi(block.num_hashes.max(1) as i32)
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// The rows of `block` that [`read_fills`] reads: all, or [`SAMPLE_SPANS`] evenly spread
+/// runs of [`SAMPLE_BYTES`] in all.
+pub(crate) fn sample_spans(block: &PlanBlock) -> Vec<Range<u64>> {
+    let rows = block.row_count;
+    let wanted = (SAMPLE_BYTES / block.row_bytes.max(1)).max(SAMPLE_SPANS);
+    if wanted >= rows {
+        return vec![0..rows];
+    }
+    let per_span = wanted / SAMPLE_SPANS;
+    let stride = rows / SAMPLE_SPANS;
+    (0..SAMPLE_SPANS)
+        .map(|i| i * stride..i * stride + per_span)
+        .collect()
+}
+
+/// Counts, per block read, the bits set in each document's column.
+struct FillConsumer<'a> {
+    plan: &'a Plan,
+    blocks: &'a [PlanBlock],
+    /// Per block number: its slot in `fills`, `u32::MAX` when not read.
+    slot_of: &'a [u32],
+    fills: &'a mut [BlockFill],
+    failure: Option<ReadError>,
+}
+
+impl ReadConsumer for FillConsumer<'_> {
+    fn complete(&mut self, read: usize, bytes: &[u8]) {
+        let read_offset = self.plan.reads[read].offset;
+        for row in self.plan.rows_of_read(read) {
+            let block = &self.blocks[row.block as usize];
+            let fill = &mut self.fills[self.slot_of[row.block as usize] as usize];
+            let start = (row.offset - read_offset) as usize;
+            let slice = &bytes
+                [start.min(bytes.len())..(start + block.used_bytes as usize).min(bytes.len())];
+            fill.sampled += 1;
+            for (at, &byte) in slice.iter().enumerate() {
+                let mut bits = byte;
+                while bits != 0 {
+                    let local = at * 8 + bits.trailing_zeros() as usize;
+                    if let Some(ones) = fill.ones.get_mut(local) {
+                        *ones += 1;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+
+    fn failed(&mut self, _read: usize, error: IoError) -> Result<(), IoError> {
+        self.failure.get_or_insert(error.into());
+        Ok(())
+    }
+}
+
+/// Reads the sample rows of blocks `wanted` of `index` (one planned batch through `engine`;
+/// `plan` is reused) and records their fills in the index's [`Fills`].
+pub(crate) fn read_fills(
+    index: &Index,
+    engine: &mut dyn ReadEngine,
+    plan: &mut Plan,
+    shape: &ReadShape,
+    wanted: &[u32],
+) -> Result<(), ReadError> {
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let blocks = index.blocks();
+    plan.clear();
+    let mut slot_of = vec![u32::MAX; blocks.len()];
+    let mut fills = Vec::with_capacity(wanted.len());
+    for &number in wanted {
+        let block = &blocks[number as usize];
+        slot_of[number as usize] = fills.len() as u32;
+        fills.push(BlockFill {
+            sampled: 0,
+            ones: vec![0; block.document_count as usize],
+        });
+        for span in sample_spans(block) {
+            plan.add_rows(number, block, span);
+        }
+    }
+    plan.finish(blocks, shape);
+    let mut consumer = FillConsumer {
+        plan,
+        blocks,
+        slot_of: &slot_of,
+        fills: &mut fills,
+        failure: None,
+    };
+    engine.read_counted(&plan.reads, &mut consumer)?;
+    if let Some(error) = consumer.failure {
+        return Err(error);
+    }
+    for (&number, fill) in wanted.iter().zip(fills) {
+        index.fills().insert(number, fill);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(rows: u64, row_bytes: u64) -> PlanBlock {
+        PlanBlock {
+            index: 0,
+            file: 0,
+            data_offset: 0,
+            row_count: rows,
+            row_bytes,
+            used_bytes: row_bytes,
+            num_hashes: 1,
+            document_count: row_bytes * 8,
+            first_document: 0,
+            rows: crate::format::RowMap::new(crate::format::RowLayout::Cobs, rows),
+        }
+    }
+
+    #[test]
+    fn small_blocks_are_read_whole_and_large_ones_in_spread_runs() {
+        assert_eq!(sample_spans(&block(5000, 8)), vec![0..5000]);
+        let spans = sample_spans(&block(1_000_000, 4096));
+        assert_eq!(spans.len() as u64, SAMPLE_SPANS);
+        let rows: u64 = spans.iter().map(|s| s.end - s.start).sum();
+        assert_eq!(rows * 4096, SAMPLE_BYTES);
+        assert_eq!(spans[1].start, 1_000_000 / SAMPLE_SPANS);
+        assert!(spans.last().unwrap().end <= 1_000_000);
+    }
+}
