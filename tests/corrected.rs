@@ -109,6 +109,9 @@ fn reported(index: &Path, queries: &Path, cutoff: &[&str]) -> Vec<Reported> {
 struct Accuracy {
     hits: usize,
     without_kmers: usize,
+    /// Hits whose exact containment is under the threshold, and of them those not marked
+    /// borderline.
+    under: usize,
     under_unmarked: usize,
     borderline: usize,
     /// Pairs whose exact containment is at least the threshold plus 0.05, and of them those
@@ -129,6 +132,7 @@ fn accuracy(hits: &[Reported], exact: &HashMap<(String, String), f64>, threshold
     for hit in hits {
         let truth = exact[&(hit.query.clone(), hit.document.clone())];
         a.without_kmers += usize::from(truth == 0.0);
+        a.under += usize::from(truth < threshold);
         a.under_unmarked += usize::from(truth < threshold && !hit.borderline);
         a.borderline += usize::from(hit.borderline);
     }
@@ -181,6 +185,13 @@ fn check_all(
             let close = (hit.containment - exact[&key]).abs() <= 0.05;
             within.insert(key, close);
         }
+        // The same cutoff on COBS's raw fraction, for the table's comparison.
+        let raw = reported(
+            index,
+            queries,
+            &[flag, &value.to_string(), "--raw-threshold"],
+        );
+        let raw = accuracy(&raw, exact, threshold);
         let close = hits
             .iter()
             .filter(|h| {
@@ -188,9 +199,12 @@ fn check_all(
             })
             .count();
         rows.push(format!(
-            "| {name} | `{flag} {value}` | {threshold:.3} | {} | {} | {} | {} | {:.1} % | {}/{} |",
+            "| {name} | `{flag} {value}` | {threshold:.3} | {} / {} | {} / {} | {} / {} | {} | {:.1} % | {}/{} |",
+            raw.hits,
             a.hits,
+            raw.without_kmers,
             a.without_kmers,
+            raw.under,
             a.under_unmarked,
             a.borderline,
             100.0 * close as f64 / a.hits.max(1) as f64,

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use super::correct::DocumentFill;
 use super::index::Index;
 use super::plan::{Plan, PlanBlock};
+use super::sliced::{planes_for, words_for, SlicedCounters, SlicedView};
 use crate::io::{IoError, ReadConsumer, ReadEngine, ReadShape};
 use crate::read::ReadError;
 
@@ -104,13 +105,22 @@ pub(crate) fn sample_spans(block: &PlanBlock) -> Vec<Range<u64>> {
         .collect()
 }
 
+/// The counters of one block being sampled: bit-sliced, so a 4 KiB row costs a few
+/// bitwise passes rather than one step per set bit ([`super::sliced`]).
+struct Sampling {
+    data: Vec<u64>,
+    used_bytes: usize,
+    planes: usize,
+    sampled: u64,
+}
+
 /// Counts, per block read, the bits set in each document's column.
 struct FillConsumer<'a> {
     plan: &'a Plan,
     blocks: &'a [PlanBlock],
     /// Per block number: its slot in `fills`, `u32::MAX` when not read.
     slot_of: &'a [u32],
-    fills: &'a mut [BlockFill],
+    fills: &'a mut [Sampling],
     failure: Option<ReadError>,
 }
 
@@ -120,20 +130,11 @@ impl ReadConsumer for FillConsumer<'_> {
         for row in self.plan.rows_of_read(read) {
             let block = &self.blocks[row.block as usize];
             let fill = &mut self.fills[self.slot_of[row.block as usize] as usize];
-            let start = (row.offset - read_offset) as usize;
-            let slice = &bytes
-                [start.min(bytes.len())..(start + block.used_bytes as usize).min(bytes.len())];
+            let start = ((row.offset - read_offset) as usize).min(bytes.len());
+            let end = (start + block.used_bytes as usize).min(bytes.len());
             fill.sampled += 1;
-            for (at, &byte) in slice.iter().enumerate() {
-                let mut bits = byte;
-                while bits != 0 {
-                    let local = at * 8 + bits.trailing_zeros() as usize;
-                    if let Some(ones) = fill.ones.get_mut(local) {
-                        *ones += 1;
-                    }
-                    bits &= bits - 1;
-                }
-            }
+            SlicedCounters::new(&mut fill.data, fill.used_bytes, fill.planes)
+                .add_row(&bytes[start..end], 1);
         }
     }
 
@@ -162,11 +163,16 @@ pub(crate) fn read_fills(
     for &number in wanted {
         let block = &blocks[number as usize];
         slot_of[number as usize] = fills.len() as u32;
-        fills.push(BlockFill {
+        let spans = sample_spans(block);
+        let rows: u64 = spans.iter().map(|s| s.end - s.start).sum();
+        let (used_bytes, planes) = (block.used_bytes as usize, planes_for(rows));
+        fills.push(Sampling {
+            data: vec![0; words_for(used_bytes, planes)],
+            used_bytes,
+            planes,
             sampled: 0,
-            ones: vec![0; block.document_count as usize],
         });
-        for span in sample_spans(block) {
+        for span in spans {
             plan.add_rows(number, block, span);
         }
     }
@@ -183,7 +189,11 @@ pub(crate) fn read_fills(
         return Err(error);
     }
     for (&number, fill) in wanted.iter().zip(fills) {
-        index.fills().insert(number, fill);
+        let view = SlicedView::new(&fill.data, fill.used_bytes, fill.planes);
+        let documents = blocks[number as usize].document_count;
+        let ones = (0..documents).map(|d| view.count(d) as u32).collect();
+        let sampled = fill.sampled;
+        index.fills().insert(number, BlockFill { sampled, ones });
     }
     Ok(())
 }
