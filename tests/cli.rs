@@ -521,6 +521,7 @@ fn outputs_tsv_json_and_stats() {
         index.to_str().unwrap(),
         "-t",
         "0",
+        "--raw-threshold",
         "-l",
         "1",
         "-f",

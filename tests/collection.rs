@@ -62,6 +62,8 @@ fn hits(indexes: &[&Path], queries: &Path, extra: &[&str]) -> Vec<Hit> {
     if !extra.contains(&"-t") {
         args.extend(["-t", "0"]);
     }
+    // COBS's threshold: these tests compare scores with fresh builds and COBS.
+    args.push("--raw-threshold");
     for index in indexes {
         args.extend(["-i", text(index)]);
     }

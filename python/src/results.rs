@@ -363,10 +363,15 @@ impl QueryResult {
             .iter()
             .map(|h| Ok((h.index, h.document, self.document(h)?)))
             .collect::<PyResult<_>>()?;
+        // As the command line's matrix: the corrected containment, when there is one.
         let values = self
             .hits
             .iter()
-            .map(|h| fraction(h.kmers_found, self.total(h)))
+            .enumerate()
+            .map(|(i, h)| match self.corrected.get(i) {
+                Some(c) => rounded(c.containment),
+                None => fraction(h.kmers_found, self.total(h)),
+            })
             .collect();
         Ok((keys, values))
     }

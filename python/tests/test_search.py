@@ -252,11 +252,18 @@ def test_to_pandas(demo_index):
         "kmers_total",
         "fraction",
         "identity",
+        "containment",
+        "containment_low",
+        "containment_high",
+        "borderline",
+        "fpr",
+        "fp_expected",
+        "p_false",
     ]
     assert len(frame) == sum(len(r.hits) for r in results)
     first = results[0].to_pandas()
     assert isinstance(first, pandas.DataFrame)
-    assert list(first.itertuples(index=False, name=None)) == [
+    assert [row[:7] for row in first.itertuples(index=False, name=None)] == [
         (results[0].name, hit.index, hit.document) + tuple(hit[2:6]) for hit in results[0].hits
     ]
     assert frame["kmers_found"].dtype.kind == "i"
@@ -278,9 +285,12 @@ def test_results_are_typed_objects(demo_index):
     assert isinstance(result, bitsift.QueryResult)
     hit = result.hits[0]
     assert isinstance(hit, bitsift.Hit)
-    document, index, found, total, fraction, identity, coverage = hit
+    document, index, found, total, fraction, identity, coverage = hit[:7]
     assert (document, found, total) == ("Kpn_pMCR_1511_KX377410", 1596, 1596)
     assert fraction == 1.0 and identity == 1.0 and index == str(demo_index)
+    # The score corrected for the document's false positives (README, Corrected scores).
+    assert hit.containment == 1.0 and hit.borderline is False
+    assert 0.0 <= hit.fpr < 1.0 and hit.p_false == 0.0
     assert coverage is None, "only asked for with coverage=True"
     assert result.hits is result.hits, "built once"
     assert (
@@ -372,7 +382,7 @@ def test_a_matrix_has_a_row_per_hit_document_and_a_column_per_query(demo_index, 
         column = matrix[result.name]
         assert {d for d, v in column.items() if v > 0} == {h.document for h in result.hits}
         for hit in result.hits:
-            assert column[hit.document] == hit.fraction
+            assert column[hit.document] == hit.containment
     presence = results.matrix(presence=True, sparse=True)
     assert isinstance(presence[results[0].name].dtype, pandas.SparseDtype)
     assert presence.sparse.to_dense().sum().sum() == sum(len(r.hits) for r in results)

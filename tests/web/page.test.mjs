@@ -29,7 +29,7 @@ const KPC2_NAME = "blaKPC-2_1_AY034847";
 const MCR1_HOST = "Kpn_pMCR_1511_KX377410";
 // 40 bases: with threshold 0 every document of the synthetic index is a hit.
 const CORE = ">core\nACGTTGCAAGCTTAGCCGATAGCTAGGCTTACGATCGATC\n";
-const HEADERS = ["Document", "Index", "k-mers found", "Fraction", "Identity (est.)"];
+const HEADERS = ["Document", "Index", "k-mers found", "Fraction", "Containment", "Identity (est.)"];
 
 let context, page, bigPage, profile;
 const consoleErrors = [];
@@ -141,7 +141,8 @@ describe("bitsift web page", () => {
     assert.ok(row, `no row for ${MCR1_HOST}: ${JSON.stringify(rows)}`);
     assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     assert.match(await page.getAttribute("#results th[data-key=identity]", "title"), /too low for partial hits/);
-    assert.match(await page.textContent("#identity-note"), /fraction\^\(1\/k\).*too low.*too high/s);
+    assert.match(await page.textContent("#identity-note"), /containment\^\(1\/k\).*too low/s);
+    assert.match(await page.textContent("#containment-note"), /corrected for the false positives.*borderline/s);
     assert.equal(await page.$("#results .pager"), null, "one page: no pager");
     assert.ok(await page.$eval("#results", (r) => [...r.childNodes].every((n) => n.nodeType === Node.ELEMENT_NODE)),
       "the results hold elements only");
@@ -174,9 +175,12 @@ describe("bitsift web page", () => {
     const lines = tsvLines(tsv.text);
     // The server's TSV, the command line's columns (no index column: this server has one index).
     assert.deepEqual(lines[0],
-      ["query", "document", "kmers_found", "kmers_total", "fraction", "identity", "status", "species", "source"]);
-    assert.deepEqual(lines.find((l) => l[1] === MCR1_HOST),
-      [MCR1_NAME, MCR1_HOST, "1596", "1596", "1.0000", "1.0000", "hit", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+      ["query", "document", "kmers_found", "kmers_total", "fraction", "identity", "containment", "containment_low",
+       "containment_high", "borderline", "fpr", "fp_expected", "p_false", "status", "species", "source"]);
+    const mcr1 = lines.find((l) => l[1] === MCR1_HOST);
+    assert.deepEqual(mcr1.slice(0, 7), [MCR1_NAME, MCR1_HOST, "1596", "1596", "1.0000", "1.0000", "1.0000"]);
+    assert.deepEqual(mcr1.slice(9, 10), ["false"]);
+    assert.deepEqual(mcr1.slice(13), ["hit", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     const json = await downloadText("#download-json");
     assert.equal(json.name, "bitsift-hits.json");
     const response = JSON.parse(json.text);
@@ -242,7 +246,7 @@ describe("bitsift web page", () => {
     const tsv = tsvLines((await downloadText("#download-tsv")).text);
     page.off("request", watch);
     assert.deepEqual(requests.map((r) => [r.format, r.limit, r.group_by]), [["tsv", 0, undefined]]);
-    const hits = tsv.slice(1).filter((l) => l[6] === "hit");
+    const hits = tsv.slice(1).filter((l) => l[13] === "hit");
     assert.deepEqual(hits.map((l) => l[0]), [MCR1_NAME, KPC2_NAME, KPC2_NAME, KPC2_NAME], "every hit of both queries");
     assert.ok(hits.every((l) => /^[01]\.\d{4}$/.test(l[5])), `identity column: ${JSON.stringify(hits)}`);
     const matrix = await downloadText("#download-matrix");
