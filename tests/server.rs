@@ -1600,7 +1600,7 @@ fn answers_carry_totals_pages_groups_and_downloads() {
     let lines: Vec<&str> = tsv.body.lines().collect();
     assert_eq!(
         lines[0],
-        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus\tspecies\tsource"
+        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false\tstatus\tspecies\tsource"
     );
     assert_eq!(lines.len(), 5, "{}", tsv.body);
     let matrix = ask(serde_json::json!({"limit": 0, "format": "matrix", "presence": true}));
@@ -2011,7 +2011,7 @@ fn query_names_with_control_characters_are_escaped_in_downloads() {
     let tsv = ask("tsv");
     let lines: Vec<&str> = tsv.lines().collect();
     assert_eq!(lines.len(), 9, "a header and 4 hits a query: {tsv}");
-    assert!(fields(&tsv).iter().all(|&n| n == 10), "{tsv}");
+    assert!(fields(&tsv).iter().all(|&n| n == 17), "{tsv}");
     assert_eq!(
         lines[1..]
             .iter()
