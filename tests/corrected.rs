@@ -18,6 +18,12 @@ use common::*;
 
 const K: usize = 31;
 
+/// A named sequence.
+type Record = (String, Vec<u8>);
+
+/// A named genome and its records.
+type Genome = (String, Vec<Vec<u8>>);
+
 /// (name, sequence) records of a FASTA file, plain or gzipped.
 fn read_fasta(path: &Path) -> Vec<(String, Vec<u8>)> {
     let mut bytes = Vec::new();
@@ -238,9 +244,9 @@ fn mutated(rng: &mut Rng, gene: &[u8], rate: f64) -> Vec<u8> {
 
 /// Simulated genomes of different sizes (so their filters differ in fill) carrying the genes
 /// at known substitution rates, whole or in part.
-fn simulated(dir: &Path) -> (Vec<(String, Vec<u8>)>, Vec<(String, Vec<Vec<u8>>)>) {
+fn simulated(dir: &Path) -> (Vec<Record>, Vec<Genome>) {
     let mut rng = Rng(33);
-    let genes: Vec<(String, Vec<u8>)> = (0..16)
+    let genes: Vec<Record> = (0..16)
         .map(|g| (format!("gene{g}"), random_bases(&mut rng, 900 + 50 * g)))
         .collect();
     let rates = [0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15];

@@ -73,21 +73,6 @@ impl Fills {
             hashes: plan_block.num_hashes,
         })
     }
-
-    /// The highest false-positive rate of the documents whose fill is known (0: none).
-    #[allow(dead_code)]
-    pub(crate) fn fpr_max(&self, blocks: &[PlanBlock]) -> f64 {
-        let filled = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
-        filled
-            .iter()
-            .enumerate()
-            .filter_map(|(b, fill)| Some((blocks.get(b)?, fill.as_ref()?)))
-            .map(|(block, fill)| {
-                let ones = fill.ones.iter().copied().max().unwrap_or(0) as f64;
-                (ones / fill.sampled.max(1) as f64).powi(block.num_hashes.max(1) as i32)
-            })
-            .fold(0.0, f64::max)
-    }
 }
 
 /// The rows of `block` that [`read_fills`] reads: all, or [`SAMPLE_SPANS`] evenly spread
@@ -96,7 +81,7 @@ pub(crate) fn sample_spans(block: &PlanBlock) -> Vec<Range<u64>> {
     let rows = block.row_count;
     let wanted = (SAMPLE_BYTES / block.row_bytes.max(1)).max(SAMPLE_SPANS);
     if wanted >= rows {
-        return vec![0..rows];
+        return std::iter::once(0..rows).collect();
     }
     let per_span = wanted / SAMPLE_SPANS;
     let stride = rows / SAMPLE_SPANS;
@@ -219,7 +204,8 @@ mod tests {
 
     #[test]
     fn small_blocks_are_read_whole_and_large_ones_in_spread_runs() {
-        assert_eq!(sample_spans(&block(5000, 8)), vec![0..5000]);
+        let whole = sample_spans(&block(5000, 8));
+        assert_eq!((whole.len(), whole[0].start, whole[0].end), (1, 0, 5000));
         let spans = sample_spans(&block(1_000_000, 4096));
         assert_eq!(spans.len() as u64, SAMPLE_SPANS);
         let rows: u64 = spans.iter().map(|s| s.end - s.start).sum();
