@@ -271,8 +271,17 @@ impl QueryResult {
                 Some(coverage) => serialized(py, coverage)?,
                 None => py.None().into_bound(py),
             };
-            let corrected = self.corrected.get(i);
-            list.append(class.call1((
+            let scores = PyDict::new(py);
+            if let Some(c) = self.corrected.get(i) {
+                scores.set_item("containment", rounded(c.containment))?;
+                scores.set_item("containment_low", rounded(c.low))?;
+                scores.set_item("containment_high", rounded(c.high))?;
+                scores.set_item("borderline", c.borderline)?;
+                scores.set_item("fpr", rounded(c.fpr))?;
+                scores.set_item("fp_expected", c.fp_expected)?;
+                scores.set_item("p_false", c.p_false)?;
+            }
+            let fields = (
                 self.document(hit)?,
                 self.label(hit),
                 hit.kmers_found,
@@ -280,14 +289,8 @@ impl QueryResult {
                 fraction(hit.kmers_found, total),
                 self.identity(i),
                 coverage,
-                corrected.map(|c| rounded(c.containment)),
-                corrected.map(|c| rounded(c.low)),
-                corrected.map(|c| rounded(c.high)),
-                corrected.map(|c| c.borderline),
-                corrected.map(|c| rounded(c.fpr)),
-                corrected.map(|c| c.fp_expected),
-                corrected.map(|c| c.p_false),
-            ))?)?;
+            );
+            list.append(class.call(fields, Some(&scores))?)?;
         }
         let _ = self.hit_list.set(list.clone().unbind());
         Ok(self.hit_list.get().map_or(list, |l| l.bind(py).clone()))
