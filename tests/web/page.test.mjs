@@ -139,7 +139,7 @@ describe("bitsift web page", () => {
     const rows = await tableRows(0);
     const row = rows.find((r) => r[0] === MCR1_HOST);
     assert.ok(row, `no row for ${MCR1_HOST}: ${JSON.stringify(rows)}`);
-    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     assert.match(await page.getAttribute("#results th[data-key=identity]", "title"), /too low for partial hits/);
     assert.match(await page.textContent("#identity-note"), /containment\^\(1\/k\).*too low/s);
     assert.match(await page.textContent("#containment-note"), /corrected for the false positives.*borderline/s);
@@ -200,7 +200,7 @@ describe("bitsift web page", () => {
     assert.equal(rows[0][0], "Kpn_HS11286_CP003200_pKPHS1-6");
     assert.equal(rows[0][3], "1.0000");
     const row = rows.find((r) => r[0] === "Kpn_HS11286_CP003200_pKPHS1-6");
-    assert.equal(row[5], "Klebsiella pneumoniae");
+    assert.equal(row[6], "Klebsiella pneumoniae");
     const facts = await page.$$eval("#results section.query .facts", (f) => f.map((x) => x.textContent));
     assert.match(facts[1], /^882 bases · 852 k-mers · 3 of 12 genomes$/);
     assert.match(await page.textContent("#results .results-head"), /2 queries · 4 hits ·/);
