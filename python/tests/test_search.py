@@ -1,5 +1,6 @@
 """bitsift.Index gives the command line's answers, from every kind of query input."""
 
+import math
 import os
 import sys
 import time
@@ -9,6 +10,31 @@ import pytest
 
 import bitsift
 from conftest import DEMO, GENES, REPLICONS, SMALL_GENOMES, read_fasta
+
+
+def rounded(value, scale=1e4):
+    """As the command line rounds a score: half away from zero, at 4 decimals by default."""
+    scaled = value * scale
+    whole = math.floor(scaled)
+    if scaled - whole >= 0.5:
+        whole += 1
+    return whole / scale
+
+
+def corrected_as_cli(hit):
+    """A hit's corrected score as `bitsift query --format json` writes it (none when the
+    search did not correct it)."""
+    if hit.containment is None:
+        return {}
+    return {
+        "containment": rounded(hit.containment),
+        "containment_low": rounded(hit.containment_low),
+        "containment_high": rounded(hit.containment_high),
+        "borderline": hit.borderline,
+        "fpr": rounded(hit.fpr),
+        "fp_expected": rounded(hit.fp_expected, 10.0),
+        "p_false": float(f"{hit.p_false:.2e}"),
+    }
 
 
 def as_cli(results):
@@ -28,6 +54,7 @@ def as_cli(results):
                         "kmers_total": hit.kmers_total,
                         "fraction": round(hit.fraction, 4),
                         "identity": round(hit.identity, 4),
+                        **corrected_as_cli(hit),
                     }
                     for hit in result.hits
                 ],
@@ -66,6 +93,24 @@ def test_gene_results_equal_the_cli(demo_index, cli_json, threshold, limit):
     assert len(results) == 30
     assert as_cli(results) == cli_queries(expected)
     assert all(hit.index == str(demo_index) for r in results for hit in r.hits)
+
+
+def test_raw_threshold_is_cobs_filter(demo_index, cli_json):
+    """Threshold 0 lists the documents with evidence by default (the corrected filter), every
+    document with raw_threshold=True (COBS's filter), as `--raw-threshold` does."""
+    index = bitsift.Index(demo_index)
+    documents = len(index.documents)
+    corrected = index.search(GENES, threshold=0.0)
+    raw = index.search(GENES, threshold=0.0, raw_threshold=True)
+    assert all(len(r.hits) == documents for r in raw)
+    assert all(len(r.hits) < documents for r in corrected)
+    expected = cli_json([demo_index], "-f", GENES, "-t", 0.0, "--raw-threshold")
+    assert as_cli(raw) == cli_queries(expected)
+    # The same hits keep their scores: the filter differs, not the numbers.
+    scores = {(r.name, h.document): h for r in raw for h in r.hits}
+    for result in corrected:
+        for hit in result.hits:
+            assert scores[(result.name, hit.document)] == hit
 
 
 def test_every_input_form_gives_the_same_answers(demo_index):
@@ -236,7 +281,8 @@ def test_limit_batch_and_prune_options(demo_index):
     assert as_cli(one_by_one) == full
     assert len({r.batch_stats["batch"] for r in one_by_one}) == 30
     assert all(r.batch_stats["queries"] == 1 for r in one_by_one)
-    limited = index.search(GENES, threshold=0.0, limit=2)
+    # COBS's threshold 0: every document is a hit, so the limit is what keeps 2 of them.
+    limited = index.search(GENES, threshold=0.0, limit=2, raw_threshold=True)
     assert all(len(r.hits) == 2 for r in limited)
 
 
