@@ -6,8 +6,8 @@ one build of the same genomes.
 
 1. `--batches` batches of `--per-batch` genomes are simulated (`bitsift-simulate`, the bundled
    AMR genes planted, each batch its own seed and clades).
-2. Two collections are grown by one `bitsift add` per batch: with exact row counts (the
-   default, as COBS sizes them) and with `--rows power-of-two`. The same genomes are also
+2. Two collections are grown by one `bitsift add` per batch: with `--rows exact` (as COBS
+   sizes them; the default before issue 36) and with `--rows power-of-two`. The same genomes are also
    built at once (`bitsift build`), both ways.
 3. Each collection is copied, then merged (`bitsift merge --json`), so that all six indexes
    (two grown, two merged, two built at once) exist side by side. They are measured in

@@ -57,6 +57,9 @@ pub use io_at::IoAt;
 pub mod iobench;
 pub mod kmer;
 pub mod metadata;
+#[cfg(test)]
+#[allow(unreachable_pub)]
+mod model_tests;
 pub mod query;
 pub mod read;
 pub mod search;
@@ -69,6 +72,10 @@ pub mod synth;
 mod tempfiles;
 #[cfg(test)]
 mod testing;
+/// The integration tests' shared references name the library `bitsift`; the model test
+/// includes them.
+#[cfg(test)]
+extern crate self as bitsift;
 pub use tempfiles::{leave_signals_to_host, write_atomically, AtomicFile};
 pub mod tsv;
 pub mod units;

@@ -5,6 +5,8 @@
 //! The walk visits each directory's entries in name order and descends depth first, so what
 //! it takes comes out sorted by path (paths compare component by component): zero-padded
 //! batch names keep their order whatever the directory's own order is.
+//!
+//! A list or table named `-` is standard input ([`is_standard_input`]), as in most Unix tools.
 
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
@@ -62,10 +64,25 @@ fn walk_into(
     Ok(())
 }
 
-/// The paths a list file names, one per line, relative to the list's folder unless absolute;
-/// empty lines and `#` comments are skipped, surrounding white space trimmed.
+/// Whether `path` is `-`, which stands for standard input wherever a file is read.
+pub(crate) fn is_standard_input(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Opens `path` for reading, or standard input when it is `-`.
+pub(crate) fn open_input(path: &Path) -> std::io::Result<Box<dyn std::io::Read + Send>> {
+    if is_standard_input(path) {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    Ok(Box::new(std::fs::File::open(path)?))
+}
+
+/// The paths a list file names, one per line, relative to the list's folder unless absolute
+/// (to the current folder for `-`, standard input); empty lines and `#` comments are
+/// skipped, surrounding white space trimmed.
 pub(crate) fn read_list(list: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let text = std::fs::read_to_string(list)?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut open_input(list)?, &mut text)?;
     let base = list.parent().unwrap_or(Path::new("."));
     Ok(text
         .lines()

@@ -164,7 +164,12 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
         &["--page-size", "1", "--range-rows", "16"],
     );
     let collection = dir.path().join("collection");
-    ok(add(&collection, &genomes[..8], &["--page-size", "1"]));
+    // Exact rows, as a standalone build's (a new collection's default is power-of-two).
+    ok(add(
+        &collection,
+        &genomes[..8],
+        &["--page-size", "1", "--rows", "exact"],
+    ));
     ok(add(&collection, &genomes[8..], &[]));
     assert_eq!(manifest(&collection)["parameters"]["page_size"], 1);
     let expected = hits(&[&fresh], &queries, &[]);
@@ -220,11 +225,13 @@ fn add_scores_equal_fresh_builds_of_the_batches_and_cobs_reads_every_subindex() 
     let mut fresh = Vec::new();
     // COBS's layout, which COBS reads (the collection keeps it for every addition).
     let cobs: &[&str] = &["--layout", "cobs"];
+    // Exact rows, as a standalone build's (a new collection's default is power-of-two).
+    let first: &[&str] = &["--layout", "cobs", "--rows", "exact"];
     for (number, batch) in batches.iter().enumerate() {
         let added = ok(add(
             &collection,
             batch,
-            if number == 0 { cobs } else { &[] },
+            if number == 0 { first } else { &[] },
         ));
         assert!(stderr(&added).is_empty(), "-q: {}", stderr(&added));
         let index = dir.path().join(format!("batch{number}.cobs_compact"));

@@ -745,13 +745,16 @@ fn demo_prints_aligned_columns_and_a_summary() {
     assert!(widths.iter().all(|&w| w == widths[0]), "{widths:?}\n{text}");
     assert!(text.contains("1. build   12 documents,"), "{text}");
     assert!(text.contains(", 1 block of 8-byte rows)"), "{text}");
+    // Each query's accounting is for -v (issue 36): the table alone by default.
+    let engine_line =
+        |text: &str| text.contains(" in memory in ") || text.contains("waiting for reads");
+    assert!(!engine_line(&text), "{text}");
+    assert!(stderr(&output).is_empty(), "{}", stderr(&output));
     // The index was just written, so it sits in the page cache and is scored in place (the
     // automatic engine choice); read from storage, the line says how long reads were awaited.
-    assert!(
-        text.contains(" in memory in ") || text.contains("waiting for reads"),
-        "{text}"
-    );
-    assert!(!text.contains("major faults"), "{text}");
+    let verbose = stdout(&ok(run(&["demo", "-v"])));
+    assert!(engine_line(&verbose), "{verbose}");
+    assert!(!verbose.contains("major faults"), "{verbose}");
     let summary = text
         .lines()
         .find(|l| l.starts_with("4. summary 47 queries, "))
@@ -760,4 +763,138 @@ fn demo_prints_aligned_columns_and_a_summary() {
         summary.contains("without a hit; searching took"),
         "{summary}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 36: standard input, and a quiet query that ends with one summary line
+// ---------------------------------------------------------------------------------------
+
+/// Runs the binary with `args`, `input` on its standard input.
+fn run_with_input(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = bitsift()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run bitsift");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("wait for bitsift");
+    // A command that stops reading early closes the pipe: that is its business.
+    let _ = writer.join();
+    output
+}
+
+#[test]
+fn a_dash_reads_standard_input_wherever_a_file_is_read() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let genes = demo_file("queries/amr_genes.fa");
+    let from_file = ok(query(&index, &["-f", text(&genes)]));
+    let fasta = std::fs::read(&genes).unwrap();
+    let from_stdin = ok(run_with_input(
+        &["query", "-i", text(&index), "-f", "-"],
+        &fasta,
+    ));
+    assert_eq!(stdout(&from_stdin), stdout(&from_file));
+    assert!(body(&from_file).len() > 1, "{}", stdout(&from_file));
+
+    // An index list on standard input, its paths relative to the current folder.
+    let list = format!("{}\n", text(&index));
+    let listed = ok(run_with_input(
+        &["query", "--index-list", "-", "-f", text(&genes)],
+        list.as_bytes(),
+    ));
+    assert_eq!(stdout(&listed), stdout(&from_file));
+
+    // A metadata table on standard input.
+    let names = stdout(&ok(run(&["info", "--documents", text(&index)])));
+    let documents: Vec<&str> = names
+        .lines()
+        .skip_while(|l| !l.starts_with("block\t"))
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(2))
+        .collect();
+    assert_eq!(documents.len(), 3, "{names}");
+    let mut table = String::from("document\tsource\n");
+    for name in &documents {
+        table += &format!("{name}\tfrom-{name}\n");
+    }
+    let path = write_text(&dir.path().join("meta.tsv"), &table);
+    let joined_file = ok(query(
+        &index,
+        &["-f", text(&genes), "--metadata", text(&path)],
+    ));
+    let joined_stdin = ok(run_with_input(
+        &[
+            "query",
+            "-i",
+            text(&index),
+            "-f",
+            text(&genes),
+            "--metadata",
+            "-",
+        ],
+        table.as_bytes(),
+    ));
+    assert_eq!(stdout(&joined_stdin), stdout(&joined_file));
+    assert!(
+        stdout(&joined_file).contains("\tfrom-"),
+        "{}",
+        stdout(&joined_file)
+    );
+
+    // A build list on standard input names the same genomes as a list file.
+    let genome = demo_file("genomes/Phage_lambda_NC_001416.fa.gz");
+    let built = dir.path().join("listed.cobs_compact");
+    ok(run_with_input(
+        &["build", "-q", "-o", text(&built), "--list", "-"],
+        format!("{}\n", text(&genome)).as_bytes(),
+    ));
+    let info = stdout(&ok(run(&["info", "--documents", text(&built)])));
+    assert!(info.contains("\tPhage_lambda_NC_001416\n"), "{info}");
+
+    // Standard input is read once.
+    let twice = run_with_input(
+        &["query", "-i", text(&index), "-f", "-", "--metadata", "-"],
+        &fasta,
+    );
+    assert_eq!(twice.status.code(), Some(2), "{}", stderr(&twice));
+    assert!(stderr(&twice).contains("standard input (-) can be read once"));
+}
+
+#[test]
+fn a_default_query_writes_one_closing_line_on_standard_error() {
+    let dir = temp_dir();
+    let index = small_index(dir.path());
+    let genes = demo_file("queries/amr_genes.fa");
+    let output = ok(query(&index, &["-f", text(&genes)]));
+    // The summary counted independently: records of the query file, lines of the answer.
+    let records = std::fs::read_to_string(&genes)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with('>'))
+        .count();
+    let hits = body(&output);
+    let mut with_hits: Vec<&str> = hits.iter().map(|l| l.split('\t').next().unwrap()).collect();
+    with_hits.dedup();
+    assert!(!hits.is_empty());
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "bitsift: {records} queries, {} with hits, {} hits\n",
+            with_hits.len(),
+            hits.len()
+        )
+    );
+    // The engine's words are for -v; -q silences the summary too.
+    let verbose = ok(query(&index, &["-f", text(&genes), "-v"]));
+    assert_eq!(stdout(&verbose), stdout(&output));
+    let quiet = ok(query(&index, &["-f", text(&genes), "-q"]));
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(stdout(&quiet), stdout(&output));
 }

@@ -290,8 +290,12 @@ fn exact_row_counts_keep_their_blocks_and_the_merge_says_only_a_rebuild_helps() 
     let queries_path = dir.path().join("queries.fa");
     write_queries(&queries_path, &genomes.sequences, 12, 22);
     let collection = dir.path().join("collection");
-    for batch in genomes.paths.chunks(3) {
+    for (number, batch) in genomes.paths.chunks(3).enumerate() {
         let mut args = vec!["add", "-q", "-T", "2", text(&collection)];
+        if number == 0 {
+            // Exact rows are no longer the default of a new collection (issue 36).
+            args.extend(["--rows", "exact"]);
+        }
         args.extend(batch.iter().map(|p| text(p)));
         ok(run(&args));
     }
@@ -306,6 +310,55 @@ fn exact_row_counts_keep_their_blocks_and_the_merge_says_only_a_rebuild_helps() 
     );
     assert_eq!(blocks(&collection), 3);
     assert_eq!(scores(&collection, &queries_path, "0", &[]), before);
+}
+
+/// Issue 36: two additions of real genomes with every option at its default merge into one
+/// block, every score unchanged; the new collection's manifest says why (power-of-two rows).
+#[test]
+fn two_default_additions_merge_into_one_block() {
+    let dir = temp_dir();
+    let collection = dir.path().join("collection");
+    let genomes = [
+        "Kpn_pMCR_1511_KX377410.fa.gz",
+        "Eco_pBK32602_KU295134.fa.gz",
+        "Phage_lambda_NC_001416.fa.gz",
+        "Psy_pPMA4326D_AY603981.fa.gz",
+    ]
+    .map(|name| demo_file(&format!("genomes/{name}")));
+    for pair in genomes.chunks(2) {
+        let mut args = vec!["add", "-q", text(&collection)];
+        args.extend(pair.iter().map(|p| text(p)));
+        ok(run(&args));
+    }
+    assert_eq!(manifest(&collection)["parameters"]["rows"], "power-of-two");
+    assert_eq!(blocks(&collection), 2);
+    let queries = demo_file("queries/replicons.fa");
+    let genes = demo_file("queries/amr_genes.fa");
+    // Every block read: summaries may rule out a block that reaches the threshold only
+    // through Bloom false positives, and the merged block has summaries of its own.
+    let answer = |path: &Path| {
+        let output = ok(run(&[
+            "query",
+            "--no-summaries",
+            "-t",
+            "0.3",
+            "-f",
+            text(path),
+            "-i",
+            text(&collection),
+        ]));
+        stdout(&output)
+    };
+    let before = (answer(&queries), answer(&genes));
+    assert!(before.1.lines().count() > 2, "{}", before.1);
+    let merged = ok(run(&["merge", text(&collection)]));
+    let said = stdout(&merged);
+    assert!(
+        said.contains("blocks of the collection (row reads per k-mer hash): 2 -> 1"),
+        "{said}"
+    );
+    assert_eq!(blocks(&collection), 1);
+    assert_eq!((answer(&queries), answer(&genes)), before);
 }
 
 /// Writes a compact index of one block of `rows` rows holding `documents` (name, genome),

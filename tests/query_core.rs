@@ -121,6 +121,54 @@ fn auto_engine_scores_a_cached_index_in_place_and_reads_a_cold_one() {
     assert_eq!(hits(&direct), hits(&warm));
 }
 
+/// Issue 35: the rows decide. An index whose rows are cached is scored in place even when its
+/// side files (checksums, block summaries: read a page at a time, so rarely cached whole) are
+/// cold; their pages are then read through an engine of their own, not faulted in.
+#[test]
+fn cached_rows_are_scored_in_place_though_the_side_files_are_cold() {
+    let dir = temp_dir();
+    let index = index_of(dir.path(), "x.cobs_compact", &SMALL, &[]);
+    if is_tmpfs(&index) {
+        eprintln!("tmpfs keeps every file in memory: side files cannot be made cold here");
+        return;
+    }
+    let name = index.file_name().unwrap().to_str().unwrap().to_string();
+    let side: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap() != name)
+        .collect();
+    assert!(side.len() >= 2, "checksums and summaries: {side:?}");
+    let cold_side = || {
+        for path in &side {
+            std::fs::File::open(path).unwrap().sync_all().unwrap();
+            bitsift::io::drop_file_cache(path).unwrap();
+        }
+    };
+    let reads = query_json(&index, &["--direct-io", "required", "--engine", "pread"]);
+    assert_eq!(reads["batches"][0]["source"], "reads");
+    // The index file was just written (cached); its side files are dropped from the cache.
+    cold_side();
+    let warm = query_json(&index, &[]);
+    let batch = &warm["batches"][0];
+    assert_eq!(batch["source"], "resident", "{batch}");
+    assert_eq!(batch["engine"], "mmap", "{batch}");
+    assert_eq!(batch["resident_fraction"], 1.0, "the rows' share: {batch}");
+    // Every byte read was a side page (summaries), read through the side engine.
+    let side_bytes = batch["side_bytes_read"].as_u64().unwrap();
+    assert!(
+        side_bytes > 0,
+        "summary pages read, not faulted in: {batch}"
+    );
+    assert_eq!(batch["bytes_read"].as_u64().unwrap(), side_bytes, "{batch}");
+    assert_eq!(hits(&warm), hits(&reads), "same answers in place and read");
+    // And with every side page a checksum or summary page read by the side engine again.
+    cold_side();
+    let again = query_json(&index, &["--threads", "1"]);
+    assert_eq!(again["batches"][0]["source"], "resident");
+    assert_eq!(hits(&again), hits(&reads));
+}
+
 #[test]
 fn every_row_source_and_thread_count_gives_the_same_answers() {
     let dir = temp_dir();

@@ -261,6 +261,8 @@ fn remote_indexes_against_real_servers() {
     };
     eprintln!("servers: {}", servers.info);
     same_answers_over_http_and_s3(&servers, dir, &queries);
+    a_small_server_gives_the_same_answers(&servers, dir, &queries);
+    a_server_without_ranges_is_named(dir, &queries);
     multi_range_requests_cut_requests_and_fall_back(&servers, &queries);
     info_and_verify_over_http(&servers);
     iobench_measures_a_url(&servers);
@@ -329,6 +331,91 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
     );
     assert!(batch_sum(&json, "remote_bytes") > 0);
     assert_eq!(json["batches"][0]["engine"], "remote");
+}
+
+/// A small threaded range server (`tests/remote/small_server.py`), as a new user would put
+/// up, with a listen queue of 5 connections.
+struct SmallServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl SmallServer {
+    /// Serves `dir`; `--no-ranges` and the like in `extra`.
+    fn start(dir: &Path, extra: &[&str]) -> SmallServer {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote/small_server.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args(["--dir", text(dir), "--backlog", "5"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start small_server.py");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("its stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("small_server.py prints its URL");
+        SmallServer {
+            child,
+            url: line.trim().to_string(),
+        }
+    }
+
+    fn url(&self, relative: &str) -> String {
+        format!("{}/{relative}", self.url)
+    }
+}
+
+impl Drop for SmallServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Issue 34: a small server with a listen queue of 5 gives the answers nginx gives, the
+/// requests in flight starting small and growing as it keeps up (at 256 at once it took
+/// minutes).
+fn a_small_server_gives_the_same_answers(servers: &Servers, dir: &Path, queries: &Path) {
+    let small = SmallServer::start(&dir.join("serve"), &[]);
+    for file in ["bitsift.cobs_compact", "cobs.cobs_classic"] {
+        let nginx = answers(&servers.http(file), queries, &[], &[]);
+        assert!(nginx.lines().count() > 12, "{file}: hits to compare");
+        let started = Instant::now();
+        let answer = answers(&small.url(file), queries, &[], &[]);
+        assert_eq!(answer, nginx, "{file} from the small server");
+        eprintln!("{file} from the small server: {:?}", started.elapsed());
+    }
+    let nginx = answers(&servers.http("collection"), queries, &[], &[]);
+    let answer = answers(&small.url("collection"), queries, &[], &[]);
+    assert_eq!(
+        answer.replace(&small.url("collection"), "COLLECTION"),
+        nginx.replace(&servers.http("collection"), "COLLECTION"),
+        "the collection from the small server"
+    );
+}
+
+/// Issue 34: a server that answers range requests with the whole file (as
+/// `python3 -m http.server` does) is told so, with what works instead.
+fn a_server_without_ranges_is_named(dir: &Path, queries: &Path) {
+    let plain = SmallServer::start(&dir.join("serve"), &["--no-ranges"]);
+    let output = run_env(
+        &[
+            "query",
+            "-i",
+            &plain.url("bitsift.cobs_compact"),
+            "-f",
+            text(queries),
+        ],
+        &[],
+    );
+    fails_with(&output, &["does not serve byte ranges"]);
+    let message = stderr(&output);
+    for works in ["nginx", "caddy", "object store"] {
+        assert!(message.contains(works), "{works} named in: {message}");
+    }
 }
 
 /// Where nginx takes multi-range requests, a query (of COBS's classic index: no checksum

@@ -145,6 +145,17 @@ fn http(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> Response 
 /// As [`http`], or `None` when the connection closed before any answer arrived (a server
 /// over its connection limit answers 503 and closes at once; a reset may lose the answer).
 fn http_try(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> Option<Response> {
+    http_with(address, method, path, "", body)
+}
+
+/// As [`http_try`], with `extra` header lines (each ending in `\r\n`).
+fn http_with(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    extra: &str,
+    body: &[u8],
+) -> Option<Response> {
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
@@ -153,7 +164,7 @@ fn http_try(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> Optio
     // the request is all sent: writing may fail, reading still gets the answer.
     let _ = write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     let _ = stream.write_all(body);
@@ -184,6 +195,19 @@ fn http_try(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> Optio
 
 fn post(address: SocketAddr, json: &Value) -> Response {
     http(address, "POST", "/api/search", json.to_string().as_bytes())
+}
+
+/// [`post`] as the client with API key `key`.
+fn post_as(address: SocketAddr, key: &str, json: &Value) -> Response {
+    let header = format!("X-Api-Key: {key}\r\n");
+    http_with(
+        address,
+        "POST",
+        "/api/search",
+        &header,
+        json.to_string().as_bytes(),
+    )
+    .expect("an answer")
 }
 
 fn build_index(dir: &Path, name: &str, genomes: &[&str]) -> PathBuf {
@@ -2103,4 +2127,130 @@ fn a_metadata_value_na_is_not_the_group_of_documents_without_a_value() {
         .map(|l| l.split('\t').nth(1).unwrap())
         .collect();
     assert_eq!(values, ["", "E. coli", "NA"], "{tsv}");
+}
+
+/// A panel slow enough to be in flight while other requests come: ten long random
+/// sequences, read one request at a time without a cache.
+fn slow_panel() -> Value {
+    let mut rng = Rng(5);
+    let sequences: Vec<Value> = (0..10)
+        .map(|i| {
+            let sequence = String::from_utf8(rng.dna(400_000)).unwrap();
+            serde_json::json!({"name": format!("p{i}"), "sequence": sequence})
+        })
+        .collect();
+    serde_json::json!({"sequences": sequences, "threshold": 0.0})
+}
+
+/// The options of a server whose searches are slow: no cache, one read at a time.
+const SLOW: [&str; 6] = [
+    "--cache-size",
+    "0",
+    "--engine",
+    "pread",
+    "--queue-depth",
+    "1",
+];
+
+/// Issue 34: a client over its share gets 429 with Retry-After at once, counted in
+/// `/metrics`, while another client is served; a single gene is answered while another
+/// client's panel runs, and its answer is the one it gets alone.
+#[test]
+fn clients_get_their_share_and_a_gene_passes_a_running_panel() {
+    let dir = temp_dir();
+    let (plasmids, _, _) = fixtures(dir.path());
+    let mut options = vec!["--client-max-requests", "1", "--workers", "2"];
+    options.extend(SLOW);
+    let server = Server::start(&[&plasmids], &options);
+    let a = server.address;
+    let gene = serde_json::json!({"sequence": first_gene(), "threshold": 0.8});
+    let alone = post_as(a, "c", &gene);
+    assert_eq!(alone.status, 200, "{}", alone.body);
+    assert!(alone
+        .headers
+        .to_ascii_lowercase()
+        .contains("x-request-id: "));
+    let panel = std::thread::spawn(move || post_as(a, "a", &slow_panel()));
+    assert_eq!(
+        metric_reaches(a, "bitsift_lane_running{lane=\"panel\"}", 1.0),
+        1.0,
+        "the panel runs"
+    );
+    // The panel's client is over its share: 429 at once, whatever it asks.
+    let refused = post_as(a, "a", &gene);
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(
+        refused
+            .headers
+            .to_ascii_lowercase()
+            .contains("retry-after: 1"),
+        "{}",
+        refused.headers
+    );
+    assert!(refused.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("already has 1 search requests in flight (at most 1"));
+    // Another client's gene is answered while the panel still runs, and rightly.
+    let answered = post_as(a, "b", &gene);
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.json()["results"], alone.json()["results"]);
+    assert!(
+        !panel.is_finished(),
+        "the gene was answered while the panel ran"
+    );
+    assert_eq!(panel.join().unwrap().status, 200);
+    assert_eq!(
+        metric(a, "bitsift_rejections_total{reason=\"client_limit\"}"),
+        1.0
+    );
+    assert_eq!(metric(a, "bitsift_clients_active"), 0.0);
+}
+
+/// Issue 34: a repeated query is answered from the answer cache (nothing read, counted in
+/// `/metrics`) with the answer it got first; once the collection changes, the cache answers
+/// nothing of the old generation: the next answer is the new generation's.
+#[test]
+fn repeated_queries_come_from_the_answer_cache_until_the_collection_changes() {
+    let dir = temp_dir();
+    let collection = dir.path().join("collection");
+    let c = collection.to_str().unwrap();
+    let genome = |g: &str| demo_file(&format!("genomes/{g}")).display().to_string();
+    let (kpn, eco) = ("Kpn_pMCR_1511_KX377410", "Eco_pBK32602_KU295134");
+    ok(run(&["add", "-q", c, &genome(&format!("{kpn}.fa.gz"))]));
+    ok(run(&["add", "-q", c, &genome(&format!("{eco}.fa.gz"))]));
+    let server = Server::start(&[&collection], &[]);
+    let a = server.address;
+    let gene = serde_json::json!({"sequence": first_gene(), "threshold": 0.0});
+    let first = post(a, &gene).json();
+    assert_eq!(first["stats"]["answers_from_cache"], 0, "{first}");
+    let again = post(a, &gene).json();
+    assert_eq!(again["stats"]["answers_from_cache"], 1, "{again}");
+    assert_eq!(again["stats"]["read_requests"], 0);
+    assert_eq!(again["results"], first["results"]);
+    assert_eq!(metric(a, "bitsift_answer_cache_hits_total"), 1.0);
+    assert_eq!(metric(a, "bitsift_answer_cache_misses_total"), 1.0);
+    assert_eq!(metric(a, "bitsift_answer_cache_entries"), 1.0);
+    // Another threshold is another answer.
+    let stricter = serde_json::json!({"sequence": first_gene(), "threshold": 0.9});
+    assert_eq!(post(a, &stricter).json()["stats"]["answers_from_cache"], 0);
+
+    let names = dir.path().join("remove.txt");
+    std::fs::write(&names, format!("{kpn}\n")).unwrap();
+    ok(run(&["remove", c, "--documents", names.to_str().unwrap()]));
+    let after = post(a, &gene).json();
+    assert_eq!(after["stats"]["answers_from_cache"], 0, "{after}");
+    let documents = |json: &Value| -> Vec<String> {
+        json["results"][0]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["document"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(documents(&first).contains(&kpn.to_string()), "{first}");
+    assert!(!documents(&after).contains(&kpn.to_string()), "{after}");
+    assert_eq!(after["generations"][0]["generation"], 3);
+    assert_eq!(post(a, &gene).json()["results"], after["results"]);
+    assert_eq!(metric(a, "bitsift_answer_cache_hits_total"), 2.0);
 }

@@ -31,6 +31,7 @@ pub(crate) mod matrix;
 mod metadata;
 pub mod order;
 pub(crate) mod output;
+mod per_record;
 pub(crate) mod scan;
 mod sketch;
 pub mod summaries;
@@ -380,6 +381,13 @@ fn build_in_pool(
         page_size,
         format_bytes(expected_bytes)
     );
+    if options.per_record {
+        let warning =
+            per_record::warning(&documents, expected_bytes, options.num_hashes, options.fpr);
+        if let Some(warning) = warning {
+            tracing::warn!("{warning}");
+        }
+    }
     let kmers: u64 = documents.iter().map(|d| d.kmers).sum();
     let progress = Progress {
         bar: bar(

@@ -79,7 +79,8 @@ pub(crate) struct InputArgs {
     /// FASTA/FASTQ files (plain, .gz, .xz, .zst, .bz2) or directories scanned recursively
     #[arg(value_name = "INPUT", help_heading = "Input")]
     pub(crate) inputs: Vec<PathBuf>,
-    /// File listing inputs, one path per line (# comments; relative to the list's folder)
+    /// File listing inputs, one path per line (# comments; relative to the list's folder;
+    /// -: standard input, relative to the current folder)
     #[arg(long = "list", value_name = "FILE", help_heading = "Input")]
     pub(crate) lists: Vec<PathBuf>,
     /// One document per FASTA/FASTQ record instead of one per file

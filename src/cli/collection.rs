@@ -52,8 +52,8 @@ pub(crate) struct AddArgs {
     #[arg(long, help_heading = "Index")]
     no_canonical: bool,
     /// Rows of a block: exact (as COBS) or power-of-two (up to 2x the rows, and blocks that
-    /// merges always combine); kept for later additions [default: the collection's; exact
-    /// for a new one]
+    /// merges always combine); kept for later additions [default: the collection's;
+    /// power-of-two for a new one]
     #[arg(long, value_enum, help_heading = "Index")]
     rows: Option<super::build::Rows>,
 

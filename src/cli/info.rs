@@ -424,12 +424,15 @@ fn collection_info(args: &InfoArgs) -> Result<Outcome> {
         info.documents, info.documents_hidden
     );
     println!(
-        "sub-indexes      {} ({} blocks, {} in all)",
+        "sub-indexes      {} ({}, {} in all)",
         info.subindexes.len(),
-        info.blocks,
+        plural(info.blocks, "block"),
         format_bytes(info.bytes)
     );
-    println!("cost per k-mer   {} row reads", info.reads_per_kmer);
+    println!(
+        "cost per k-mer   {}",
+        plural(info.reads_per_kmer, "row read")
+    );
     println!();
     println!("file\tkind\tpage_size\tblocks\tdocuments\thidden\tplaceholders\tbytes\tcreated\tby");
     for s in &info.subindexes {

@@ -137,6 +137,8 @@ pub(crate) struct Ui {
     pub(crate) progress: bool,
     /// Print only errors.
     pub(crate) quiet: bool,
+    /// `-v`: say what the engine did (the demo's per-query accounting).
+    pub(crate) verbose: bool,
 }
 
 /// Runs the command line and returns the process exit status. Under the name `cobs` (the
@@ -150,6 +152,7 @@ pub(crate) fn main() -> ExitCode {
     let ui = Ui {
         progress: !cli.quiet && std::io::stderr().is_terminal(),
         quiet: cli.quiet,
+        verbose: cli.verbose > 0 && !cli.quiet,
     };
     if matches!(
         cli.command,

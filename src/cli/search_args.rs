@@ -17,7 +17,8 @@ pub(crate) struct IndexArgs {
     /// together
     #[arg(short, long = "index", value_name = "INDEX", help_heading = "Input")]
     pub(crate) indexes: Vec<PathBuf>,
-    /// File listing index paths, one per line (e.g. the 305 Phylign batches)
+    /// File listing index paths, one per line (e.g. the 305 Phylign batches; -: standard
+    /// input)
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     pub(crate) index_list: Vec<PathBuf>,
     /// Only these sub-indexes of the collections given (file names, comma-separated), with

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use bitsift::server::{ServerConfig, ServerError};
+use bitsift::server::{
+    ClientLimits, ServerConfig, ServerError, CLIENT_BASES_DEFAULT, CLIENT_REQUESTS_DEFAULT,
+};
 use clap::Args;
 
 use super::search_args::{EngineArgs, IndexArgs};
@@ -37,7 +39,8 @@ pub(crate) struct ServeArgs {
     /// Searches running at once
     #[arg(long, default_value_t = 8, value_name = "N", help_heading = "Server")]
     max_concurrent: usize,
-    /// Searches waiting for a turn; beyond that, new ones get 503 and Retry-After
+    /// Searches waiting for a turn, in each lane (small requests, panels); beyond that,
+    /// new ones get 503 and Retry-After
     #[arg(long, default_value_t = 64, value_name = "N", help_heading = "Server")]
     max_queued: usize,
     /// Bases per query at most (longer ones get 413)
@@ -75,6 +78,13 @@ pub(crate) struct ServeArgs {
     /// Seconds given to requests in flight at SIGTERM/SIGINT before their connections are cut
     #[arg(long, value_parser = parse_grace, default_value = "10", value_name = "SECONDS", help_heading = "Clients")]
     shutdown_grace: Duration,
+    /// Search requests one client (its X-Api-Key, else its address) may have in flight;
+    /// beyond that it gets 429 and Retry-After
+    #[arg(long, default_value_t = CLIENT_REQUESTS_DEFAULT as u32, value_parser = clap::value_parser!(u32).range(1..), value_name = "N", help_heading = "Clients")]
+    client_max_requests: u32,
+    /// Query bases one client may have in flight beside its first request (429 beyond)
+    #[arg(long, default_value_t = CLIENT_BASES_DEFAULT, value_name = "N", help_heading = "Clients")]
+    client_max_bases: u64,
 
     /// Page cache shared by all requests (0: none; with O_DIRECT the only cache); a budget
     /// that holds the indexes loads them into memory after start and scores them there
@@ -84,6 +94,10 @@ pub(crate) struct ServeArgs {
     /// are read page by page as queries need them, never whole)
     #[arg(long, value_parser = parse_memory_size, default_value = "64M", value_name = "BYTES", help_heading = "I/O")]
     side_memory: u64,
+    /// Memory for the answers of repeated queries, kept for the generation of the indexes
+    /// they came from (0: none)
+    #[arg(long, value_parser = parse_memory_size, default_value = "64M", value_name = "BYTES", help_heading = "I/O")]
+    answer_cache_size: u64,
     /// Stream the indexes into the cache after start-up, at idle I/O priority
     #[arg(long, help_heading = "I/O")]
     warm: bool,
@@ -130,6 +144,11 @@ pub(crate) fn run(args: ServeArgs) -> Result<Outcome> {
         warm: args.warm,
         max_concurrent: args.max_concurrent.max(1),
         max_queued: args.max_queued,
+        client_limits: ClientLimits {
+            requests_max: args.client_max_requests as usize,
+            bases_max: args.client_max_bases,
+        },
+        answer_cache_bytes: args.answer_cache_size,
         max_query_bases: args.max_query_bases,
         request_timeout: args.timeout,
         workers: args.workers.max(1),

@@ -521,13 +521,9 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if self.position + N as u64 > self.file_size {
             return Err(self.truncated(what, self.position + N as u64));
         }
-        self.reader.read_exact(&mut buf).map_err(|source| {
-            FormatError::Io(IoAt::new(
-                self.path.to_path_buf(),
-                "cannot read header",
-                source,
-            ))
-        })?;
+        self.reader
+            .read_exact(&mut buf)
+            .map_err(|e| self.unreadable(e))?;
         self.position += N as u64;
         Ok(buf)
     }
@@ -549,13 +545,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
             return Err(self.truncated(what, self.position + count));
         }
         let copied = std::io::copy(&mut (&mut self.reader).take(count), &mut std::io::sink())
-            .map_err(|source| {
-                FormatError::Io(IoAt::new(
-                    self.path.to_path_buf(),
-                    "cannot read header",
-                    source,
-                ))
-            })?;
+            .map_err(|e| self.unreadable(e))?;
         debug_assert_eq!(copied, count);
         self.position += count;
         Ok(())
@@ -598,14 +588,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         if catalog.names_end > self.file_size {
             return Err(self.truncated("the document names", catalog.names_end));
         }
-        self.reader.jump(bytes).map_err(|source| {
-            FormatError::Io(IoAt::new(
-                self.path.to_path_buf(),
-                "cannot read header",
-                source,
-            ))
-        })?;
-        self.position += bytes;
+        self.jump_over(bytes)?;
         self.names_paged = true;
         let paged = PagedNames::new(self.path, catalog.clone());
         Ok(DocumentNames::paged(
@@ -752,6 +735,38 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         }
     }
 
+    /// The padding after the names and the end magic: read and checked, or, when a catalog
+    /// placed the names, jumped over (a remote open would pay a round trip for them). The
+    /// catalog binds the file already: its size (so the data offset, which the size and the
+    /// row counts fix), the header before the names (its CRC) and each names page (its
+    /// digest, checked when read); these bytes carry nothing an answer reads.
+    fn padding_and_end(&mut self, padding: u64, magic: &[u8; 13]) -> Result<(), FormatError> {
+        if !self.names_paged {
+            self.skip(padding, "the header padding")?;
+            return self.end_magic(magic);
+        }
+        let end = self.position + padding + magic.len() as u64;
+        if end > self.file_size {
+            return Err(self.truncated("the end of the header", end));
+        }
+        self.jump_over(padding + magic.len() as u64)
+    }
+
+    /// Moves `bytes` forward without reading them.
+    fn jump_over(&mut self, bytes: u64) -> Result<(), FormatError> {
+        self.reader.jump(bytes).map_err(|e| self.unreadable(e))?;
+        self.position += bytes;
+        Ok(())
+    }
+
+    fn unreadable(&self, source: std::io::Error) -> FormatError {
+        FormatError::Io(IoAt::new(
+            self.path.to_path_buf(),
+            "cannot read header",
+            source,
+        ))
+    }
+
     fn end_magic(&mut self, magic: &[u8; 13]) -> Result<(), FormatError> {
         let found = self.read_bytes::<13>("the end of the header")?;
         if &found != magic {
@@ -857,8 +872,7 @@ impl<R: BufRead + ReadAhead> Parser<'_, R> {
         }
         let names = self.names(document_count)?;
         let padding = (page_size - ((self.position + 13) % page_size)) % page_size;
-        self.skip(padding, "the header padding")?;
-        self.end_magic(COMPACT_MAGIC)?;
+        self.padding_and_end(padding, COMPACT_MAGIC)?;
         let data_offset = self.position;
         let mut blocks = Vec::with_capacity(params.len());
         let mut offset = Some(data_offset);

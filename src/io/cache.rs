@@ -189,7 +189,7 @@ impl std::fmt::Debug for PageCache {
 impl PageCache {
     /// A cache holding at most `capacity_bytes` (data and bookkeeping) of pages of
     /// `page_size` bytes (a power of two). A budget below one page per shard caches nothing.
-    pub fn new(capacity_bytes: u64, page_size: usize) -> PageCache {
+    pub(crate) fn new(capacity_bytes: u64, page_size: usize) -> PageCache {
         assert!(
             page_size.is_power_of_two(),
             "page size must be a power of two"
@@ -295,7 +295,7 @@ impl PageCache {
     }
 
     /// Counters since creation.
-    pub fn stats(&self) -> CacheStats {
+    pub(crate) fn stats(&self) -> CacheStats {
         let mut pages = 0;
         let mut evictions = 0;
         for shard in &self.shards {

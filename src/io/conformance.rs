@@ -54,6 +54,19 @@ pub(crate) fn bare_engines(paths: &[PathBuf]) -> Vec<(String, Box<dyn ReadEngine
             }
         }
     }
+    // Rows in place, the rest read (issue 35): each half of the files through its engine.
+    for direct in [DirectIo::Auto, DirectIo::Off] {
+        let options = EngineOptions {
+            queue_depth: Some(8),
+            ..EngineOptions::default()
+        };
+        let read = open_reading(paths, direct, &options).unwrap().engine;
+        let held = (0..paths.len())
+            .map(|file| file < paths.len() / 2)
+            .collect();
+        let split = SplitEngine::open(paths, held, read).unwrap();
+        engines.push((format!("split {direct:?}"), Box::new(split)));
+    }
     #[cfg(feature = "remote")]
     engines.push((
         "remote (in-memory store)".into(),

@@ -37,7 +37,7 @@ impl RowMemory {
 
     /// The use of `capacity_bytes` for `files` (path and size): see [`RowMemory`]. An image
     /// starts loading at once.
-    pub fn for_budget(capacity_bytes: u64, files: Vec<(PathBuf, u64)>) -> RowMemory {
+    pub(crate) fn for_budget(capacity_bytes: u64, files: Vec<(PathBuf, u64)>) -> RowMemory {
         let total: u64 = files.iter().map(|(_, size)| size).sum();
         // A remote index is never downloaded whole: its rows are cached page by page.
         let remote = files.iter().any(|(path, _)| super::is_remote(path));
@@ -99,7 +99,8 @@ impl MemoryImage {
     }
 
     /// Whether the whole image is loaded.
-    pub fn is_loaded(&self) -> bool {
+    #[cfg(any(test, feature = "server"))]
+    pub(crate) fn is_loaded(&self) -> bool {
         self.loaded.get().is_some()
     }
 
@@ -109,7 +110,8 @@ impl MemoryImage {
     }
 
     /// Why loading failed, if it did.
-    pub fn failure(&self) -> Option<String> {
+    #[cfg(any(test, feature = "server"))]
+    pub(crate) fn failure(&self) -> Option<String> {
         self.failure.lock().ok().and_then(|f| f.clone())
     }
 

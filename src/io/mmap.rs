@@ -42,7 +42,7 @@ impl MmapEngine {
 
 impl Mappings {
     /// See [`MmapEngine::open`].
-    fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
+    pub(super) fn open(paths: &[PathBuf]) -> Result<Self, IoError> {
         let mut maps = Vec::with_capacity(paths.len());
         for path in paths {
             let open_error = |source| IoError::Open {

@@ -45,6 +45,8 @@ mod aligned;
 mod batch;
 mod cache;
 pub(crate) mod fault;
+#[cfg(test)]
+mod fault_engine;
 mod files;
 mod identity;
 mod image;
@@ -61,6 +63,7 @@ mod ring_alloc;
 mod shape;
 mod sigbus;
 pub mod source;
+mod split;
 mod uring;
 pub mod usage;
 mod warm;
@@ -76,7 +79,8 @@ pub use cache::{CacheStats, PageCache};
 pub(crate) use fault::FaultHook;
 #[cfg(feature = "remote")]
 pub(crate) use fault::{Attempt, AttemptResult};
-pub use fault::{FaultCounts, FaultEngine, FaultPlan, FaultTally};
+#[cfg(test)]
+pub(crate) use fault_engine::{FaultCounts, FaultEngine, FaultPlan, FaultTally};
 pub use files::drop_file_cache;
 pub(crate) use files::{file_kind, open_regular, DataFile, NotRegularFile};
 pub(crate) use identity::FileIdentity;
@@ -87,9 +91,10 @@ pub(crate) use mmap::MmapEngine;
 pub use names::UnknownName;
 pub(crate) use pread::PreadEngine;
 pub use ram::RamEngine;
-pub(crate) use resident::{residency, ResidentFiles};
+pub(crate) use resident::{residency, Residency, ResidentFiles};
 pub(crate) use shape::ReadShape;
 pub use source::{is_remote, SourceFile};
+pub(crate) use split::SplitEngine;
 pub(crate) use uring::UringEngine;
 pub use warm::{WarmCheck, WarmRange, Warmup, WarmupReport, WARM_CHUNK_BYTES};
 
@@ -575,14 +580,16 @@ pub struct OpenedEngine {
     pub engine: Box<dyn ReadEngine>,
     /// One line on a fallback (io_uring or O_DIRECT unavailable), if one happened.
     pub notice: Option<String>,
-    /// Share of the files in the page cache when the choice was made ([`EngineChoice::Auto`]).
+    /// Share of the files that decide the choice (the rows: see [`open_index_engine`]) in the
+    /// page cache when it was made ([`EngineChoice::Auto`]).
     pub resident_fraction: Option<f64>,
 }
 
-/// With [`EngineChoice::Auto`], files at least this share of which is in the page cache are
+/// With [`EngineChoice::Auto`], rows at least this share of which is in the page cache are
 /// scored in place through a memory map: reading them again with O_DIRECT would throw away
 /// what the machine holds. Any less and the pages that are missing would each cost a
-/// synchronous fault, so planned reads go through the page cache instead.
+/// synchronous fault, so planned reads go through the page cache instead. Only the rows'
+/// files count ([`open_index_engine`]): side files are read through an engine of their own.
 pub(crate) const RESIDENT_FRACTION_MIN: f64 = 0.99;
 
 /// With [`EngineChoice::Auto`], files whose total size is at most this share of the memory
@@ -600,6 +607,21 @@ pub(crate) const PAGE_CACHE_SHARE_MAX: f64 = 0.5;
 /// are probed with a real read; a fallback is reported in the notice. `--direct-io required`
 /// or `off` overrides the page-cache part of the rule.
 pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
+    open_index_engine(paths, paths.len(), options)
+}
+
+/// [`open_engine`] over the files of an index: `paths[..row_files]` hold its rows, the
+/// others are side files (checksum sidecars, block summaries) read a page at a time.
+///
+/// With [`EngineChoice::Auto`] only the rows decide: rows the page cache holds are scored in
+/// place even when the side files are not cached (they rarely are whole), and the side files
+/// are then read through an engine of their own, chosen by the same rule from their own size
+/// ([`SplitEngine`]).
+pub(crate) fn open_index_engine(
+    paths: &[PathBuf],
+    row_files: usize,
+    options: &EngineOptions,
+) -> Result<OpenedEngine, IoError> {
     if paths.iter().any(|p| source::is_remote(p)) {
         return open_remote(paths, options);
     }
@@ -622,7 +644,7 @@ pub fn open_engine(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedE
         )?))),
         EngineChoice::Mmap => Ok(plain(Box::new(MmapEngine::open(paths)?))),
         EngineChoice::Ram => Ok(plain(Box::new(RamEngine::open(paths)?))),
-        EngineChoice::Auto => open_auto(paths, options),
+        EngineChoice::Auto => open_auto(paths, row_files.min(paths.len()), options),
     }
 }
 
@@ -655,35 +677,113 @@ fn open_remote(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngin
     })
 }
 
-/// The [`EngineChoice::Auto`] rule; see [`open_engine`].
-fn open_auto(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine, IoError> {
-    let (cached, total) = page_cache_share(paths)?;
-    let fraction = if total == 0 {
-        1.0
-    } else {
-        cached as f64 / total as f64
-    };
-    if options.direct != DirectIo::Required && fraction >= RESIDENT_FRACTION_MIN {
-        return Ok(OpenedEngine {
+/// The [`EngineChoice::Auto`] rule; see [`open_engine`] and [`open_index_engine`].
+fn open_auto(
+    paths: &[PathBuf],
+    row_files: usize,
+    options: &EngineOptions,
+) -> Result<OpenedEngine, IoError> {
+    let shares = page_cache_shares(paths)?;
+    let (rows_cached, rows_total) = shares[..row_files]
+        .iter()
+        .fold((0, 0), |(c, t), s| (c + s.cached_bytes, t + s.file_bytes));
+    // Side files the page cache holds are read in place with the rows; the others are read.
+    let held: Vec<bool> = (0..paths.len())
+        .map(|file| file < row_files || shares[file].fraction() >= RESIDENT_FRACTION_MIN)
+        .collect();
+    let side_total = (row_files..paths.len())
+        .filter(|&file| !held[file])
+        .map(|file| shares[file].file_bytes)
+        .sum();
+    let available = usage::memory_available_bytes();
+    let choice = auto_choice(
+        rows_cached,
+        rows_total,
+        side_total,
+        available,
+        options.direct,
+    );
+    let mut opened = match choice.in_place {
+        false => open_reading(paths, choice.direct, options)?,
+        true if held.iter().all(|&held| held) => OpenedEngine {
             engine: Box::new(MmapEngine::open(paths)?),
-            notice: None,
-            resident_fraction: Some(fraction),
-        });
-    }
-    let fits = usage::memory_available_bytes()
-        .is_some_and(|available| (total as f64) <= available as f64 * PAGE_CACHE_SHARE_MAX);
-    let direct = match options.direct {
-        DirectIo::Auto if fits => DirectIo::Off,
-        other => other,
-    };
-    let depth = options.local_depth();
-    let mut opened = match UringEngine::open(paths, depth, direct) {
-        Ok(engine) => OpenedEngine {
-            engine: Box::new(engine),
             notice: None,
             resident_fraction: None,
         },
-        Err(IoError::Open { path, source }) => return Err(IoError::Open { path, source }),
+        true => {
+            let side = open_reading(paths, choice.direct, options)?;
+            OpenedEngine {
+                engine: Box::new(SplitEngine::open(paths, held, side.engine)?),
+                ..side
+            }
+        }
+    };
+    opened.resident_fraction = Some(choice.rows_fraction);
+    Ok(opened)
+}
+
+/// What the [`EngineChoice::Auto`] rule decides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct AutoChoice {
+    /// Share of the rows' bytes in the page cache.
+    rows_fraction: f64,
+    /// Rows scored in place from a memory map.
+    in_place: bool,
+    /// How the files read from storage are read: every file, or, with the rows in place, the
+    /// side files.
+    direct: DirectIo,
+}
+
+/// The [`EngineChoice::Auto`] rule from what it measured: `rows_cached` of the rows'
+/// `rows_total` bytes in the page cache, `side_total` bytes of side files, `available` bytes
+/// of memory (the machine's, or less under a memory cgroup), and the O_DIRECT policy asked.
+/// Rows (almost) wholly cached are scored in place ([`RESIDENT_FRACTION_MIN`]), whatever the
+/// side files' share; the files read from storage are read buffered when they fit
+/// comfortably in memory ([`PAGE_CACHE_SHARE_MAX`]), else with O_DIRECT.
+fn auto_choice(
+    rows_cached: u64,
+    rows_total: u64,
+    side_total: u64,
+    available: Option<u64>,
+    direct: DirectIo,
+) -> AutoChoice {
+    let rows_fraction = match rows_total {
+        0 => 1.0,
+        _ => rows_cached as f64 / rows_total as f64,
+    };
+    let in_place = direct != DirectIo::Required && rows_fraction >= RESIDENT_FRACTION_MIN;
+    let read_total = match in_place {
+        true => side_total,
+        false => rows_total + side_total,
+    };
+    let fits = available
+        .is_some_and(|available| (read_total as f64) <= available as f64 * PAGE_CACHE_SHARE_MAX);
+    let direct = match direct {
+        DirectIo::Auto if fits => DirectIo::Off,
+        other => other,
+    };
+    AutoChoice {
+        rows_fraction,
+        in_place,
+        direct,
+    }
+}
+
+/// The engine that reads `paths` from storage with the `direct` policy: io_uring, else
+/// pread with a notice saying why.
+fn open_reading(
+    paths: &[PathBuf],
+    direct: DirectIo,
+    options: &EngineOptions,
+) -> Result<OpenedEngine, IoError> {
+    let depth = options.local_depth();
+    match UringEngine::open(paths, depth, direct) {
+        Ok(engine) => Ok(OpenedEngine {
+            engine: Box::new(engine),
+            notice: None,
+            resident_fraction: None,
+        }),
+        Err(IoError::Open { path, source }) => Err(IoError::Open { path, source }),
         Err(uring_error) => {
             let engine = PreadEngine::open(paths, depth, direct)?;
             let cause = match uring_error {
@@ -695,33 +795,29 @@ fn open_auto(paths: &[PathBuf], options: &EngineOptions) -> Result<OpenedEngine,
             } else {
                 " (buffered)"
             };
-            OpenedEngine {
+            Ok(OpenedEngine {
                 engine: Box::new(engine),
                 notice: Some(format!(
                     "notice: io_uring unavailable: {cause}; using the pread engine{how}"
                 )),
                 resident_fraction: None,
-            }
+            })
         }
-    };
-    opened.resident_fraction = Some(fraction);
-    Ok(opened)
+    }
 }
 
-/// Bytes of `paths` in the page cache, and their total size.
-fn page_cache_share(paths: &[PathBuf]) -> Result<(u64, u64), IoError> {
-    let (mut cached, mut total) = (0u64, 0u64);
+/// How much of each of `paths` the page cache holds.
+fn page_cache_shares(paths: &[PathBuf]) -> Result<Vec<Residency>, IoError> {
+    let mut shares = Vec::with_capacity(paths.len());
     for path in paths {
         let open_error = |source| IoError::Open {
             path: path.clone(),
             source,
         };
         let file = std::fs::File::open(path).map_err(open_error)?;
-        let share = residency(&file).map_err(open_error)?;
-        cached += share.cached_bytes;
-        total += share.file_bytes;
+        shares.push(residency(&file).map_err(open_error)?);
     }
-    Ok((cached, total))
+    Ok(shares)
 }
 
 /// Opens every path with the direct-I/O policy. A file opened buffered where O_DIRECT was
@@ -788,3 +884,91 @@ fn strictest_alignment(files: &[DataFile]) -> (u64, usize) {
 
 #[cfg(test)]
 pub(crate) mod conformance;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    /// Issue 35: rows in the page cache are scored in place however little of the side files
+    /// is cached (they are read a page at a time, so rarely whole); the side files are read
+    /// buffered then, being small beside the memory.
+    #[test]
+    fn cached_rows_are_scored_in_place_whatever_the_side_files() {
+        let choice = auto_choice(GIB, GIB, GIB / 20, Some(16 * GIB), DirectIo::Auto);
+        assert_eq!(
+            choice,
+            AutoChoice {
+                rows_fraction: 1.0,
+                in_place: true,
+                direct: DirectIo::Off,
+            }
+        );
+        // 98.5 % of rows and side files together (the issue's measurement) is not the rule's
+        // business any more: the rows alone are 100 % cached.
+        assert!(auto_choice(GIB, GIB, GIB, Some(GIB), DirectIo::Auto).in_place);
+        // Rows only partly cached are read (each missing page would be a synchronous fault).
+        assert!(!auto_choice(GIB / 2, GIB, 0, Some(16 * GIB), DirectIo::Auto).in_place);
+        // `--direct-io required` never scores through the page cache.
+        let required = auto_choice(GIB, GIB, 0, Some(16 * GIB), DirectIo::Required);
+        assert!(!required.in_place);
+        assert_eq!(required.direct, DirectIo::Required);
+    }
+
+    /// Issue 18's intent, kept: an index that does not fit the memory left (a memory cgroup's
+    /// room, as `usage::memory_available_bytes` reports it) is read with O_DIRECT, side files
+    /// and all; one that fits is read buffered, so that the next run finds it cached.
+    #[test]
+    fn rows_that_do_not_fit_the_memory_are_read_with_o_direct() {
+        let capped = auto_choice(0, 8 * GIB, GIB / 4, Some(2 * GIB), DirectIo::Auto);
+        assert_eq!(
+            capped,
+            AutoChoice {
+                rows_fraction: 0.0,
+                in_place: false,
+                direct: DirectIo::Auto,
+            }
+        );
+        // Rows partly cached under the cap: still O_DIRECT.
+        let partly = auto_choice(GIB, 8 * GIB, GIB / 4, Some(2 * GIB), DirectIo::Auto);
+        assert!(!partly.in_place);
+        assert_eq!(partly.direct, DirectIo::Auto);
+        // Unknown memory: O_DIRECT, never a gamble on the page cache.
+        assert_eq!(
+            auto_choice(0, GIB, 0, None, DirectIo::Auto).direct,
+            DirectIo::Auto
+        );
+        // The same index with room for it: buffered.
+        let roomy = auto_choice(0, 8 * GIB, GIB / 4, Some(24 * GIB), DirectIo::Auto);
+        assert_eq!(roomy.direct, DirectIo::Off);
+        // `--direct-io off` reads buffered whatever the room.
+        assert_eq!(
+            auto_choice(0, 8 * GIB, 0, Some(GIB), DirectIo::Off).direct,
+            DirectIo::Off
+        );
+    }
+
+    /// The engine over cached rows and cold side files: mmap for the rows, offered in place,
+    /// and the side files not offered in place (their pages go through reads).
+    #[test]
+    fn an_index_engine_with_cached_rows_offers_only_the_rows_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = conformance::two_files(dir.path());
+        std::fs::File::open(&paths[1]).unwrap().sync_all().unwrap();
+        drop_file_cache(&paths[1]).unwrap();
+        let side = residency(&std::fs::File::open(&paths[1]).unwrap()).unwrap();
+        if side.fraction() >= RESIDENT_FRACTION_MIN {
+            eprintln!("the side file stays cached here (tmpfs?): nothing to split");
+            return;
+        }
+        let opened = open_index_engine(&paths, 1, &EngineOptions::default()).unwrap();
+        // Just written: the row file is in the page cache (unless tmpfs, where all is).
+        assert_eq!(opened.resident_fraction, Some(1.0));
+        assert_eq!(opened.engine.kind(), EngineKind::Mmap);
+        let files = opened.engine.resident().expect("rows in place");
+        assert!(files.holds(0));
+        assert!(!files.holds(1), "side files are read, not faulted in");
+        assert_eq!(files.bytes(1).len() as u64, opened.engine.file_size(1));
+    }
+}

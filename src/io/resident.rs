@@ -25,6 +25,15 @@ pub trait ResidentFiles: Sync {
     fn take_fault(&self) -> Result<(), IoError> {
         Ok(())
     }
+
+    /// Whether file `file` is meant to be read here: `false` for a file that is mapped but
+    /// not known to be in the page cache, whose pages should be read through the engine (a
+    /// missing page in memory costs a synchronous fault, one at a time). Its bytes are still
+    /// valid to read in place.
+    fn holds(&self, file: u32) -> bool {
+        let _ = file;
+        true
+    }
 }
 
 /// How much of a file the page cache holds.

@@ -23,7 +23,7 @@ pub const M_MAX: u32 = 32;
 /// The minimizer length bitsift uses for term size `k`: half of k, at most 13. For k = 31,
 /// windows of 19 m-mers (~10 k-mers per minimizer) over 4^13 m-mers, so minimizers of a
 /// bacterial genome are nearly all distinct yet a gene has ~100 of them.
-pub fn minimizer_length(k: u32) -> u32 {
+pub(crate) fn minimizer_length(k: u32) -> u32 {
     k.div_ceil(2).clamp(1, 13)
 }
 

@@ -27,7 +27,8 @@ mod minimizer;
 
 use xxhash_rust::xxh64::xxh64;
 
-pub use minimizer::{minimizer_length, Minimizers, M_MAX};
+pub(crate) use minimizer::minimizer_length;
+pub use minimizer::{Minimizers, M_MAX};
 
 /// How the bytes of a sequence are interpreted before the COBS maps are applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -89,9 +89,9 @@ impl<'a> Row<'a> {
 
 impl Metadata {
     /// Reads a TSV whose header names the columns and whose first column holds document
-    /// names (as in the index). Lines with fewer cells are padded with empty values; Windows
-    /// line ends are accepted. A document listed twice with the same values is kept once;
-    /// with other values it is refused, naming the line.
+    /// names (as in the index); `-` is standard input. Lines with fewer cells are padded
+    /// with empty values; Windows line ends are accepted. A document listed twice with the
+    /// same values is kept once; with other values it is refused, naming the line.
     pub fn load(path: &Path) -> Result<Metadata, MetadataError> {
         Metadata::read(path, None)
     }
@@ -108,7 +108,7 @@ impl Metadata {
             path: path.to_path_buf(),
             detail,
         };
-        let file = std::fs::File::open(path)
+        let file = crate::walk::open_input(path)
             .map_err(|e| error(format!("cannot read the metadata table: {e}")))?;
         let mut lines = Lines::new(std::io::BufReader::new(file));
         let (_, header) = lines

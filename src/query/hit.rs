@@ -15,7 +15,7 @@ pub struct Hit {
 }
 
 /// The count a document needs: `ceil(threshold · kmers)` computed in f64, as COBS does.
-pub fn count_threshold(threshold: f64, kmers: u64) -> u64 {
+pub(crate) fn count_threshold(threshold: f64, kmers: u64) -> u64 {
     (threshold * kmers as f64).ceil() as u64
 }
 

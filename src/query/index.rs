@@ -394,7 +394,7 @@ impl Index {
 
     /// Path and size of every file an engine opens, in engine order (what an image of the
     /// whole index holds).
-    pub fn read_files(&self) -> Vec<(PathBuf, u64)> {
+    pub(crate) fn read_files(&self) -> Vec<(PathBuf, u64)> {
         self.read_paths
             .iter()
             .enumerate()
@@ -518,13 +518,15 @@ impl Index {
     }
 }
 
-/// `paths` and the side files that may lie beside each (checksums, summaries).
+/// `paths` and the side files that may lie beside each (catalog, checksums, summaries): a
+/// remote open asks for all of them at once.
 fn with_side_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     paths
         .iter()
         .flat_map(|path| {
             [
                 path.clone(),
+                crate::format::catalog::catalog_path(path),
                 crate::format::sidecar_path(path),
                 crate::summary::summary_path(path),
             ]

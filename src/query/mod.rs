@@ -35,8 +35,10 @@ pub use crate::read::{Integrity, ReadError};
 pub use correct::Corrected;
 pub use coverage::{Coverage, ISLAND_KMERS_MAX};
 pub use grouping::{GroupByError, GroupTally, Grouping, NoColumn};
+#[cfg(test)]
+pub(crate) use hit::count_threshold;
 pub(crate) use hit::rounded;
-pub use hit::{count_threshold, fraction, Hit};
+pub use hit::{fraction, Hit};
 pub use index::{HiddenDocuments, Index, IndexOptions, OpenError, Sources, SIDE_MEMORY_DEFAULT};
 pub use session::{
     Answer, QueryResult, SearchError, SearchOptions, Session, SessionConfig, AND_BYTES_MAX,
@@ -47,6 +49,3 @@ pub use stats::{BatchStats, QueryStats, RowSource};
 /// The fraction of a query's k-mers a document must hold to be reported, unless a search
 /// says otherwise: the default of every front end (COBS's is the same).
 pub const THRESHOLD_DEFAULT: f64 = 0.8;
-
-/// The name this type had before sessions and the shared [`Index`] were split apart.
-pub type Searcher = Session;

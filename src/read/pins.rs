@@ -114,9 +114,12 @@ impl PinnedPages {
             check,
             paths,
         };
-        let outcome = match engine.resident() {
-            // The engine holds the files in memory: copy, as rows are scored there, with no
-            // read to count.
+        // The engine holds the files in memory (and means them to be read there): copy, as
+        // rows are scored there, with no read to count.
+        let in_memory = engine
+            .resident()
+            .filter(|files| reads.iter().all(|read| files.holds(read.file)));
+        let outcome = match in_memory {
             Some(files) => {
                 sink.copy_resident(files);
                 Ok(())

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::format::HeaderOptions;
-use crate::io::{open_engine, EngineOptions};
+use crate::io::{open_index_engine, EngineOptions};
 use crate::query::{Index, OpenError, Session, SessionConfig, SIDE_MEMORY_DEFAULT};
 
 /// What to search: expanded again at every open (a collection's manifest may have changed).
@@ -102,7 +102,9 @@ pub struct SessionSetup {
 impl SessionSetup {
     /// A session over `index`.
     pub fn open(&self, index: &Arc<Index>) -> Result<Session, OpenError> {
-        let engine = open_engine(index.read_paths(), &self.engine)?;
+        // Only the rows decide whether they are scored in place; side files get their own
+        // engine then (issue 35).
+        let engine = open_index_engine(index.read_paths(), index.file_count(), &self.engine)?;
         Session::new(index.clone(), engine, &self.config)
     }
 }

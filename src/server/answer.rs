@@ -50,6 +50,8 @@ pub(crate) struct ResponseStats {
     pub reads_from_cache: u64,
     pub cache_hits: u64,
     pub cache_misses: u64,
+    /// Queries answered from the answer cache (then nothing was read for the request).
+    pub answers_from_cache: usize,
 }
 
 /// One query of a request, answered or not.

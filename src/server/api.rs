@@ -12,8 +12,10 @@ use tokio::sync::oneshot;
 use super::answer::{self, Answer, Answered, ResponseStats};
 use super::api_error::{at_capacity, ApiError};
 use super::body;
+use super::clients::ClientId;
 use super::connections::Peer;
 use super::dispatch::{JobOutcome, SearchJob};
+use super::lanes::Lane;
 use super::metrics::SideMemory;
 use super::request::{queries_of, SearchRequest, LIMIT_DEFAULT, QUERIES_PER_REQUEST_MAX};
 use super::view::View;
@@ -28,28 +30,35 @@ use crate::seqfile::SeqRecord;
 
 /// `POST /api/search`. The body is charged against the server's body memory budget before
 /// it is read (or refused at once: 413 from `Content-Length`, 503 when the budget is spent),
-/// and must arrive within the body timeout; the charge is held until the answer.
+/// and must arrive within the body timeout; the charge is held until the answer. Every
+/// request gets an id, sent back as `X-Request-Id` and logged with what it asked for (never
+/// its sequences) and how it ended.
 pub(crate) async fn search(
     State(state): State<Arc<AppState>>,
     request: axum::extract::Request,
 ) -> Response {
     let _in_flight = state.metrics.enter();
+    let id = state.request_ids.fetch_add(1, Ordering::Relaxed) + 1;
+    let started = Instant::now();
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    let peer = request.extensions().get::<Peer>().map(|p| p.0.ip());
+    let client = ClientId::of(request.headers(), peer);
     let limits = state.config.body_limits();
     let read = body::read_body(request.into_body(), declared, limits, &state.body_budget).await;
+    let mut log = RequestLog::default();
     let outcome = match read {
         Ok((body, lease)) => {
-            let outcome = search_inner(&state, body, Instant::now()).await;
+            let outcome = search_inner(&state, body, client, Instant::now(), &mut log).await;
             drop(lease);
             outcome
         }
         Err(error) => Err(ApiError::body(error)),
     };
-    match outcome {
+    let mut response = match outcome {
         Ok(response) => response,
         Err(error) => {
             if let Some(why) = error.rejection() {
@@ -57,13 +66,38 @@ pub(crate) async fn search(
             }
             error.into_response()
         }
+    };
+    tracing::info!(
+        "request {id}: {} in {:.1} ms ({} queries, {} bases, {} lane)",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1e3,
+        log.queries,
+        log.bases,
+        log.lane.map_or("no", Lane::label)
+    );
+    if let Ok(value) = header::HeaderValue::from_str(&id.to_string()) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
+    response
+}
+
+/// The header that carries a search request's id.
+const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// What a request's log line says of it.
+#[derive(Debug, Default)]
+struct RequestLog {
+    queries: usize,
+    bases: u64,
+    lane: Option<Lane>,
 }
 
 async fn search_inner(
     state: &Arc<AppState>,
     body: Vec<u8>,
+    client: ClientId,
     started: Instant,
+    log: &mut RequestLog,
 ) -> Result<Response, ApiError> {
     let mut request: SearchRequest = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
@@ -96,7 +130,17 @@ async fn search_inner(
         .map(|r| std::mem::take(&mut r.sequence))
         .collect();
     let bases: Vec<usize> = queries.iter().map(Vec::len).collect();
-    let _permit = admit(state, started).await?;
+    let total: usize = bases.iter().sum();
+    let lane = Lane::of(total);
+    *log = RequestLog {
+        queries: queries.len(),
+        bases: total as u64,
+        lane: Some(lane),
+    };
+    let _client = state
+        .clients
+        .admit(client, total as u64)
+        .map_err(ApiError::client_limit)?;
     let search = Search {
         cutoff,
         limit: request.limit.unwrap_or(LIMIT_DEFAULT),
@@ -116,8 +160,15 @@ async fn search_inner(
     let options = search.options(k_max, group_by);
     let settings = search.settings(k_max, None);
     let deadline = started + state.config.request_timeout;
-    let (answers, batch_requests, queued) =
-        run_job(state, &view, queries, selection, options, deadline).await?;
+    let job = Job {
+        queries,
+        selection,
+        options,
+        deadline,
+        lane,
+    };
+    let (answers, batch_requests, queued, recalled) =
+        recall_or_search(state, &view, job, started).await?;
     let mut stats = ResponseStats {
         queries: answers.len(),
         requests_in_batch: batch_requests,
@@ -126,6 +177,14 @@ async fn search_inner(
     };
     state.reload_if_changed(answers.iter().filter_map(|a| a.as_ref().err()));
     let queries = answered(records, bases, answers, &mut stats)?;
+    if recalled {
+        // Nothing was read for this request: say so, not what the first asking cost.
+        stats = ResponseStats {
+            queries: stats.queries,
+            answers_from_cache: stats.queries,
+            ..ResponseStats::default()
+        };
+    }
     let elapsed = started.elapsed();
     stats.time_ms = ms(elapsed);
     let errors = queries.iter().filter(|q| q.outcome.is_err()).count();
@@ -146,50 +205,91 @@ async fn search_inner(
     Ok(answer::respond(state.clone(), view, answer))
 }
 
-/// Waits for a turn: at most `max_concurrent` searches run, at most `max_queued` wait, and
-/// anything beyond is turned away at once with 503.
+/// Waits for a turn in `lane`: at most `max_concurrent` searches run (half as many panels),
+/// at most `max_queued` wait in each lane, and anything beyond is turned away at once with
+/// 503.
 async fn admit(
     state: &AppState,
+    lane: Lane,
     started: Instant,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-    if let Ok(permit) = state.permits.clone().try_acquire_owned() {
-        return Ok(permit);
-    }
-    let waiting = state.waiting.fetch_add(1, Ordering::Relaxed);
-    let permit = if waiting < state.config.max_queued {
-        let remaining = state
-            .config
-            .request_timeout
-            .saturating_sub(started.elapsed());
-        tokio::time::timeout(remaining, state.permits.clone().acquire_owned())
-            .await
-            .ok()
-            .and_then(Result::ok)
-    } else {
-        None
-    };
-    state.waiting.fetch_sub(1, Ordering::Relaxed);
-    permit.ok_or_else(at_capacity)
+    let patience = state
+        .config
+        .request_timeout
+        .saturating_sub(started.elapsed());
+    state
+        .lanes
+        .admit(lane, patience)
+        .await
+        .ok_or_else(at_capacity)
 }
 
 type JobAnswers = (Vec<Result<QueryResult, SearchError>>, usize, Duration);
 
-/// Hands the queries to the search workers and waits for their answers until `deadline`.
-async fn run_job(
+/// A job's answers, the requests of its batch, its time queued, and whether it came from
+/// the answer cache.
+type Recalled = (Vec<Result<QueryResult, SearchError>>, usize, Duration, bool);
+
+/// The answers of `job`: from the answer cache when it holds them all (no turn needed),
+/// else searched in a turn of the job's lane and kept; whether they came from the cache.
+async fn recall_or_search(
     state: &AppState,
     view: &View,
+    job: Job,
+    started: Instant,
+) -> Result<Recalled, ApiError> {
+    let cache = &state.answers;
+    let usable = state.config.answer_cache_bytes > 0 && answers_keep(view);
+    let recalled = usable
+        .then(|| cache.get(view.number, &job.queries, &job.selection, &job.options))
+        .flatten();
+    if let Some(results) = recalled {
+        let answers = results.into_iter().map(Ok).collect();
+        return Ok((answers, 0, Duration::ZERO, true));
+    }
+    let _turn = admit(state, job.lane, started).await?;
+    let kept = usable.then(|| {
+        let (queries, selection) = (job.queries.clone(), job.selection.clone());
+        (queries, selection, job.options.clone())
+    });
+    let (answers, batch_requests, queued) = run_job(state, view, job).await?;
+    if let Some((queries, selection, options)) = kept {
+        cache.put(view.number, &queries, &selection, &options, &answers);
+    }
+    Ok((answers, batch_requests, queued, false))
+}
+
+/// Whether answers found in `view` may be kept and given again: its files are all local
+/// (a remote file changed on its server is seen only by reading it) and none changed on disk
+/// since it was opened (one `stat` each; a collection's commit opens a new view).
+fn answers_keep(view: &View) -> bool {
+    let remote = |name: &str| name.contains("://");
+    let local = view.indexes.iter().all(|index| {
+        !index.file.as_deref().is_some_and(remote) && !index.files.iter().any(|f| remote(f))
+    });
+    local && view.changed_indexes().is_empty()
+}
+
+/// What a request hands the search workers.
+struct Job {
     queries: Vec<Vec<u8>>,
     selection: Option<Vec<bool>>,
     options: SearchOptions,
     deadline: Instant,
-) -> Result<JobAnswers, ApiError> {
+    lane: Lane,
+}
+
+/// Hands the queries to the search workers and waits for their answers until the deadline.
+async fn run_job(state: &AppState, view: &View, job: Job) -> Result<JobAnswers, ApiError> {
     let (reply, answer) = oneshot::channel();
+    let deadline = job.deadline;
     let job = SearchJob {
-        queries,
-        selection,
-        options,
+        queries: job.queries,
+        selection: job.selection,
+        options: job.options,
         deadline,
         queued: Instant::now(),
+        lane: job.lane,
         reply,
     };
     if !view.dispatcher.submit(job) {
@@ -465,9 +565,11 @@ pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         cache: index.side_cache().map(|c| c.stats()),
         resident_bytes: index.side_resident_bytes(),
     };
-    let text = state
+    let mut text = state
         .metrics
         .render(view.cache.as_ref().map(|c| c.stats()), &side);
+    state.lanes.render(state.clients.active(), &mut text);
+    state.answers.stats().render(&mut text);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 

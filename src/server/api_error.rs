@@ -64,6 +64,14 @@ impl ApiError {
         answer
     }
 
+    /// 429 for a client over its share ([`super::clients`]).
+    pub(super) fn client_limit(refusal: super::clients::ClientRefusal) -> ApiError {
+        let mut error = ApiError::new(StatusCode::TOO_MANY_REQUESTS, refusal.to_string());
+        error.retry_after_seconds = Some(1);
+        error.reason = Some(Rejection::ClientLimit);
+        error
+    }
+
     pub(super) fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }

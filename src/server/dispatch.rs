@@ -1,8 +1,11 @@
 //! Search workers: requests that overlap in time are answered by one shared batch.
 //!
 //! Each worker thread owns a [`Searcher`] (its own engine and buffers; the page cache is
-//! shared by all). A worker takes the next job from a bounded queue, then everything else
-//! already waiting (up to a bound), and answers all of those queries with one planned batch,
+//! shared by all). Jobs wait in one bounded queue per [`Lane`]: a worker takes the next small
+//! job when there is one, else the next panel, and with two workers or more the first takes
+//! small jobs only, so a gene never waits for a panel's batch (issue 34). A worker takes the
+//! next job, then everything else already waiting in its lane (up to a bound), and answers
+//! all of those queries with one planned batch,
 //! so requests arriving while a batch is in flight share the next sweep instead of queueing
 //! behind each other one by one. There is no artificial wait: a lone request starts at once.
 //! Jobs whose deadline has passed or whose client has gone are dropped before any I/O.
@@ -21,6 +24,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{bounded, Receiver, Sender};
 use tokio::sync::oneshot;
 
+use super::lanes::Lane;
 use super::metrics::Metrics;
 use super::watch::IndexWatch;
 use crate::format::ChecksumError;
@@ -41,6 +45,8 @@ pub(crate) struct SearchJob {
     pub deadline: Instant,
     /// When the job was queued.
     pub queued: Instant,
+    /// The queue it waits in.
+    pub lane: Lane,
     /// Where the answer goes.
     pub reply: oneshot::Sender<JobOutcome>,
 }
@@ -64,9 +70,12 @@ pub(crate) enum JobOutcome {
     IndexChanged(String),
 }
 
+/// The queues of the lanes, small first.
+type Senders = [Sender<SearchJob>; 2];
+
 /// The pool of search workers.
 pub(crate) struct Dispatcher {
-    sender: Mutex<Option<Sender<SearchJob>>>,
+    sender: Mutex<Option<Senders>>,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -79,7 +88,9 @@ impl Dispatcher {
         queue: usize,
         watch: Arc<IndexWatch>,
     ) -> Dispatcher {
-        let (sender, receiver) = bounded(queue.max(1));
+        let (small, small_jobs) = bounded(queue.max(1));
+        let (panel, panel_jobs) = bounded(queue.max(1));
+        let reserved = searchers.len() >= 2;
         let workers = searchers
             .into_iter()
             .enumerate()
@@ -89,15 +100,20 @@ impl Dispatcher {
                     watch.len(),
                     "one identity per index"
                 );
-                let receiver = receiver.clone();
+                // The first of two or more workers takes small jobs only.
+                let queues = Queues {
+                    small: small_jobs.clone(),
+                    panel: (!(reserved && i == 0)).then(|| panel_jobs.clone()),
+                };
                 let metrics = metrics.clone();
                 let watch = watch.clone();
                 std::thread::Builder::new()
                     .name(format!("bitsift-search-{i}"))
-                    .spawn(move || worker(searcher, &receiver, &metrics, &watch))
+                    .spawn(move || worker(searcher, &queues, &metrics, &watch))
                     .expect("spawn a search worker")
             })
             .collect();
+        let sender = [small, panel];
         Dispatcher {
             sender: Mutex::new(Some(sender)),
             workers: Mutex::new(workers),
@@ -108,9 +124,13 @@ impl Dispatcher {
     /// is dropped, so its caller hears nothing and answers "busy").
     pub(crate) fn submit(&self, job: SearchJob) -> bool {
         let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        let lane = match job.lane {
+            Lane::Small => 0,
+            Lane::Panel => 1,
+        };
         sender
             .as_ref()
-            .is_some_and(|sender| sender.try_send(job).is_ok())
+            .is_some_and(|senders| senders[lane].try_send(job).is_ok())
     }
 
     /// Stops taking jobs and gives the workers up to `wait` to finish what is queued.
@@ -139,13 +159,39 @@ impl Drop for Dispatcher {
     }
 }
 
-fn worker(
-    mut searcher: Searcher,
-    receiver: &Receiver<SearchJob>,
-    metrics: &Metrics,
-    watch: &IndexWatch,
-) {
-    while let Ok(first) = receiver.recv() {
+/// The queues a worker takes jobs from.
+struct Queues {
+    small: Receiver<SearchJob>,
+    /// `None` for the worker kept for small jobs.
+    panel: Option<Receiver<SearchJob>>,
+}
+
+impl Queues {
+    /// The next job, a small one first when both wait, and the queue it came from; `None`
+    /// once the queues are closed and empty.
+    fn next(&self) -> Option<(SearchJob, &Receiver<SearchJob>)> {
+        if let Ok(job) = self.small.try_recv() {
+            return Some((job, &self.small));
+        }
+        let Some(panel) = &self.panel else {
+            return self.small.recv().ok().map(|job| (job, &self.small));
+        };
+        crossbeam_channel::select! {
+            recv(self.small) -> job => match job {
+                Ok(job) => Some((job, &self.small)),
+                // Closed: what is left is in the other queue.
+                Err(_) => panel.recv().ok().map(|job| (job, panel)),
+            },
+            recv(panel) -> job => match job {
+                Ok(job) => Some((job, panel)),
+                Err(_) => self.small.recv().ok().map(|job| (job, &self.small)),
+            },
+        }
+    }
+}
+
+fn worker(mut searcher: Searcher, queues: &Queues, metrics: &Metrics, watch: &IndexWatch) {
+    while let Some((first, receiver)) = queues.next() {
         let mut jobs = vec![first];
         let mut queries = jobs[0].queries.len();
         while queries < QUERIES_PER_BATCH_MAX {

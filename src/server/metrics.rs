@@ -31,10 +31,12 @@ pub(crate) enum Rejection {
     BodyMemory,
     /// A searched index is unavailable or changed on disk (503).
     IndexUnavailable,
+    /// The client has its share in flight already (429).
+    ClientLimit,
 }
 
 /// Every rejection reason, in the order of the counters.
-const REJECTIONS: [Rejection; 8] = [
+const REJECTIONS: [Rejection; 9] = [
     Rejection::Overload,
     Rejection::TooLarge,
     Rejection::BadRequest,
@@ -43,6 +45,7 @@ const REJECTIONS: [Rejection; 8] = [
     Rejection::BodyTimeout,
     Rejection::BodyMemory,
     Rejection::IndexUnavailable,
+    Rejection::ClientLimit,
 ];
 
 impl Rejection {
@@ -56,6 +59,7 @@ impl Rejection {
             Rejection::BodyTimeout => "body_timeout",
             Rejection::BodyMemory => "body_memory",
             Rejection::IndexUnavailable => "index_unavailable",
+            Rejection::ClientLimit => "client_limit",
         }
     }
 }

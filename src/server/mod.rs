@@ -4,7 +4,9 @@
 //! dedicated worker threads ([`dispatch`]), each with its own engine and all sharing one
 //! memory-bounded page cache, and requests overlapping in time share I/O batches. Admission
 //! control bounds the work in progress (`--max-concurrent` running, a bounded queue waiting,
-//! 503 with `Retry-After` beyond); every request has a deadline.
+//! 503 with `Retry-After` beyond) in two lanes, small requests apart from panels ([`lanes`]),
+//! and per client ([`clients`]: 429 with `Retry-After` for a client over its share); every
+//! request has a deadline and an id in the logs (never its sequences).
 //!
 //! Clients are bounded too ([`connections`], [`body`]): a connection limit that evicts idle
 //! connections first, header, body and idle timeouts, and a memory budget that request bodies
@@ -19,11 +21,14 @@
 //! `GET /healthz`, `GET /metrics` (Prometheus), `GET /` (the web page).
 
 mod answer;
+pub(crate) mod answer_cache;
 pub(crate) mod api;
 mod api_error;
 pub(crate) mod body;
+pub(crate) mod clients;
 pub(crate) mod connections;
 pub(crate) mod dispatch;
+pub(crate) mod lanes;
 pub(crate) mod metadata;
 pub(crate) mod metrics;
 mod request;
@@ -32,7 +37,7 @@ pub(crate) mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,7 +48,10 @@ use crate::collection::CollectionError;
 use crate::io::EngineOptions;
 use crate::query::OpenError;
 use body::{BodyBudget, BodyLimits};
+use clients::Clients;
+pub use clients::{ClientLimits, CLIENT_BASES_DEFAULT, CLIENT_REQUESTS_DEFAULT};
 use connections::{ConnectionLimits, MAX_CONNECTIONS_DEFAULT};
+use lanes::Lanes;
 use metadata::Metadata;
 use metrics::Metrics;
 pub(crate) use view::{IndexSources, SelectError, Trigger, View, Views};
@@ -70,8 +78,12 @@ pub struct ServerConfig {
     pub warm: bool,
     /// Searches running at once.
     pub max_concurrent: usize,
-    /// Searches waiting for a turn before new ones are turned away with 503.
+    /// Searches waiting for a turn (in each lane) before new ones are turned away with 503.
     pub max_queued: usize,
+    /// What one client may have in flight before its requests are turned away with 429.
+    pub client_limits: ClientLimits,
+    /// Bytes of answers kept for repeated queries (0: none); see [`answer_cache`].
+    pub answer_cache_bytes: u64,
     /// Bases per query.
     pub max_query_bases: usize,
     /// Deadline of a request.
@@ -201,10 +213,14 @@ pub(crate) struct AppState {
     pub metadata: Metadata,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
-    /// Permits for running searches.
-    pub permits: Arc<tokio::sync::Semaphore>,
-    /// Requests waiting for a permit.
-    pub waiting: AtomicUsize,
+    /// Turns and queues of the small and panel lanes.
+    pub lanes: Lanes,
+    /// Every client's requests in flight.
+    pub clients: Arc<Clients>,
+    /// The id of the last search request (for the logs and `X-Request-Id`).
+    pub request_ids: AtomicU64,
+    /// Answers of repeated queries, for the view they came from.
+    pub answers: answer_cache::AnswerCache,
     /// Start time.
     pub started: Instant,
     /// Whether a reload for a remote file changed on its server is under way.
@@ -267,8 +283,10 @@ pub(crate) fn build(config: ServerConfig) -> Result<(Router, Arc<AppState>), Ser
     let body_budget =
         BodyBudget::new(usize::try_from(config.body_memory_bytes()).unwrap_or(usize::MAX));
     let state = Arc::new(AppState {
-        permits: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent.max(1))),
-        waiting: AtomicUsize::new(0),
+        lanes: Lanes::new(config.max_concurrent, config.max_queued),
+        clients: Clients::new(config.client_limits),
+        request_ids: AtomicU64::new(0),
+        answers: answer_cache::AnswerCache::new(config.answer_cache_bytes),
         remote_reload: Default::default(),
         started: Instant::now(),
         config,

@@ -258,7 +258,8 @@ impl BlockSummaries {
     }
 
     /// Convenience: [`prepare`](Self::prepare) then [`count`](Self::count).
-    pub fn possible_positions(
+    #[cfg(test)]
+    pub(crate) fn possible_positions(
         &self,
         block: usize,
         hashes: &[u64],

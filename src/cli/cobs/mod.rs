@@ -84,6 +84,7 @@ fn ui() -> Ui {
     Ui {
         progress: std::io::stderr().is_terminal(),
         quiet: false,
+        verbose: false,
     }
 }
 

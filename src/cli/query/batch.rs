@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 use bitsift::alphabet::BaseReading;
 use bitsift::answer::{ResultWriter, SkipReason};
-use bitsift::query::{QueryResult, SearchError, SearchOptions, Searcher};
+use bitsift::query::{QueryResult, SearchError, SearchOptions, Session};
 use bitsift::search::{Outcome, QueryBatch};
 use bitsift::seqfile::SeqRecord;
 
@@ -21,6 +21,10 @@ pub(crate) struct Skips {
     read_failed: u64,
     /// Queries seen, searched or not.
     pub(crate) queries: u64,
+    /// Queries answered with at least one hit.
+    pub(crate) with_hits: u64,
+    /// Hits reported, over all queries.
+    pub(crate) hits: u64,
 }
 
 impl Skips {
@@ -35,6 +39,16 @@ impl Skips {
             SkipReason::NotNucleotides => self.not_dna += 1,
             SkipReason::ReadFailed => self.read_failed += 1,
         }
+    }
+
+    /// The closing line of a run: `800 queries, 109 with hits, 288 hits`.
+    pub(crate) fn closing(&self) -> String {
+        format!(
+            "{}, {} with hits, {}",
+            bitsift::units::plural(self.queries, "query"),
+            self.with_hits,
+            bitsift::units::plural(self.hits, "hit")
+        )
     }
 
     /// One line: how many queries were skipped and why.
@@ -156,7 +170,7 @@ impl<'o> Batch<'o> {
     /// Searches the collected queries together and writes their results in input order.
     pub(crate) fn run<W: Write>(
         &mut self,
-        searcher: &mut Searcher,
+        searcher: &mut Session,
         writer: &mut ResultWriter<W>,
     ) -> Result<()> {
         if self.queries.is_empty() {
@@ -165,6 +179,8 @@ impl<'o> Batch<'o> {
         for (name, outcome) in self.queries.run(searcher, self.options)? {
             match outcome {
                 Outcome::Answered(result) => {
+                    self.skips.hits += result.hits.len() as u64;
+                    self.skips.with_hits += u64::from(!result.hits.is_empty());
                     writer.write_result(&name, &result)?;
                     self.print_stats(&name, &result);
                 }

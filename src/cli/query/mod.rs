@@ -14,7 +14,7 @@ use bitsift::format::HeaderOptions;
 use bitsift::io::{EngineChoice, Warmup};
 use bitsift::metadata::{Metadata, MetadataError};
 use bitsift::query::{
-    GroupByError, Grouping, Index, Searcher, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
+    GroupByError, Grouping, Index, Session, SessionConfig, SIDE_MEMORY_DEFAULT, THRESHOLD_DEFAULT,
 };
 use bitsift::search::{Notices, SearchRequest, SearchSetup, SessionSetup, SetupError};
 use bitsift::seqfile::{SeqReader, SeqRecord};
@@ -43,7 +43,7 @@ pub(crate) struct QueryArgs {
     /// Whether a pre-2019 COBS index has canonical k-mers (COBS's default then: no)
     #[arg(long, value_name = "yes|no", value_parser = parse_yes_no, help_heading = "Input")]
     legacy_canonical: Option<bool>,
-    /// Query sequences: FASTA or FASTQ, plain or compressed
+    /// Query sequences: FASTA or FASTQ, plain or compressed (-: standard input)
     #[arg(short, long, value_name = "QUERIES", help_heading = "Input")]
     file: Option<PathBuf>,
     /// A query sequence given on the command line
@@ -58,7 +58,7 @@ pub(crate) struct QueryArgs {
     #[arg(long, help_heading = "Input")]
     fold_case: bool,
     /// TSV of document metadata (a header, then the document name and its columns), joined
-    /// to the hits of TSV and JSON output
+    /// to the hits of TSV and JSON output (-: standard input)
     #[arg(long, value_name = "FILE.tsv", help_heading = "Input")]
     metadata: Option<PathBuf>,
     /// Count each query's hits by the values of this column of --metadata (species, say):
@@ -301,9 +301,34 @@ fn open_queries(args: &QueryArgs) -> Result<Queries> {
             check_sequence_argument(sequence)?;
             Ok(Queries::Argument(sequence.clone()))
         }
+        (None, Some(path)) if is_standard_input(path) => {
+            let name = Path::new("standard input");
+            Ok(Queries::File(SeqReader::from_reader(
+                name,
+                std::io::stdin(),
+            )?))
+        }
         (None, Some(path)) => Ok(Queries::File(SeqReader::open(path)?)),
         (None, None) => Err(UsageError("give a query sequence or -f QUERIES".into()).into()),
     }
+}
+
+/// Whether `path` is `-`, standard input.
+fn is_standard_input(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Standard input can be read once: `-` may stand for one of the files read.
+fn check_standard_input(args: &QueryArgs) -> Result<(), UsageError> {
+    let lists = args.indexes.index_list.iter();
+    let given = args.file.iter().chain(args.metadata.iter()).chain(lists);
+    if given.filter(|path| is_standard_input(path)).count() > 1 {
+        return Err(UsageError(
+            "standard input (-) can be read once: give it to one of -f, --metadata, --index-list"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The indexes and sessions `args` ask for.
@@ -368,7 +393,7 @@ fn open_searcher(
     setup: &SearchSetup,
     request: &SearchRequest,
     ui: Ui,
-) -> Result<(Searcher, Option<Warmup>)> {
+) -> Result<(Session, Option<Warmup>)> {
     let opened = setup.open().map_err(no_index_hint)?;
     tell(&opened.notices, request.summaries, ui);
     let searcher = opened.sessions.into_iter().next();
@@ -376,13 +401,14 @@ fn open_searcher(
     Ok((searcher, opened.warmup))
 }
 
-/// Says on standard error what the open found: an engine fallback and indexes without
-/// checksums (unless quiet), and block summaries that cannot be used when they would be.
+/// Says on standard error what the open found: an engine fallback (with `-v`), indexes
+/// without checksums (unless quiet), and block summaries that cannot be used when they
+/// would be.
 fn tell(notices: &Notices, summaries: bool, ui: Ui) {
+    if let Some(notice) = &notices.engine {
+        tracing::info!("{notice}");
+    }
     if !ui.quiet {
-        if let Some(notice) = &notices.engine {
-            eprintln!("bitsift: {notice}");
-        }
         if let Some(notice) = unchecked_notice(&notices.unchecked) {
             eprintln!("bitsift: notice: {notice}");
         }
@@ -411,7 +437,7 @@ fn unchecked_notice(unchecked: &[PathBuf]) -> Option<String> {
 /// Loads `--metadata` and warns when none of its names is a document of the indexes. A TSV
 /// of groups shows no metadata column of its own: the table is then read for the
 /// `--group-by` column alone.
-fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Searcher) -> Result<Metadata> {
+fn load_metadata(path: &Path, args: &QueryArgs, searcher: &Session) -> Result<Metadata> {
     let loaded = match &args.group_by {
         Some(column) if args.format == FormatArg::Tsv => Metadata::load_column(path, column),
         _ => Metadata::load(path),
@@ -486,6 +512,7 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     let setup = search_setup(&args);
     check_setup(&setup)?;
     check_output_options(&args)?;
+    check_standard_input(&args)?;
     args.remote.apply(args.engine.queue_depth)?;
     let request = search_request(&args);
     let mut queries = open_queries(&args)?;
@@ -543,7 +570,9 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
         .map_err(|e| e.into_error())
         .context("cannot write the results")?;
     sink.commit()?;
-    Ok(finish(&batch.skips))
+    // COBS's own output has no summary: `cobs query` prints none.
+    let summary = !ui.quiet && args.format != FormatArg::Cobs;
+    Ok(finish(&batch.skips, summary))
 }
 
 fn stop_warmup(warmup: Option<Warmup>) {
@@ -557,8 +586,12 @@ fn stop_warmup(warmup: Option<Warmup>) {
     }
 }
 
-/// The closing warning when queries were skipped, and the outcome.
-fn finish(skips: &Skips) -> Outcome {
+/// The closing summary (when `summary`), the warning when queries were skipped, and the
+/// outcome.
+fn finish(skips: &Skips, summary: bool) -> Outcome {
+    if summary {
+        eprintln!("bitsift: {}", skips.closing());
+    }
     if skips.total() == 0 {
         return Outcome::Success;
     }

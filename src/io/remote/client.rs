@@ -22,6 +22,7 @@ use object_store::{BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectSto
 use super::config::{s3_settings, Auth};
 use super::location::RemoteUrl;
 use super::options::{options, RemoteOptions};
+use super::window::{window_for, Signal, Window};
 
 /// Worker threads of the runtime: requests are I/O-bound; two threads keep hundreds in
 /// flight.
@@ -81,6 +82,8 @@ pub(crate) struct RemoteObject {
     /// The file's first bytes, fetched by the open itself, until a reader from the start
     /// takes them (see [`RemoteObject::take_first`]).
     first: Mutex<Option<Bytes>>,
+    /// The requests in flight its server takes (shared by the files of one server).
+    pub(super) window: Arc<Window>,
 }
 
 impl RemoteObject {
@@ -216,6 +219,7 @@ impl RemoteObject {
             size: meta.size,
             etag: meta.e_tag,
             first: Mutex::new(None),
+            window: Window::new(crate::io::REMOTE_DEPTH_DEFAULT as usize),
         }))
     }
 
@@ -274,14 +278,18 @@ impl RemoteObject {
         Ok((bytes.slice(from..to), fetched))
     }
 
-    /// One range request, checked (see [`RemoteObject::fetch`]).
+    /// One range request, checked (see [`RemoteObject::fetch`]), sent when the server's
+    /// window has room for it.
     async fn get(&self, range: Range<u64>) -> io::Result<Bytes> {
         let options = GetOptions {
             range: Some(GetRange::Bounded(range.clone())),
             if_match: self.etag.clone(),
             ..GetOptions::default()
         };
-        let result = match self.store.get_opts(&self.key, options).await {
+        let mut permit = self.window.acquire().await;
+        let answer = self.store.get_opts(&self.key, options).await;
+        permit.finish(signal_of(&answer, permit.elapsed()));
+        let result = match answer {
             Ok(result) => result,
             // Gone since it was opened (a merge on the origin deletes the files it replaced):
             // a change of the file like any other.
@@ -297,7 +305,11 @@ impl RemoteObject {
         {
             return Err(changed(self));
         }
-        let bytes = result.bytes().await.map_err(|e| describe(e.into()))?;
+        let bytes = result.bytes().await.map_err(|e| {
+            permit.finish(Signal::Failed);
+            describe(e.into())
+        })?;
+        drop(permit);
         let want = range.end - range.start;
         if bytes.len() as u64 != want {
             return Err(io::Error::new(
@@ -340,28 +352,31 @@ async fn head(
         head: true,
         ..GetOptions::default()
     };
+    let window = window_for(&parsed.store, options().connections);
     if options().cache.is_some() {
         // With a local cache the first bytes are most likely cached by an earlier run: a
         // `HEAD` checks the ETag without fetching them again.
-        let meta = store
-            .get_opts(&parsed.key, head())
+        let meta = gated(&window, store.get_opts(&parsed.key, head()))
             .await
             .map_err(failed)?
             .meta;
-        return Ok(remote_object(url, store, parsed.key, meta));
+        return Ok(remote_object(url, store, parsed.key, meta, window));
     }
     let first = GetOptions {
         range: Some(GetRange::Bounded(0..FIRST_BYTES)),
         ..GetOptions::default()
     };
-    let (meta, bytes) = match store.get_opts(&parsed.key, first).await {
+    let mut permit = window.acquire().await;
+    let answer = store.get_opts(&parsed.key, first).await;
+    permit.finish(signal_of(&answer, permit.elapsed()));
+    let (meta, bytes) = match answer {
         Ok(result) => {
             let meta = result.meta.clone();
             (meta, Some(result.bytes().await.map_err(failed)?))
         }
         Err(e) if unsatisfiable(&e) => {
-            let meta = store
-                .get_opts(&parsed.key, head())
+            drop(permit);
+            let meta = gated(&window, store.get_opts(&parsed.key, head()))
                 .await
                 .map_err(failed)?
                 .meta;
@@ -369,7 +384,7 @@ async fn head(
         }
         Err(e) => return Err(failed(e)),
     };
-    let object = remote_object(url, store, parsed.key, meta);
+    let object = remote_object(url, store, parsed.key, meta, window);
     if let Some(bytes) = bytes {
         let want = FIRST_BYTES.min(object.size);
         if bytes.len() as u64 != want {
@@ -389,6 +404,7 @@ fn remote_object(
     store: Arc<dyn ObjectStore>,
     key: KeyPath,
     meta: object_store::ObjectMeta,
+    window: Arc<Window>,
 ) -> Arc<RemoteObject> {
     Arc::new(RemoteObject {
         url,
@@ -397,7 +413,35 @@ fn remote_object(
         size: meta.size,
         etag: meta.e_tag,
         first: Mutex::new(None),
+        window,
     })
+}
+
+/// What an answer (or its absence) after `elapsed` says of the server's load: a status that
+/// is the file's (not found, changed) is an answer like any other; other errors (server
+/// errors, timeouts, refused or reset connections, after the client's retries) are failures.
+fn signal_of<T>(answer: &Result<T, object_store::Error>, elapsed: Duration) -> Signal {
+    match answer {
+        Ok(_)
+        | Err(
+            object_store::Error::NotFound { .. }
+            | object_store::Error::Precondition { .. }
+            | object_store::Error::NotModified { .. },
+        ) => Signal::Answered(elapsed),
+        Err(e) if unsatisfiable(e) => Signal::Answered(elapsed),
+        Err(_) => Signal::Failed,
+    }
+}
+
+/// `request` sent when `window` has room for it.
+async fn gated<T>(
+    window: &Arc<Window>,
+    request: impl Future<Output = Result<T, object_store::Error>>,
+) -> Result<T, object_store::Error> {
+    let mut permit = window.acquire().await;
+    let answer = request.await;
+    permit.finish(signal_of(&answer, permit.elapsed()));
+    answer
 }
 
 /// Whether `error` is a range request refused because the file is empty (`416`).
@@ -506,9 +550,24 @@ pub(super) fn describe(error: io::Error) -> io::Error {
         io::ErrorKind::NotFound => "not found on the server",
         io::ErrorKind::PermissionDenied => "access denied by the server",
         _ if unanswered => "no answer from the server (timed out, or the connection failed)",
+        _ if no_ranges(&text) => {
+            return io::Error::new(kind, format!("{NO_RANGES} ({text})"));
+        }
         _ => "request failed",
     };
     io::Error::new(kind, format!("{what}: {text}"))
+}
+
+/// What a server that cannot serve byte ranges is told, and what works instead.
+pub(super) const NO_RANGES: &str = "the server does not serve byte ranges (it answered a range request with the whole file, as `python3 -m http.server` does): serve the index with a server that does, such as nginx or caddy, or from an object store (S3, MinIO, Google Cloud Storage, Azure Blob)";
+
+/// Whether `text` is object_store's error for a server that does not serve ranges: one
+/// that does not say `Accept-Ranges: bytes`, or answers without the range asked for.
+fn no_ranges(text: &str) -> bool {
+    let text = text.to_lowercase();
+    text.contains("range request not supported")
+        || text.contains("non-partial response when range requested")
+        || text.contains("content-range header not present")
 }
 
 /// Whether `text` holds the HTTP status `code` as a word of its own (not inside a number, as
@@ -645,5 +704,9 @@ mod tests {
         assert!(described
             .to_string()
             .starts_with("no answer from the server"));
+        // A server without ranges is told what works (object_store's text).
+        let plain = "Operation not supported: Range request not supported by http://h/x";
+        let described = describe(io::Error::other(plain)).to_string();
+        assert!(described.starts_with(NO_RANGES), "{described}");
     }
 }

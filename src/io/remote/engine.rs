@@ -1,6 +1,7 @@
 //! [`RemoteEngine`]: a [`ReadEngine`] over remote files. The reads of a batch become range
-//! requests (or reads of the local cache), up to the configured depth in flight at once on
-//! the remote runtime; completions come back to the calling thread, which runs the consumer,
+//! requests (or reads of the local cache), as many in flight at once on the remote runtime
+//! as the servers' windows allow (adapted to how each answers, see [`super::window`]) and
+//! never more than the configured depth; completions come back to the calling thread, which runs the consumer,
 //! in completion order, as with the other engines.
 //!
 //! Where a file's server takes multi-range requests (HTTP; learnt from the first one, see
@@ -27,6 +28,7 @@ use crossbeam_channel::{unbounded, Sender};
 
 use super::client::{spawn, Fetched, RemoteObject};
 use super::multirange::{self, Fetch, Support, Transport};
+use super::window::Window;
 use crate::io::retry::{Progress, Step};
 use crate::io::{
     fault, inside, Attempt, AttemptResult, EngineKind, FaultHook, IoCounters, IoError, ReadBatch,
@@ -52,7 +54,10 @@ pub(crate) struct RemoteEngine {
     /// Each file's multi-range transport, for files whose server may take them.
     transports: Vec<Option<Arc<dyn Transport>>>,
     paths: Vec<PathBuf>,
+    /// Requests in flight at most; fewer while the servers' windows are smaller.
     depth: usize,
+    /// The windows of the files' servers, each once.
+    windows: Vec<Arc<Window>>,
     /// Ranges one request may ask for at most.
     ranges: usize,
     hook: Option<Arc<dyn FaultHook>>,
@@ -134,14 +139,29 @@ impl RemoteEngine {
     ) -> RemoteEngine {
         assert_eq!(objects.len(), transports.len());
         let paths = objects.iter().map(|o| PathBuf::from(&o.url)).collect();
+        let mut windows: Vec<Arc<Window>> = Vec::new();
+        for object in &objects {
+            if !windows.iter().any(|w| Arc::ptr_eq(w, &object.window)) {
+                windows.push(object.window.clone());
+            }
+        }
         RemoteEngine {
             objects,
             transports,
             paths,
             depth: depth.max(1),
+            windows,
             ranges: ranges.max(1),
             hook: None,
         }
+    }
+
+    /// Requests to keep in flight now: as many as the servers' windows allow (the largest,
+    /// when the files lie on several), within the configured depth. The requests themselves
+    /// wait for room in their server's window; fewer tasks make larger multi-range groups.
+    fn depth_now(&self) -> usize {
+        let windows = self.windows.iter().map(|w| w.limit()).max();
+        windows.unwrap_or(self.depth).clamp(1, self.depth)
     }
 
     /// How many reads the next request of `file` may carry, `remaining` reads being left in
@@ -473,8 +493,9 @@ impl ReadEngine for RemoteEngine {
         let (mut next, mut tasks) = (0usize, 0usize);
         let mut ended: Option<IoError> = None;
         loop {
-            while ended.is_none() && tasks < self.depth && next < batch.requests.len() {
-                let free = self.depth - tasks;
+            let depth = self.depth_now();
+            while ended.is_none() && tasks < depth && next < batch.requests.len() {
+                let free = depth - tasks;
                 let group = self.gather(&mut batch, &mut next, free, &mut ended);
                 if !group.is_empty() {
                     self.issue(group, &done)?;

@@ -10,6 +10,8 @@
 //! - `multirange`: many ranges of a file in one HTTP request where the server takes them
 //!   (`multipart/byteranges` answers, read and checked by `byteranges`), learnt per file.
 //! - [`RemoteReader`]: sequential reads (headers, names, preambles) in growing requests.
+//! - `window`: the requests in flight each server takes, adapted to how it answers (AIMD,
+//!   from a few up to the per-host cap).
 //! - [`cache`]: a bounded on-disk cache of fetched pages, keyed by URL and ETag.
 //! - [`config`]: S3 settings from the AWS environment and profile files.
 //!
@@ -26,6 +28,7 @@ mod location;
 mod multirange;
 mod options;
 mod reader;
+mod window;
 
 pub(crate) use client::RemoteObject;
 pub(crate) use engine::RemoteEngine;

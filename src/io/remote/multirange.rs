@@ -24,6 +24,7 @@ use bytes::{Bytes, BytesMut};
 use super::byteranges::{self, range_header};
 use super::client::{changed, describe, Fetched, RemoteObject};
 use super::options::options;
+use super::window::Signal;
 
 /// Whether a file's server answers multi-range requests, as learnt so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,9 @@ pub(crate) struct Answer {
     pub etag: Option<String>,
     /// The body of a `206`; empty otherwise (never read).
     pub body: Bytes,
+    /// Time from sending the request to its answer's head (the server's latency, whatever
+    /// the size of the body).
+    pub head_after: Duration,
 }
 
 /// Why no answer came.
@@ -159,10 +163,18 @@ pub(crate) async fn fetch(
     let mut fetched = Fetched::default();
     let mut retries = 0;
     loop {
+        let mut permit = object.window.acquire().await;
         let started = Instant::now();
         fetched.requests += 1;
         let answer = transport.send(ranges, object.etag.as_deref(), cap).await;
         fetched.elapsed += started.elapsed();
+        permit.finish(match &answer {
+            Ok(a) if matches!(a.status, 408 | 429 | 500..=599) => Signal::Failed,
+            Ok(a) => Signal::Answered(a.head_after),
+            Err(TransportError::TooLong(_)) => Signal::Answered(permit.elapsed()),
+            Err(TransportError::Unanswered(_)) => Signal::Failed,
+        });
+        drop(permit);
         let verdict = match answer {
             Ok(answer) => {
                 fetched.bytes += answer.body.len() as u64;
@@ -296,6 +308,7 @@ impl Transport for HttpTransport {
     ) -> Sending<'a> {
         Box::pin(async move {
             use reqwest::header::{CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MATCH, RANGE};
+            let sent = Instant::now();
             let mut request = self
                 .client
                 .get(&self.url)
@@ -317,6 +330,7 @@ impl Transport for HttpTransport {
                 content_range: header(CONTENT_RANGE),
                 etag: header(ETAG),
                 body: Bytes::new(),
+                head_after: sent.elapsed(),
             };
             if answer.status != 206 {
                 // Dropped unread: a 200 is the whole file.

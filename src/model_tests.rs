@@ -1,4 +1,5 @@
-//! Search results against independent models, for random and real genomes:
+//! Search results against independent models (a unit test of the whole library, so it may
+//! reach the engines, fault plans and caches that are not part of the public interface), for random and real genomes:
 //! - no false negatives: a document's score is at least its brute-force k-mer count;
 //! - exactness: the score equals what the index bits, computed independently from each
 //!   document's k-mers with xxh64, say;
@@ -6,21 +7,22 @@
 //! - every engine returns identical results, also with transient I/O faults injected (EINTR,
 //!   EAGAIN, EIO then success, short and empty reads, delayed and reordered completions).
 
-mod common;
+#[path = "../tests/common/reference.rs"]
+mod reference;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use bitsift::builder::{build, BuildOptions};
-use bitsift::format::{IndexHeader, LayoutChoice};
-use bitsift::io::{
+use crate::builder::{build, BuildOptions};
+use crate::format::{IndexHeader, LayoutChoice};
+use crate::io::{
     open_engine, DirectIo, EngineChoice, EngineOptions, FaultEngine, FaultPlan, FaultTally,
     OpenedEngine,
 };
-use bitsift::query::{Index, OpenError, SearchOptions, Searcher, SessionConfig};
-use bitsift::search::SessionSetup;
-use common::*;
+use crate::query::{Index, OpenError, SearchOptions, Session as Searcher, SessionConfig};
+use crate::search::SessionSetup;
 use proptest::prelude::*;
+use reference::*;
 
 struct Collection {
     /// Per document: its records.
@@ -95,7 +97,25 @@ struct Built {
     _dir: tempfile::TempDir,
     index: PathBuf,
     header: IndexHeader,
-    report: bitsift::builder::BuildReport,
+    report: crate::builder::BuildReport,
+}
+
+/// The generated document number of each index document, from its name (`doc012` -> 12).
+fn generated_numbers(header: &IndexHeader) -> Vec<usize> {
+    let names = header.names.all().unwrap();
+    names
+        .iter()
+        .map(|n| n.trim_start_matches("doc").parse().unwrap())
+        .collect()
+}
+
+/// Each generated document's k-mers, by brute force.
+fn collection_terms(collection: &Collection, k: usize, canonical: bool) -> Vec<HashSet<Vec<u8>>> {
+    collection
+        .documents
+        .iter()
+        .map(|records| document_terms(records, k, canonical))
+        .collect()
 }
 
 fn build_collection(
@@ -205,7 +225,7 @@ fn open_session(
 ) -> Result<Searcher, OpenError> {
     let index = Index::open(
         &[path.to_path_buf()],
-        &bitsift::format::HeaderOptions::default(),
+        &crate::format::HeaderOptions::default(),
     )?;
     let setup = SessionSetup {
         engine: *options,
@@ -233,7 +253,7 @@ fn faulty_searcher(
     // index and its side files.
     let index = Index::open(
         std::slice::from_ref(&built.index),
-        &bitsift::format::HeaderOptions::default(),
+        &crate::format::HeaderOptions::default(),
     )
     .expect("open built index");
     let engine = match open_engine(index.read_paths(), options) {
@@ -275,7 +295,7 @@ fn triples(searcher: &mut Searcher, built: &Built, queries: &[Vec<u8>]) -> Vec<(
                     triples.push((q, hit.document, hit.kmers_found));
                 }
             }
-            Err(bitsift::query::SearchError::TooShort { .. }) => {
+            Err(crate::query::SearchError::TooShort { .. }) => {
                 assert!(query.len() < built.header.k as usize);
             }
             Err(e) => panic!("{e}"),
@@ -342,7 +362,7 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         ..options
     };
     let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
-    let key = |answers: Vec<bitsift::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
+    let key = |answers: Vec<crate::query::Answer>| -> Vec<Option<Vec<(u64, u32)>>> {
         answers
             .into_iter()
             .map(|a| {
@@ -406,9 +426,9 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
         reference,
         "waves vs one wave"
     );
-    let cache = std::sync::Arc::new(bitsift::io::PageCache::new(64 * 4160 * 16, 4096));
+    let cache = std::sync::Arc::new(crate::io::PageCache::new(64 * 4160 * 16, 4096));
     let cached = SessionConfig {
-        memory: Some(bitsift::io::RowMemory::Pages(cache.clone())),
+        memory: Some(crate::io::RowMemory::Pages(cache.clone())),
         ..threads(1)
     };
     let mut searcher = open_session(&built.index, &options, cached).unwrap();
@@ -428,8 +448,8 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
     );
     // A budget that holds the whole index becomes its image, scored in place once loaded,
     // on one thread and spread over three: the same answers.
-    let memory = bitsift::io::RowMemory::for_budget(1 << 40, searcher.index().read_files());
-    let bitsift::io::RowMemory::Image(image) = &memory else {
+    let memory = crate::io::RowMemory::for_budget(1 << 40, searcher.index().read_files());
+    let crate::io::RowMemory::Image(image) = &memory else {
         panic!("a budget larger than the index holds it whole");
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -447,7 +467,7 @@ fn check_batches_pruning_and_cache(built: &Built, queries: &[Vec<u8>]) {
             ..self::threads(threads)
         };
         let mut searcher = open_session(&built.index, &options, in_memory).unwrap();
-        assert_eq!(searcher.source(), bitsift::query::RowSource::Image);
+        assert_eq!(searcher.source(), crate::query::RowSource::Image);
         let in_image = key(searcher
             .search_batch(&refs, &SearchOptions::default())
             .unwrap());
@@ -469,18 +489,8 @@ fn check(collection: &Collection, built: &Built, canonical: bool) -> (u64, u64) 
         assert_eq!(&per_engine[0], other, "engines disagree");
     }
     // Map index documents back to the generated ones by name (doc012 -> 12).
-    let generated: Vec<usize> = header
-        .names
-        .all()
-        .unwrap()
-        .iter()
-        .map(|n| n.trim_start_matches("doc").parse().unwrap())
-        .collect();
-    let terms: Vec<HashSet<Vec<u8>>> = collection
-        .documents
-        .iter()
-        .map(|records| document_terms(records, k, canonical))
-        .collect();
+    let generated = generated_numbers(header);
+    let terms = collection_terms(collection, k, canonical);
     let (mut false_positive, mut absent) = (0u64, 0u64);
     for &(q, document, score) in &per_engine[0] {
         let query = &collection.queries[q];
@@ -556,7 +566,7 @@ fn check_summaries(
                         "query {q} t={threshold}: {hit:?} is not what the exact search reports"
                     );
                 }
-                let needed = bitsift::query::count_threshold(threshold, got.kmers_total[0]);
+                let needed = crate::query::count_threshold(threshold, got.kmers_total[0]);
                 for (document, &g) in generated.iter().enumerate() {
                     let truth = brute_force_count(query, k, canonical, &terms[g]) as u64;
                     assert!(
@@ -657,8 +667,8 @@ fn real_genomes_have_no_false_negatives() {
         "Phage_lambda_NC_001416.fa.gz",
     ];
     let read_all = |path: PathBuf| -> Vec<Vec<u8>> {
-        let mut reader = bitsift::seqfile::SeqReader::open(&path).unwrap();
-        let mut record = bitsift::seqfile::SeqRecord::default();
+        let mut reader = crate::seqfile::SeqReader::open(&path).unwrap();
+        let mut record = crate::seqfile::SeqRecord::default();
         let mut records = Vec::new();
         while reader.next_into(&mut record).unwrap() {
             records.push(record.sequence.clone());
@@ -707,7 +717,7 @@ fn flipped_bytes_never_give_a_silent_wrong_answer() {
         threshold: 0.0,
         ..SearchOptions::default()
     };
-    let key = |answer: bitsift::query::Answer| -> Result<Vec<(u64, u32)>, String> {
+    let key = |answer: crate::query::Answer| -> Result<Vec<(u64, u32)>, String> {
         answer
             .map(|r| r.hits.iter().map(|h| (h.document, h.kmers_found)).collect())
             .map_err(|e| e.to_string())
@@ -811,7 +821,7 @@ fn families(seed: u64, families: usize, documents: usize, k: usize) -> (Collecti
 fn build_ordered(
     collection: &Collection,
     family_of: &[usize],
-    order: &bitsift::builder::order::Order,
+    order: &crate::builder::order::Order,
     page_size: u64,
     bits: f64,
     cap: u64,
@@ -855,8 +865,8 @@ fn build_ordered(
         force: false,
         progress: false,
         order: order.clone(),
-        metadata: matches!(order, bitsift::builder::order::Order::Group(_)).then_some(metadata),
-        summaries: Some(bitsift::builder::summaries::SummaryOptions {
+        metadata: matches!(order, crate::builder::order::Order::Group(_)).then_some(metadata),
+        summaries: Some(crate::builder::summaries::SummaryOptions {
             bits_per_kmer: bits,
             max_ram_bytes: cap,
         }),
@@ -894,33 +904,23 @@ proptest! {
         per_record in any::<bool>(),
     ) {
         let (collection, family_of) = families(seed, family_count, documents, 31);
-        let order: bitsift::builder::order::Order = order.parse().unwrap();
+        let order: crate::builder::order::Order = order.parse().unwrap();
         let built = build_ordered(&collection, &family_of, &order, page_size, bits, cap, per_record);
         let header = &built.header;
-        let summaries = bitsift::summary::BlockSummaries::load(&built.index, header)
+        let summaries = crate::summary::BlockSummaries::load(&built.index, header)
             .expect("summaries load")
             .expect("summaries written");
         prop_assert_eq!(summaries.block_count(), header.blocks.len());
         prop_assert!(summaries.ram_bytes() <= cap.max(8 * header.blocks.len() as u64));
         // Index documents are the generated ones, each once.
-        let generated: Vec<usize> = header
-            .names
-            .all()
-            .unwrap()
-            .iter()
-            .map(|n| n.trim_start_matches("doc").parse().unwrap())
-            .collect();
+        let generated = generated_numbers(header);
         let mut sorted = generated.clone();
         sorted.sort_unstable();
         prop_assert_eq!(sorted, (0..documents).collect::<Vec<_>>());
-        let terms: Vec<HashSet<Vec<u8>>> = collection
-            .documents
-            .iter()
-            .map(|records| document_terms(records, 31, true))
-            .collect();
-        let mut hasher = bitsift::kmer::KmerHasher::new(31, true, 1, bitsift::kmer::BaseRule::Cobs);
-        prop_assert_eq!(summaries.minimizer(), bitsift::kmer::minimizer_length(31));
-        let mut scanner = bitsift::kmer::Minimizers::new(31, summaries.minimizer(), true, bitsift::kmer::BaseRule::Cobs);
+        let terms = collection_terms(&collection, 31, true);
+        let mut hasher = crate::kmer::KmerHasher::new(31, true, 1, crate::kmer::BaseRule::Cobs);
+        prop_assert_eq!(summaries.minimizer(), crate::kmer::minimizer_length(31));
+        let mut scanner = crate::kmer::Minimizers::new(31, summaries.minimizer(), true, crate::kmer::BaseRule::Cobs);
         for query in &collection.queries {
             let mut hashes = Vec::new();
             hasher.hashes_into(query, &mut hashes);
@@ -947,7 +947,7 @@ proptest! {
         check_summaries(&collection.queries, &terms, &generated, &built, true);
         // A group order keeps each family contiguous, touching at most one block more than
         // its size needs.
-        if matches!(order, bitsift::builder::order::Order::Group(_)) {
+        if matches!(order, crate::builder::order::Order::Group(_)) {
             let per_block = 8 * page_size as usize;
             for family in 0..family_count {
                 let positions: Vec<usize> = (0..documents)
@@ -969,21 +969,10 @@ proptest! {
 #[test]
 fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
     let (collection, family_of) = families(7, 6, 96, 31);
-    let order: bitsift::builder::order::Order = "group:family".parse().unwrap();
+    let order: crate::builder::order::Order = "group:family".parse().unwrap();
     let built = build_ordered(&collection, &family_of, &order, 1, 4.0, 1 << 30, false);
-    let generated: Vec<usize> = built
-        .header
-        .names
-        .all()
-        .unwrap()
-        .iter()
-        .map(|n| n.trim_start_matches("doc").parse().unwrap())
-        .collect();
-    let terms: Vec<HashSet<Vec<u8>>> = collection
-        .documents
-        .iter()
-        .map(|records| document_terms(records, 31, true))
-        .collect();
+    let generated = generated_numbers(&built.header);
+    let terms = collection_terms(&collection, 31, true);
     let ruled_out = check_summaries(&collection.queries, &terms, &generated, &built, true);
     assert!(
         ruled_out > 0,
@@ -998,7 +987,7 @@ fn grouped_families_let_summaries_rule_out_blocks_without_losing_a_hit() {
 #[test]
 fn an_absent_gene_is_ruled_out_by_a_sample_of_its_summary_pages() {
     let (collection, family_of) = families(11, 4, 64, 31);
-    let order: bitsift::builder::order::Order = "group:family".parse().unwrap();
+    let order: crate::builder::order::Order = "group:family".parse().unwrap();
     // Generous summaries (64 bits a k-mer): a file of many pages, as a large index has.
     let built = build_ordered(&collection, &family_of, &order, 1, 64.0, 1 << 30, false);
     assert!(
