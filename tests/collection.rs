@@ -204,6 +204,7 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
             "sub-000003.cobs_compact",
             "sub-000003.cobs_compact.bitsift-catalog",
             "sub-000003.cobs_compact.bitsift-checksums",
+            "sub-000003.cobs_compact.bitsift-ones",
             "sub-000003.cobs_compact.bitsift-summaries"
         ],
         "merged sub-indexes and their sidecars are deleted after the commit"

@@ -392,3 +392,112 @@ fn cobs_output_keeps_raw_scores_and_raw_threshold() {
     assert_eq!(cobs_hits, raw_lines);
     assert!(corrected_lines < raw_lines, "{corrected_lines} {raw_lines}");
 }
+
+/// The JSON answer of `bitsift query` over `index`: each hit's (query, document) with its
+/// corrected containment, and the bytes the queries read (all, and of side files).
+fn answer_and_bytes(index: &Path, queries: &Path) -> (HashMap<(String, String), f64>, u64, u64) {
+    let args = ["query", "-q", "-i", text(index), "-f", text(queries)];
+    let output = ok(run(
+        &[&args[..], &["-t", "0.5", "--format", "json"]].concat()
+    ));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (mut hits, mut bytes, mut side) = (HashMap::new(), 0, 0);
+    for query in json["queries"].as_array().unwrap() {
+        let name = query["query"].as_str().unwrap().to_string();
+        bytes += query["stats"]["bytes_read"].as_u64().unwrap();
+        side += query["stats"]["side_bytes_read"].as_u64().unwrap();
+        for hit in query["hits"].as_array().into_iter().flatten() {
+            let document = hit["document"].as_str().unwrap().to_string();
+            hits.insert(
+                (name.clone(), document),
+                hit["containment"].as_f64().unwrap(),
+            );
+        }
+    }
+    (hits, bytes, side)
+}
+
+/// Issue 33: each document's count of ones is written beside the index by `build` (and by
+/// `bitsift checksum`, from the finished file, byte for byte the same); a search reads the
+/// pages of the documents it may report, counted as side reads, instead of sampling rows:
+/// the same hits, scores within the sample's error, fewer bytes. A file of another index is
+/// refused with a warning, and the search samples rows again.
+#[test]
+fn counts_of_ones_beside_the_index_replace_the_sample_of_rows() {
+    let dir = temp_dir();
+    let genomes = demo_file("genomes");
+    let index = build(dir.path(), &genomes);
+    let ones = std::path::PathBuf::from(format!("{}.bitsift-ones", index.display()));
+    let written = std::fs::read(&ones).expect("build writes the counts of ones");
+    let queries = demo_file("queries/amr_genes.fa");
+    let (with, bytes_with, side_with) = answer_and_bytes(&index, &queries);
+
+    std::fs::remove_file(&ones).unwrap();
+    let (without, bytes_without, _) = answer_and_bytes(&index, &queries);
+    assert!(!with.is_empty());
+    for (pair, containment) in &with {
+        let sampled = without.get(pair).copied().unwrap_or(0.0);
+        assert!(
+            (containment - sampled).abs() <= 0.05,
+            "{pair:?}: {containment} vs {sampled}"
+        );
+    }
+    assert!(side_with > 0, "the counts' pages are side reads");
+    assert!(
+        bytes_with < bytes_without,
+        "{bytes_with} vs {bytes_without}"
+    );
+
+    ok(run(&["checksum", text(&index)]));
+    assert_eq!(
+        std::fs::read(&ones).unwrap(),
+        written,
+        "checksum counts as build does"
+    );
+
+    // An identity whose k-mer fraction (0.9^31: 3.8 %) lies under the false-positive rate of
+    // the documents is warned about, with the numbers; 0.99 (73 %) is not.
+    let identity = |value: &str| {
+        let args = ["query", "-i", text(&index), "-f", text(&queries)];
+        stderr(&ok(run(&[&args[..], &["--min-identity", value]].concat())))
+    };
+    let low = identity("0.9");
+    assert!(
+        low.contains(
+            "--min-identity 0.9 asks for 3.8 % of a query's k-mers, under the false-positive rate"
+        ),
+        "{low}"
+    );
+    assert!(!identity("0.99").contains("false-positive rate of the documents"));
+
+    // The counts of an index of other genomes, put beside this one.
+    let one_genome = dir.path().join("one");
+    std::fs::create_dir_all(&one_genome).unwrap();
+    let first = std::fs::read_dir(&genomes)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::copy(&first, one_genome.join(first.file_name().unwrap())).unwrap();
+    let other = dir.path().join("other.cobs_compact");
+    ok(run(&["build", "-q", "-o", text(&other), text(&one_genome)]));
+    std::fs::copy(format!("{}.bitsift-ones", other.display()), &ones).unwrap();
+    let args = [
+        "query",
+        "-i",
+        text(&index),
+        "-f",
+        text(&queries),
+        "-t",
+        "0.5",
+    ];
+    let stale = ok(run(&args));
+    assert!(
+        stderr(&stale).contains("written for another index or build"),
+        "{}",
+        stderr(&stale)
+    );
+    let (refused, _, _) = answer_and_bytes(&index, &queries);
+    assert_eq!(refused, without, "a refused file leaves the sample of rows");
+}

@@ -467,6 +467,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "small.cobs_compact",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-ones",
             "small.cobs_compact.bitsift-summaries"
         ]
     );
@@ -493,6 +494,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "small.cobs_compact",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-ones",
             "small.cobs_compact.bitsift-summaries"
         ]
     );

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use super::output::PendingFile;
 use super::{build, BuildError, BuildOptions, BuildReport};
-use crate::format::{sidecar_path, write_classic_header, IndexHeader};
+use crate::format::ones::OnesCounter;
+use crate::format::{sidecar_path, write_classic_header, Block, IndexHeader};
 
 /// Bytes copied at a time from the compact index's rows.
 const COPY_CHUNK_BYTES: usize = 8 << 20;
@@ -50,6 +51,7 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
     });
     let _ = std::fs::remove_file(sidecar_path(&compact));
     let _ = std::fs::remove_file(crate::format::catalog::catalog_path(&compact));
+    let _ = std::fs::remove_file(crate::format::ones::ones_path(&compact));
     result
 }
 
@@ -93,6 +95,10 @@ pub(crate) fn compact_to_classic(
         names,
     )?;
     let mut pending = PendingFile::create_index(classic, force, classic_header.len() as u64)?;
+    pending.count_ones(OnesCounter::new(&[Block {
+        data_offset: classic_header.len() as u64,
+        ..block
+    }]));
     pending.write_all(&classic_header)?;
     copy_rows(
         compact,

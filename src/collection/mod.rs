@@ -69,8 +69,10 @@ pub use sources::{find_indexes, CollectionSeen, IndexSource, RemoteVersion, Sear
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
-/// block summaries). They travel with their index when it is adopted and are deleted with it.
-pub(crate) const SIDECAR_SUFFIXES: &[&str] = &[".bitsift-checksums", ".bitsift-summaries"];
+/// block summaries, counts of ones). They travel with their index when it is adopted and are
+/// deleted with it.
+pub(crate) const SIDECAR_SUFFIXES: &[&str] =
+    &[".bitsift-checksums", ".bitsift-summaries", ".bitsift-ones"];
 
 /// Why a collection could not be read or changed. Nothing is changed when a writer fails.
 #[derive(Debug, thiserror::Error)]

@@ -23,6 +23,7 @@ mod discover;
 mod error;
 mod header;
 mod names;
+pub(crate) mod ones;
 mod rows;
 mod writer;
 
@@ -43,6 +44,13 @@ pub use rows::{
     RANGE_ROWS_DEFAULT, RANGE_ROWS_MAX, RANGE_ROWS_MIN,
 };
 pub use writer::{write_classic_header, write_compact_header, CompactLayout, HeaderError};
+
+/// Writes beside the index at `index` each document's count of ones, `counts` (from
+/// [`Checksums::compute_counting_ones`]), bound to the index and its checksum sidecar as they
+/// are now: searches then correct their scores from it rather than from a sample of rows.
+pub fn write_ones(index: &std::path::Path, counts: &[u32]) -> Result<(), FormatError> {
+    ones::write_beside(index, counts)
+}
 
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";

@@ -1,24 +1,31 @@
 //! Each document's ratio of ones: how full its Bloom filter is, and so how often it reports
 //! a k-mer it does not hold ([`super::correct`]).
 //!
-//! Neither COBS's format nor bitsift's side files record a document's k-mer count, but a row
-//! holds one bit of every document of its block, so a few rows give the ratio of ones of all
-//! of them at once. [`read_fills`] reads, for each block asked for, every row when they fit in
+//! Indexes built or checksummed by bitsift record every document's count of ones beside them
+//! ([`crate::format::ones`]): [`OnesFiles`] opens their headers with the index, and a chunk
+//! of queries reads the pages of the documents it may report (4 bytes a document, 1,024 to a
+//! page, through the engine and the side cache, counted as side reads): the ratio is then
+//! exact. An index without that file (COBS's own, before `bitsift checksum`) falls back to
+//! the rows: [`read_fills`] reads, for each block asked for, every row when they fit in
 //! [`SAMPLE_BYTES`] (the ratio is then exact), else [`SAMPLE_SPANS`] runs of consecutive rows
 //! spread evenly over the block, [`SAMPLE_BYTES`] in all (4 MiB: 1,024 rows of 4 KiB, the
 //! ratio to about ±0.03 at 0.3, an error [`super::correct`] carries into its interval). A
 //! run is one read, so a block costs 16 requests, once per process: [`Fills`] keeps the
-//! counts, 4 bytes per document, in the shared [`super::Index`].
+//! counts, 4 bytes per document, in the shared [`super::Index`]. [`FillSource`] gives a
+//! document's fill from whichever its index has.
 
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::correct::DocumentFill;
 use super::index::Index;
 use super::plan::{Plan, PlanBlock};
 use super::sliced::{planes_for, words_for, SlicedCounters, SlicedView};
-use crate::io::{IoError, ReadConsumer, ReadEngine, ReadShape};
-use crate::read::ReadError;
+use crate::format::ones::{ones_path, open_beside, OnesHeader};
+use crate::format::IndexHeader;
+use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape};
+use crate::read::{PinnedPages, ReadError};
 
 /// Bytes of rows read at most to learn a block's ratios of ones.
 pub(crate) const SAMPLE_BYTES: u64 = 4 << 20;
@@ -137,9 +144,9 @@ pub(crate) fn read_fills(
     plan: &mut Plan,
     shape: &ReadShape,
     wanted: &[u32],
-) -> Result<(), ReadError> {
+) -> Result<IoCounters, ReadError> {
     if wanted.is_empty() {
-        return Ok(());
+        return Ok(IoCounters::default());
     }
     let blocks = index.blocks();
     plan.clear();
@@ -169,7 +176,7 @@ pub(crate) fn read_fills(
         fills: &mut fills,
         failure: None,
     };
-    engine.read_counted(&plan.reads, &mut consumer)?;
+    let counters = engine.read_counted(&plan.reads, &mut consumer)?;
     if let Some(error) = consumer.failure {
         return Err(error);
     }
@@ -180,7 +187,138 @@ pub(crate) fn read_fills(
         let sampled = fill.sampled;
         index.fills().insert(number, BlockFill { sampled, ones });
     }
-    Ok(())
+    Ok(counters)
+}
+
+/// The counts-of-ones files of an index's files ([`crate::format::ones`]): their headers,
+/// read at open, and their engine file numbers.
+#[derive(Debug, Default)]
+pub(crate) struct OnesFiles {
+    /// Per index file: its counts' header and engine file, if it has a usable one.
+    files: Vec<Option<(OnesHeader, u32)>>,
+}
+
+impl OnesFiles {
+    /// Opens the counts beside every file of `headers` (their headers only). Files get engine
+    /// numbers from `first_side_file` on, in file order; returns them with their paths. A
+    /// file that is damaged or belongs to another index or build is refused with a warning:
+    /// that index's scores are corrected from a sample of its rows.
+    pub(crate) fn open(headers: &[IndexHeader], first_side_file: u32) -> (OnesFiles, Vec<PathBuf>) {
+        let mut paths = Vec::new();
+        let files = headers
+            .iter()
+            .map(|header| match open_beside(header) {
+                Ok(Some(ones)) => {
+                    let file = first_side_file + paths.len() as u32;
+                    paths.push(ones_path(&header.path));
+                    Some((ones, file))
+                }
+                Ok(None) => None,
+                Err(error) => {
+                    tracing::warn!(
+                        "{error}; scores are corrected from a sample of the index's rows instead"
+                    );
+                    None
+                }
+            })
+            .collect();
+        (OnesFiles { files }, paths)
+    }
+
+    /// The counts of index file `file` and their engine file, if it has them.
+    pub(crate) fn file(&self, file: usize) -> Option<&(OnesHeader, u32)> {
+        self.files.get(file)?.as_ref()
+    }
+
+    /// The size of engine file `engine_file`, if it is a counts file.
+    pub(crate) fn size_of(&self, engine_file: u32) -> Option<u64> {
+        self.files
+            .iter()
+            .flatten()
+            .find(|(_, file)| *file == engine_file)
+            .map(|(ones, _)| ones.file_bytes())
+    }
+
+    /// The header of the counts file that is engine file `engine_file`.
+    fn header_of(&self, engine_file: u32) -> Option<&OnesHeader> {
+        self.files
+            .iter()
+            .flatten()
+            .find(|(_, file)| *file == engine_file)
+            .map(|(ones, _)| ones)
+    }
+}
+
+/// Where a reported document's fill comes from: its index's counts of ones (the pages a
+/// chunk fetched with [`fetch_ones`]), else the sample of its block's rows ([`Fills`]).
+pub(crate) struct FillSource<'a> {
+    /// The index searched.
+    pub index: &'a Index,
+    /// The counts' pages fetched for the chunk.
+    pub pins: &'a PinnedPages,
+}
+
+impl FillSource<'_> {
+    /// The fill of document `local` of block `block`, if known.
+    pub(crate) fn document(&self, block: u32, local: u64) -> Option<DocumentFill> {
+        let blocks = self.index.blocks();
+        let plan_block = &blocks[block as usize];
+        let Some((ones, engine_file)) = self.index.ones().file(plan_block.index as usize) else {
+            return self.index.fills().document(blocks, block, local);
+        };
+        let (page, at) = ones.page_of(plan_block.first_document + local);
+        let bytes = self.pins.page(*engine_file, page)?.ok()?;
+        let count = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        Some(DocumentFill {
+            ones: count as u64,
+            sampled: plan_block.row_count,
+            row_count: plan_block.row_count,
+            hashes: plan_block.num_hashes,
+        })
+    }
+}
+
+/// Why a page of counts failed its check.
+type CheckFailure = Box<dyn std::error::Error + Send + Sync>;
+
+/// Fetches into `pins` (cleared first) the pages of counts of ones that hold the documents
+/// `documents` yields (`(index file, document)`, files without counts skipped), through
+/// `engine` and the index's side cache; the reads are added to `counters`. A page that
+/// cannot be read or fails its checksum is an error.
+pub(crate) fn fetch_ones(
+    index: &Index,
+    engine: &mut dyn ReadEngine,
+    pins: &mut PinnedPages,
+    documents: impl Iterator<Item = (u32, u64)>,
+    counters: &mut IoCounters,
+) -> Result<(), ReadError> {
+    pins.clear();
+    let mut last = None;
+    for (file, document) in documents {
+        if let Some((ones, engine_file)) = index.ones().file(file as usize) {
+            let key = (*engine_file, ones.page_of(document).0);
+            if last != Some(key) {
+                pins.want(key.0, key.1);
+                last = Some(key);
+            }
+        }
+    }
+    if pins.wanted() == 0 {
+        return Ok(());
+    }
+    let files = index.ones();
+    let check = |file: u32, page: u64, bytes: &[u8]| -> Result<(), CheckFailure> {
+        match files.header_of(file) {
+            Some(ones) => Ok(ones.check_page(page, bytes)?),
+            None => Err("not a file of counts of ones".into()),
+        }
+    };
+    let side_cache = index.side_cache().map(|c| &**c);
+    pins.fetch(engine, side_cache, &check, index.read_paths(), counters)?;
+    match pins.first_failure() {
+        Some(error) => Err(IoError::Shared(error.clone()).into()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

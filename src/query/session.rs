@@ -25,7 +25,7 @@ use super::correct::{Corrected, DocumentFill};
 use super::counters::{Counters, Unit};
 use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
-use super::fill::read_fills;
+use super::fill::{fetch_ones, read_fills, FillSource};
 use super::grouping::{GroupTally, Grouping};
 use super::hashing::KmerArena;
 use super::hit::{count_threshold, Hit};
@@ -35,13 +35,14 @@ use super::rank::{rank_kept, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
+use crate::format::ones::DOCUMENTS_PER_PAGE;
 use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
     IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadBatch, ReadEngine, ReadShape,
     ResidentFiles, RowMemory,
 };
-use crate::read::{with_layers, LayerScratch, ReadError};
+use crate::read::{with_layers, LayerScratch, PinnedPages, ReadError};
 
 /// Upper bound on lookups planned at once (24 bytes each).
 pub const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
@@ -217,6 +218,8 @@ struct Scratch {
     last_page: Vec<(u32, u64)>,
     failures: Vec<FailedRead>,
     screen: Screen,
+    /// The pages of counts of ones the chunk's candidates need ([`super::fill`]).
+    ones: PinnedPages,
 }
 
 /// What one chunk's read-and-accumulate stage produced, before ranking.
@@ -481,11 +484,15 @@ impl Session {
         outcome.batch.minor_faults = usage.minor_faults;
         outcome.batch.device_read_bytes = usage.device_read_bytes;
         outcome.batch.resident_fraction = self.resident_fraction;
-        outcome.batch.total = started.elapsed();
         let filled = match options.corrected {
             true => self.fill(chunk_len, options),
-            false => Ok(()),
+            false => Ok(IoCounters::default()),
         };
+        if let Ok(io) = &filled {
+            add_fill_reads(&mut outcome.batch, &mut self.work.shares, io);
+        }
+        let filled = filled.map(|_| ());
+        outcome.batch.total = started.elapsed();
         let batch = Arc::new(outcome.batch);
         let mut answers: Vec<Answer> = (0..chunk_len)
             .map(
@@ -501,38 +508,86 @@ impl Session {
         Ok(answers)
     }
 
-    /// Reads the fills ([`super::fill`]) of the blocks in which a query of the chunk has a
-    /// document at its threshold and whose fill the index does not know yet.
-    fn fill(&mut self, chunk_len: usize, options: &SearchOptions) -> Result<(), Arc<ReadError>> {
-        let index_count = self.index.file_count();
+    /// Learns the fills ([`super::fill`]) of the documents the chunk's queries may report
+    /// (those at their threshold): the pages of their counts of ones, or, for an index without
+    /// them, a sample of the rows of each block holding one whose fill the index does not know
+    /// yet. Returns the reads' counters.
+    fn fill(
+        &mut self,
+        chunk_len: usize,
+        options: &SearchOptions,
+    ) -> Result<IoCounters, Arc<ReadError>> {
         let blocks = self.index.blocks();
-        let counters = &self.work.counters;
-        let wanted: Vec<u32> = (0..blocks.len() as u32)
-            .filter(|&b| self.index.fills().get(b).is_none())
-            .filter(|&b| {
-                let block = &blocks[b as usize];
-                (0..chunk_len).any(|q| {
-                    let total = self.arena.query(q, block.index as usize).positions;
-                    let needed = count_threshold(options.threshold, total);
-                    self.work.selected[q * index_count + block.index as usize]
-                        && counters
-                            .view(counters.unit_index(q as u32, b))
-                            .any_at_least(needed, block.document_count)
-                })
-            })
-            .collect();
-        if wanted.is_empty() {
-            return Ok(());
+        let candidates = |b: u32| self.candidate_queries(chunk_len, options, b);
+        let mut documents = Vec::new();
+        let mut sampled = Vec::new();
+        for (b, block) in blocks.iter().enumerate() {
+            let b = b as u32;
+            if self.index.ones().file(block.index as usize).is_some() {
+                for (q, needed) in candidates(b) {
+                    let view = self.work.counters.view(self.work.counters.unit_index(q, b));
+                    // One document a page: the page is what is read.
+                    view.for_each_at_least(needed, block.document_count, |local, _| {
+                        let page = (block.first_document + local) / DOCUMENTS_PER_PAGE;
+                        let first = (block.index, page * DOCUMENTS_PER_PAGE);
+                        if documents.last() != Some(&first) {
+                            documents.push(first);
+                        }
+                    });
+                }
+            } else if self.index.fills().get(b).is_none() && candidates(b).next().is_some() {
+                sampled.push(b);
+            }
+        }
+        let mut io = IoCounters::default();
+        if !documents.is_empty() {
+            documents.sort_unstable();
+            documents.dedup();
+            let (index, pins) = (&self.index, &mut self.work.ones);
+            fetch_ones(
+                index,
+                self.engine.as_mut(),
+                pins,
+                documents.into_iter(),
+                &mut io,
+            )
+            .map_err(Arc::new)?;
+        }
+        if sampled.is_empty() {
+            return Ok(io);
         }
         let layers = self.index.layers(self.cache.as_deref());
         let (index, plan, shape) = (&self.index, &mut self.work.plan, &self.shape);
-        with_layers(
+        let rows = with_layers(
             self.engine.as_mut(),
             &layers,
             &mut self.work.layers,
-            |engine| read_fills(index, engine, plan, shape, &wanted),
+            |engine| read_fills(index, engine, plan, shape, &sampled),
         )
-        .map_err(Arc::new)
+        .map_err(Arc::new)?;
+        io.add(&rows);
+        Ok(io)
+    }
+
+    /// The queries of the chunk that search block `block` and have a document of it at their
+    /// threshold, each with the count it needs.
+    fn candidate_queries<'a>(
+        &'a self,
+        chunk_len: usize,
+        options: &'a SearchOptions,
+        block: u32,
+    ) -> impl Iterator<Item = (u32, u64)> + 'a {
+        let index_count = self.index.file_count();
+        let plan_block = &self.index.blocks()[block as usize];
+        let counters = &self.work.counters;
+        (0..chunk_len).filter_map(move |q| {
+            let total = self.arena.query(q, plan_block.index as usize).positions;
+            let needed = count_threshold(options.threshold, total);
+            let searched = self.work.selected[q * index_count + plan_block.index as usize];
+            let view = counters.view(counters.unit_index(q as u32, block));
+            (searched && view.any_at_least(needed, plan_block.document_count))
+                .then_some((q as u32, needed))
+        })
     }
 
     /// Coverage of every hit (see [`super::coverage`]); its cost goes into the queries' totals.
@@ -880,7 +935,7 @@ impl Session {
             .sum();
         let selected = &self.work.selected[q * index_count..(q + 1) * index_count];
         let blocks = self.index.blocks();
-        let fills = self.index.fills();
+        let fills = self.fills();
         let threshold = options.threshold;
         let keep = |block: u32, local: u64, count: u64| {
             if !options.corrected || options.raw_threshold {
@@ -888,7 +943,7 @@ impl Session {
             }
             let total = kmers_total[blocks[block as usize].index as usize];
             fills
-                .document(blocks, block, local)
+                .document(block, local)
                 .is_none_or(|fill| Corrected::of(count, total, fill, threshold).reported(threshold))
         };
         let ranked = rank_kept(
@@ -957,29 +1012,56 @@ impl Session {
 }
 
 impl Session {
-    /// The corrected score of each of `hits` (a hit of a block whose fill is unknown, which
+    /// Where the fills of the chunk's documents come from ([`super::fill`]).
+    fn fills(&self) -> FillSource<'_> {
+        FillSource {
+            index: &self.index,
+            pins: &self.work.ones,
+        }
+    }
+
+    /// The corrected score of each of `hits` (a hit whose fill is unknown, which
     /// [`Session::fill`] prevents, counts as a document with no bit set).
     fn corrected(&self, hits: &[Hit], kmers_total: &[u64], threshold: f64) -> Vec<Corrected> {
         let blocks = self.index.blocks();
+        let fills = self.fills();
         hits.iter()
             .map(|hit| {
                 let block = self.index.block_of(hit);
                 let plan_block = &blocks[block as usize];
                 let local = hit.document - plan_block.first_document;
-                let fill =
-                    self.index
-                        .fills()
-                        .document(blocks, block, local)
-                        .unwrap_or(DocumentFill {
-                            ones: 0,
-                            sampled: 1,
-                            row_count: 1,
-                            hashes: plan_block.num_hashes,
-                        });
+                let fill = fills.document(block, local).unwrap_or(DocumentFill {
+                    ones: 0,
+                    sampled: 1,
+                    row_count: 1,
+                    hashes: plan_block.num_hashes,
+                });
                 let total = kmers_total[hit.index as usize];
                 Corrected::of(hit.kmers_found as u64, total, fill, threshold)
             })
             .collect()
+    }
+}
+
+/// Adds the reads that learnt the chunk's fills (`io`: pages of counts of ones as side
+/// reads, sampled rows as reads) to the batch's stats, and to its queries in equal shares.
+fn add_fill_reads(batch: &mut BatchStats, shares: &mut [QueryShare], io: &IoCounters) {
+    batch.read_requests += io.read_requests;
+    batch.bytes_read += io.bytes_read;
+    batch.side_read_requests += io.side_read_requests;
+    batch.side_bytes_read += io.side_bytes_read;
+    batch.add_remote(io);
+    let queries = shares.len() as u64;
+    if queries == 0 {
+        return;
+    }
+    let (reads, bytes) = (io.read_requests, io.bytes_read);
+    let side = io.side_bytes_read;
+    for (i, share) in shares.iter_mut().enumerate() {
+        let i = i as u64;
+        share.reads += reads / queries + u64::from(i < reads % queries);
+        share.bytes += bytes / queries + u64::from(i < bytes % queries);
+        share.side_bytes += side / queries + u64::from(i < side % queries);
     }
 }
 

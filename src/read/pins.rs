@@ -175,6 +175,11 @@ impl PinnedPages {
         }
     }
 
+    /// The first failure among the pages of the last fetch, if any.
+    pub(crate) fn first_failure(&self) -> Option<&Arc<IoError>> {
+        self.failures.iter().flatten().next()
+    }
+
     /// The bytes of page `page` of file `file` ([`SIDE_PAGE_BYTES`], zero past the end of the
     /// file), or why it is missing. `None` when it was never asked for.
     pub(crate) fn page(&self, file: u32, page: u64) -> Option<Result<&[u8], &Arc<IoError>>> {

@@ -572,7 +572,33 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     sink.commit()?;
     // COBS's own output has no summary: `cobs query` prints none.
     let summary = !ui.quiet && args.format != FormatArg::Cobs;
+    if let Some(identity) = args.min_identity {
+        warn_under_floor(
+            identity,
+            options.threshold,
+            &batch.skips,
+            args.raw_threshold,
+        );
+    }
     Ok(finish(&batch.skips, summary))
+}
+
+/// Warns when `--min-identity identity` asks for a fraction of k-mers (`fraction`) under the
+/// false-positive rate of the documents reported: COBS's raw fraction cannot tell such an
+/// identity from chance (issue 33), and the warning says what was filtered on instead.
+fn warn_under_floor(identity: f64, fraction: f64, skips: &Skips, raw_threshold: bool) {
+    if fraction >= skips.fpr_max {
+        return;
+    }
+    let consequence = match raw_threshold {
+        true => "with --raw-threshold, documents holding none of a query's k-mers qualify by false positives alone",
+        false => "the hits are the documents whose corrected containment reaches it and that false positives alone do not explain (p_false under 1e-6), not those estimated at that identity from COBS's raw fraction",
+    };
+    tracing::warn!(
+        "--min-identity {identity} asks for {:.1} % of a query's k-mers, under the false-positive rate of the documents reported (up to {:.1} % per k-mer); {consequence}",
+        100.0 * fraction,
+        100.0 * skips.fpr_max
+    );
 }
 
 fn stop_warmup(warmup: Option<Warmup>) {
