@@ -475,10 +475,8 @@ mod tests {
             let error = OnesHeader::decode(Path::new("o"), &damaged, bytes.len() as u64)
                 .unwrap_err()
                 .to_string();
-            assert!(
-                error.starts_with("o: not a valid file of counts of ones"),
-                "{error}"
-            );
+            let refused = error.starts_with("o: ") && error.contains("not a valid file of counts");
+            assert!(refused, "{error}");
         }
         let short = OnesHeader::decode(Path::new("o"), &bytes, bytes.len() as u64 - 4096);
         assert!(short.unwrap_err().to_string().contains("bytes"));
