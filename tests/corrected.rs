@@ -396,10 +396,10 @@ fn cobs_output_keeps_raw_scores_and_raw_threshold() {
 /// The JSON answer of `bitsift query` over `index`: each hit's (query, document) with its
 /// corrected containment, and the bytes the queries read (all, and of side files).
 fn answer_and_bytes(index: &Path, queries: &Path) -> (HashMap<(String, String), f64>, u64, u64) {
+    // Read from storage (not scored in memory, where no read is counted).
     let args = ["query", "-q", "-i", text(index), "-f", text(queries)];
-    let output = ok(run(
-        &[&args[..], &["-t", "0.5", "--format", "json"]].concat()
-    ));
+    let options = ["-t", "0.5", "--format", "json", "--engine", "pread"];
+    let output = ok(run(&[&args[..], &options[..]].concat()));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let (mut hits, mut bytes, mut side) = (HashMap::new(), 0, 0);
     for query in json["queries"].as_array().unwrap() {

@@ -171,7 +171,17 @@ fn write_queries(path: &Path, genomes: &[Vec<u8>], rng: &mut Rng) {
 
 /// The answers of `bitsift query` (TSV: no statistics, so equal answers are equal text).
 fn answers(index: &str, queries: &Path, extra: &[&str], env: &[(&str, String)]) -> String {
-    let mut args = vec!["query", "-i", index, "-f", text(queries), "-t", "0.3"];
+    // COBS's threshold (raw fraction): enough hits to compare, false positives included.
+    let mut args = vec![
+        "query",
+        "-i",
+        index,
+        "-f",
+        text(queries),
+        "-t",
+        "0.3",
+        "--raw-threshold",
+    ];
     args.extend_from_slice(extra);
     let output = run_env(&args, env);
     assert!(
@@ -192,6 +202,7 @@ fn json_answers(index: &str, queries: &Path, extra: &[&str]) -> serde_json::Valu
         text(queries),
         "-t",
         "0.3",
+        "--raw-threshold",
         "--format",
         "json",
     ];

@@ -1509,6 +1509,7 @@ fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
                 p.to_path_buf(),
                 bitsift::format::sidecar_path(p),
                 bitsift::summary::summary_path(p),
+                std::path::PathBuf::from(format!("{}.bitsift-ones", p.display())),
             ]
         })
         .filter_map(|p| std::fs::metadata(p).ok())

@@ -24,7 +24,7 @@ use super::plan::{Plan, PlanBlock};
 use super::sliced::{planes_for, words_for, SlicedCounters, SlicedView};
 use crate::format::ones::{ones_path, open_beside, OnesHeader};
 use crate::format::IndexHeader;
-use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape};
+use crate::io::{IoCounters, IoError, ReadConsumer, ReadEngine, ReadShape, ResidentFiles};
 use crate::read::{PinnedPages, ReadError};
 
 /// Bytes of rows read at most to learn a block's ratios of ones.
@@ -196,6 +196,8 @@ pub(crate) fn read_fills(
 pub(crate) struct OnesFiles {
     /// Per index file: its counts' header and engine file, if it has a usable one.
     files: Vec<Option<(OnesHeader, u32)>>,
+    /// Counts files that exist but could not be used, with why.
+    problems: Vec<String>,
 }
 
 impl OnesFiles {
@@ -204,7 +206,7 @@ impl OnesFiles {
     /// file that is damaged or belongs to another index or build is refused with a warning:
     /// that index's scores are corrected from a sample of its rows.
     pub(crate) fn open(headers: &[IndexHeader], first_side_file: u32) -> (OnesFiles, Vec<PathBuf>) {
-        let mut paths = Vec::new();
+        let (mut paths, mut problems) = (Vec::new(), Vec::new());
         let files = headers
             .iter()
             .map(|header| match open_beside(header) {
@@ -215,14 +217,19 @@ impl OnesFiles {
                 }
                 Ok(None) => None,
                 Err(error) => {
-                    tracing::warn!(
+                    problems.push(format!(
                         "{error}; scores are corrected from a sample of the index's rows instead"
-                    );
+                    ));
                     None
                 }
             })
             .collect();
-        (OnesFiles { files }, paths)
+        (OnesFiles { files, problems }, paths)
+    }
+
+    /// Counts files that exist but could not be used, with why (front ends say so).
+    pub(crate) fn problems(&self) -> &[String] {
+        &self.problems
     }
 
     /// The counts of index file `file` and their engine file, if it has them.
@@ -283,11 +290,11 @@ type CheckFailure = Box<dyn std::error::Error + Send + Sync>;
 
 /// Fetches into `pins` (cleared first) the pages of counts of ones that hold the documents
 /// `documents` yields (`(index file, document)`, files without counts skipped), through
-/// `engine` and the index's side cache; the reads are added to `counters`. A page that
+/// `engine` and the index's side cache (copied from `image` when it holds them); the reads are added to `counters`. A page that
 /// cannot be read or fails its checksum is an error.
 pub(crate) fn fetch_ones(
     index: &Index,
-    engine: &mut dyn ReadEngine,
+    (engine, image): (&mut dyn ReadEngine, Option<&dyn ResidentFiles>),
     pins: &mut PinnedPages,
     documents: impl Iterator<Item = (u32, u64)>,
     counters: &mut IoCounters,
@@ -314,7 +321,8 @@ pub(crate) fn fetch_ones(
         }
     };
     let side_cache = index.side_cache().map(|c| &**c);
-    pins.fetch(engine, side_cache, &check, index.read_paths(), counters)?;
+    let paths = index.read_paths();
+    pins.fetch_or_copy(engine, image, side_cache, &check, paths, counters)?;
     match pins.first_failure() {
         Some(error) => Err(IoError::Shared(error.clone()).into()),
         None => Ok(()),

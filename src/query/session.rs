@@ -544,14 +544,9 @@ impl Session {
             documents.sort_unstable();
             documents.dedup();
             let (index, pins) = (&self.index, &mut self.work.ones);
-            fetch_ones(
-                index,
-                self.engine.as_mut(),
-                pins,
-                documents.into_iter(),
-                &mut io,
-            )
-            .map_err(Arc::new)?;
+            let image = self.image.as_deref().and_then(MemoryImage::resident);
+            let reading = (self.engine.as_mut(), image);
+            fetch_ones(index, reading, pins, documents.into_iter(), &mut io).map_err(Arc::new)?;
         }
         if sampled.is_empty() {
             return Ok(io);

@@ -419,6 +419,10 @@ fn tell(notices: &Notices, summaries: bool, ui: Ui) {
             eprintln!("bitsift: warning: {problem}");
         }
     }
+    // Damaged or foreign counts of ones are not used: their rows are sampled.
+    for problem in &notices.ones_problems {
+        eprintln!("bitsift: warning: {problem}");
+    }
 }
 
 /// Says which indexes have no checksum sidecar, whose reads are therefore not checked.
