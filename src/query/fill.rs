@@ -294,7 +294,8 @@ type CheckFailure = Box<dyn std::error::Error + Send + Sync>;
 /// cannot be read or fails its checksum is an error.
 pub(crate) fn fetch_ones(
     index: &Index,
-    (engine, image): (&mut dyn ReadEngine, Option<&dyn ResidentFiles>),
+    engine: &mut dyn ReadEngine,
+    image: Option<&dyn ResidentFiles>,
     pins: &mut PinnedPages,
     documents: impl Iterator<Item = (u32, u64)>,
     counters: &mut IoCounters,

@@ -545,8 +545,9 @@ impl Session {
             documents.dedup();
             let (index, pins) = (&self.index, &mut self.work.ones);
             let image = self.image.as_deref().and_then(MemoryImage::resident);
-            let reading = (self.engine.as_mut(), image);
-            fetch_ones(index, reading, pins, documents.into_iter(), &mut io).map_err(Arc::new)?;
+            let documents = documents.into_iter();
+            fetch_ones(index, self.engine.as_mut(), image, pins, documents, &mut io)
+                .map_err(Arc::new)?;
         }
         if sampled.is_empty() {
             return Ok(io);
