@@ -329,16 +329,17 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
         "the collection named by its manifest's URL"
     );
     // The JSON says what the network cost, and the open costs one request per file: the
-    // index and its two side files, each opened by a GET of its first 256 KiB, which holds
-    // this small header and the side files' preambles (the header is not read twice), and
-    // its catalog (whose names are so few that they are read with the header, not by page).
+    // index and its three side files (checksums, summaries, counts of ones), each opened by a
+    // GET of its first 256 KiB, which holds this small header and the side files' preambles
+    // (the header is not read twice), and its catalog (whose names are so few that they are
+    // read with the header, not by page).
     let gets_before = servers.http_gets();
     let json = json_answers(&servers.http("bitsift.cobs_compact"), queries, &[]);
     assert!(batch_sum(&json, "remote_requests") > 0, "{json}");
     assert_eq!(
         servers.http_gets() - gets_before,
-        batch_sum(&json, "remote_requests") as usize + 4,
-        "requests beyond the batches': the four opens only"
+        batch_sum(&json, "remote_requests") as usize + 5,
+        "requests beyond the batches': the five opens only"
     );
     assert!(batch_sum(&json, "remote_bytes") > 0);
     assert_eq!(json["batches"][0]["engine"], "remote");
