@@ -829,7 +829,7 @@ fn first_sequence(queries: &Path) -> String {
 /// (status 0 when it never answered). With `wait`, retried until the server listens.
 fn post_search(listen: &str, sequence: &str, wait: bool) -> (u16, String) {
     let script = format!(
-        "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
+        "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3,'raw_threshold':True}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
         wait = if wait { "True" } else { "False" }
     );
     let out = Command::new("python3")
