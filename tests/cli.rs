@@ -177,13 +177,14 @@ fn build_keeps_genomes_shorter_than_k_listed_with_a_warning() {
     let text = stdout(&info);
     assert!(text.contains("documents        2"), "{text}");
     assert!(text.contains("\ttiny"), "{text}");
-    // The short genome matches nothing, even at threshold 0 it scores 0.
+    // The short genome matches nothing, even at raw threshold 0 it scores 0.
     let query = run(&[
         "query",
         "-i",
         index.to_str().unwrap(),
         "-t",
         "0",
+        "--raw-threshold",
         "ACGTACGTACGTACGTACGTACGTACGTACGTACGT",
     ]);
     let rows = parse_bitsift_tsv(&stdout(&query));
@@ -443,7 +444,7 @@ fn outputs_tsv_json_and_stats() {
     let text = stdout(&tsv);
     assert_eq!(
         text.lines().next(),
-        Some("query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity")
+        Some("query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false")
     );
     assert!(
         text.contains("mcr-1.1_1_KP347127\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000"),
@@ -520,6 +521,7 @@ fn outputs_tsv_json_and_stats() {
         index.to_str().unwrap(),
         "-t",
         "0",
+        "--raw-threshold",
         "-l",
         "1",
         "-f",
@@ -937,6 +939,7 @@ fn control_characters_in_names_are_escaped_in_every_tab_separated_output() {
     std::fs::write(&metadata, "document\tspecies\nPhage_lambda_NC_001416\tNA\n").unwrap();
     let query = |extra: &[&str]| {
         let mut args = vec!["query", "-i", text(&index), "-f", text(&queries), "-t", "0"];
+        args.extend(["--raw-threshold"]);
         args.extend(extra);
         ok(run(&args))
     };
@@ -944,7 +947,7 @@ fn control_characters_in_names_are_escaped_in_every_tab_separated_output() {
     let name = "a\\\\b\\x01c\\x0bd";
 
     let tsv = stdout(&query(&["--stats"]));
-    assert_eq!(columns(&tsv), 6);
+    assert_eq!(columns(&tsv), 13);
     assert!(tsv.contains(&format!("\n{name}\t{document}\t")), "{tsv}");
     let stats = stderr(&query(&["--stats"]));
     assert!(
@@ -975,7 +978,7 @@ fn control_characters_in_names_are_escaped_in_every_tab_separated_output() {
     let results = d.join("results.json");
     std::fs::write(&results, &json).unwrap();
     let merged = stdout(&ok(run(&["merge-results", text(&results)])));
-    assert_eq!(columns(&merged), 6);
+    assert_eq!(columns(&merged), 13);
     assert!(
         merged.contains(&format!("\n{name}\t{document}\t")),
         "{merged}"

@@ -284,7 +284,8 @@ fn classic_construct_is_read_by_cobs() {
         [
             "demo.cobs_classic",
             "demo.cobs_classic.bitsift-catalog",
-            "demo.cobs_classic.bitsift-checksums"
+            "demo.cobs_classic.bitsift-checksums",
+            "demo.cobs_classic.bitsift-ones"
         ]
     );
     let queries = demo_file("queries/replicons.fa");

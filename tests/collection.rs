@@ -62,6 +62,8 @@ fn hits(indexes: &[&Path], queries: &Path, extra: &[&str]) -> Vec<Hit> {
     if !extra.contains(&"-t") {
         args.extend(["-t", "0"]);
     }
+    // COBS's threshold: these tests compare scores with fresh builds and COBS.
+    args.push("--raw-threshold");
     for index in indexes {
         args.extend(["-i", text(index)]);
     }
@@ -204,6 +206,7 @@ fn batches_that_are_the_blocks_of_a_fresh_build_score_and_merge_into_that_build(
             "sub-000003.cobs_compact.bitsift-build-documents",
             "sub-000003.cobs_compact.bitsift-catalog",
             "sub-000003.cobs_compact.bitsift-checksums",
+            "sub-000003.cobs_compact.bitsift-ones",
             "sub-000003.cobs_compact.bitsift-summaries"
         ],
         "merged sub-indexes and their sidecars are deleted after the commit"

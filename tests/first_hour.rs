@@ -72,7 +72,10 @@ fn protein_queries_get_an_error_not_hits() {
         &dir.path().join("mixed.fa"),
         &format!(">p1 a protein\n{PROTEIN}\n>mcr\n{gene}\n"),
     );
-    let output = query(&index, &["-t", "0", "-f", mixed.to_str().unwrap()]);
+    let output = query(
+        &index,
+        &["-t", "0", "--raw-threshold", "-f", mixed.to_str().unwrap()],
+    );
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     let text = stderr(&output);
     assert!(
@@ -145,7 +148,7 @@ fn case_whitespace_and_rna_read_as_the_same_bases() {
     let dir = temp_dir();
     let index = small_index(dir.path());
     let gene = mcr_gene();
-    let upper = query(&index, &["-t", "0", &gene]);
+    let upper = query(&index, &["-t", "0", "--raw-threshold", &gene]);
     assert!(upper.status.success(), "{}", stderr(&upper));
     let expected = body(&upper);
     assert!(expected[0].starts_with("query\tKpn_pMCR_1511_KX377410\t1596\t1596\t"));
@@ -159,17 +162,23 @@ fn case_whitespace_and_rna_read_as_the_same_bases() {
         .join(" \n\t");
     let rna = lower.replace('t', "u");
     for (label, sequence) in [("lowercase", &lower), ("spaces", &spaced), ("rna", &rna)] {
-        let output = query(&index, &["-t", "0", sequence]);
+        let output = query(&index, &["-t", "0", "--raw-threshold", sequence]);
         assert!(output.status.success(), "{label}: {}", stderr(&output));
         assert_eq!(body(&output), expected, "{label}");
         assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
     }
     let file = write_text(&dir.path().join("lower.fa"), &format!(">query\n{lower}\n"));
-    let from_file = query(&index, &["-t", "0", "-f", file.to_str().unwrap()]);
+    let from_file = query(
+        &index,
+        &["-t", "0", "--raw-threshold", "-f", file.to_str().unwrap()],
+    );
     assert_eq!(body(&from_file), expected, "a lowercase query file");
 
     // COBS's byte rule on request: lowercase reads as A, so the gene is not found whole.
-    let cobs = query(&index, &["-t", "0", "--cobs-bases", &lower]);
+    let cobs = query(
+        &index,
+        &["-t", "0", "--raw-threshold", "--cobs-bases", &lower],
+    );
     assert!(cobs.status.success(), "{}", stderr(&cobs));
     assert_ne!(body(&cobs), expected);
     assert!(
@@ -177,12 +186,26 @@ fn case_whitespace_and_rna_read_as_the_same_bases() {
         "{}",
         stderr(&cobs)
     );
-    let cobs_format = query(&index, &["-t", "0", "--format", "cobs", &lower]);
+    let cobs_format = query(
+        &index,
+        &["-t", "0", "--raw-threshold", "--format", "cobs", &lower],
+    );
     let folded = query(
         &index,
-        &["-t", "0", "--format", "cobs", "--fold-case", &lower],
+        &[
+            "-t",
+            "0",
+            "--raw-threshold",
+            "--format",
+            "cobs",
+            "--fold-case",
+            &lower,
+        ],
     );
-    let upper_cobs = query(&index, &["-t", "0", "--format", "cobs", &gene]);
+    let upper_cobs = query(
+        &index,
+        &["-t", "0", "--raw-threshold", "--format", "cobs", &gene],
+    );
     assert_ne!(stdout(&cobs_format), stdout(&upper_cobs));
     assert_eq!(stdout(&folded), stdout(&upper_cobs));
 }
@@ -221,9 +244,19 @@ fn an_index_given_twice_is_searched_once() {
     let dir = temp_dir();
     let index = small_index(dir.path());
     let gene = mcr_gene();
-    let once = query(&index, &["-t", "0", &gene]);
+    let once = query(&index, &["-t", "0", "--raw-threshold", &gene]);
     let again = dir.path().join(".").join("small.cobs_compact");
-    let twice = query(&index, &["-i", again.to_str().unwrap(), "-t", "0", &gene]);
+    let twice = query(
+        &index,
+        &[
+            "-i",
+            again.to_str().unwrap(),
+            "-t",
+            "0",
+            "--raw-threshold",
+            &gene,
+        ],
+    );
     assert!(twice.status.success(), "{}", stderr(&twice));
     assert_eq!(
         stdout(&twice),
@@ -436,6 +469,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-ones",
             "small.cobs_compact.bitsift-summaries"
         ]
     );
@@ -464,6 +498,7 @@ fn failed_runs_write_no_header_and_no_output_file() {
             "small.cobs_compact.bitsift-build-documents",
             "small.cobs_compact.bitsift-catalog",
             "small.cobs_compact.bitsift-checksums",
+            "small.cobs_compact.bitsift-ones",
             "small.cobs_compact.bitsift-summaries"
         ]
     );
@@ -485,7 +520,7 @@ fn report_misses_tells_not_found_from_not_searched() {
     );
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     let text = stdout(&output);
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<String> = text.lines().map(without_corrected).collect();
     assert_eq!(
         lines[0],
         "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus"
@@ -504,7 +539,10 @@ fn report_misses_tells_not_found_from_not_searched() {
     );
     let plain = query(&index, &["-f", queries.to_str().unwrap()]);
     assert_eq!(
-        stdout(&plain).lines().collect::<Vec<_>>(),
+        stdout(&plain)
+            .lines()
+            .map(without_corrected)
+            .collect::<Vec<_>>(),
         [
             "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity",
             "found\tKpn_pMCR_1511_KX377410\t1596\t1596\t1.0000\t1.0000"
@@ -557,11 +595,18 @@ fn metadata_joins_sample_columns_into_tsv_and_json() {
     let gene = mcr_gene();
     let output = query(
         &index,
-        &["-t", "0", "--metadata", metadata.to_str().unwrap(), &gene],
+        &[
+            "-t",
+            "0",
+            "--raw-threshold",
+            "--metadata",
+            metadata.to_str().unwrap(),
+            &gene,
+        ],
     );
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<String> = text.lines().map(without_corrected).collect();
     assert_eq!(
         lines[0],
         "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tspecies\tcountry"

@@ -61,7 +61,8 @@ type Scores = BTreeMap<(usize, String), u64>;
 
 fn scores(index: &Path, queries: &Path, threshold: &str, extra: &[&str]) -> Scores {
     let mut args = vec!["query", "--format", "json", "-f", text(queries)];
-    args.extend(["-t", threshold, "-i", text(index)]);
+    // COBS's threshold: these tests compare scores across builds, merges and COBS.
+    args.extend(["-t", threshold, "--raw-threshold", "-i", text(index)]);
     args.extend_from_slice(extra);
     let output = ok(run(&args));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -174,7 +174,17 @@ fn write_queries(path: &Path, genomes: &[Vec<u8>], rng: &mut Rng) {
 
 /// The answers of `bitsift query` (TSV: no statistics, so equal answers are equal text).
 fn answers(index: &str, queries: &Path, extra: &[&str], env: &[(&str, String)]) -> String {
-    let mut args = vec!["query", "-i", index, "-f", text(queries), "-t", "0.3"];
+    // COBS's threshold (raw fraction): enough hits to compare, false positives included.
+    let mut args = vec![
+        "query",
+        "-i",
+        index,
+        "-f",
+        text(queries),
+        "-t",
+        "0.3",
+        "--raw-threshold",
+    ];
     args.extend_from_slice(extra);
     let output = run_env(&args, env);
     assert!(
@@ -195,6 +205,7 @@ fn json_answers(index: &str, queries: &Path, extra: &[&str]) -> serde_json::Valu
         text(queries),
         "-t",
         "0.3",
+        "--raw-threshold",
         "--format",
         "json",
     ];
@@ -322,18 +333,19 @@ fn same_answers_over_http_and_s3(servers: &Servers, dir: &Path, queries: &Path) 
         "the collection named by its manifest's URL"
     );
     // The JSON says what the network cost, and the open costs one request per file: the
-    // index and its two side files, each opened by a GET of its first 256 KiB, which holds
-    // this small header and the side files' preambles (the header is not read twice), and
-    // its catalog (whose names are so few that they are read with the header, not by page);
-    // plus, in the same round trip, the checksums' last bytes (the digest the summaries are
-    // bound to, which in a large index lies beyond the first 256 KiB).
+    // index and its three side files (checksums, summaries, counts of ones), each opened by a
+    // GET of its first 256 KiB, which holds this small header and the side files' preambles
+    // (the header is not read twice), and its catalog (whose names are so few that they are
+    // read with the header, not by page); plus, in the same round trip, the checksums' last
+    // bytes (the digest the summaries are bound to, which in a large index lies beyond the
+    // first 256 KiB).
     let gets_before = servers.http_gets();
     let json = json_answers(&servers.http("bitsift.cobs_compact"), queries, &[]);
     assert!(batch_sum(&json, "remote_requests") > 0, "{json}");
     assert_eq!(
         servers.http_gets() - gets_before,
-        batch_sum(&json, "remote_requests") as usize + 5,
-        "requests beyond the batches': the four opens and the checksums' tail only"
+        batch_sum(&json, "remote_requests") as usize + 6,
+        "requests beyond the batches': the five opens and the checksums' tail only"
     );
     assert!(batch_sum(&json, "remote_bytes") > 0);
     assert_eq!(json["batches"][0]["engine"], "remote");
@@ -881,7 +893,7 @@ fn first_sequence(queries: &Path) -> String {
 /// (status 0 when it never answered). With `wait`, retried until the server listens.
 fn post_search(listen: &str, sequence: &str, wait: bool) -> (u16, String) {
     let script = format!(
-        "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
+        "import json,sys,time,urllib.request,urllib.error\nfor _ in range(100 if {wait} else 1):\n    try:\n        r=urllib.request.urlopen(urllib.request.Request('http://{listen}/api/search',data=json.dumps({{'sequence':sys.argv[1],'threshold':0.3,'raw_threshold':True}}).encode()))\n        print(r.status); print(r.read().decode()); break\n    except urllib.error.HTTPError as e:\n        print(e.code); print(e.read().decode()); break\n    except OSError:\n        time.sleep(0.2)\n",
         wait = if wait { "True" } else { "False" }
     );
     let out = Command::new("python3")
@@ -1503,7 +1515,9 @@ fn apply(
 /// Whether what `apply` did (`change`, described as `did`) touched side files only (a
 /// command refused touched nothing).
 fn side_files_only(change: Change, did: &str) -> bool {
-    let side = did.contains(".bitsift-checksums") || did.contains(".bitsift-summaries");
+    let side = [".bitsift-checksums", ".bitsift-summaries", ".bitsift-ones"]
+        .iter()
+        .any(|suffix| did.contains(suffix));
     if did.contains(": refused: ") {
         return true;
     }

@@ -328,7 +328,7 @@ fn endpoints_answer_and_errors_name_the_problem() {
     }
 
     // Named sequences, FASTA text, an index subset, a limit.
-    let named = post(a, &serde_json::json!({"sequences": [{"name": "mcr", "sequence": gene}, {"sequence": gene}], "indexes": ["phage"], "threshold": 0.0, "limit": 1})).json();
+    let named = post(a, &serde_json::json!({"sequences": [{"name": "mcr", "sequence": gene}, {"sequence": gene}], "indexes": ["phage"], "threshold": 0.0, "raw_threshold": true, "limit": 1})).json();
     assert_eq!(named["results"][0]["query"], "mcr");
     assert_eq!(named["results"][1]["query"], "query_2");
     assert_eq!(named["results"][0]["hits"].as_array().unwrap().len(), 1);
@@ -471,7 +471,8 @@ fn overload_gets_503_with_retry_after_and_deadlines_504() {
         ],
     );
     let a = server.address;
-    let body = serde_json::json!({"sequence": slow_query(), "threshold": 0.0});
+    let body =
+        serde_json::json!({"sequence": slow_query(), "threshold": 0.0, "raw_threshold": true});
     let handles: Vec<_> = (0..6)
         .map(|_| {
             let body = body.clone();
@@ -542,7 +543,7 @@ fn concurrent_requests_share_batches_and_shutdown_finishes_them() {
             std::thread::spawn(move || {
                 post(
                     a,
-                    &serde_json::json!({"sequence": sequence, "threshold": 0.0}),
+                    &serde_json::json!({"sequence": sequence, "threshold": 0.0, "raw_threshold": true}),
                 )
             })
         })
@@ -576,7 +577,7 @@ fn concurrent_requests_share_batches_and_shutdown_finishes_them() {
     let slow = std::thread::spawn(move || {
         post(
             a,
-            &serde_json::json!({"sequence": slow_query(), "threshold": 0.0}),
+            &serde_json::json!({"sequence": slow_query(), "threshold": 0.0, "raw_threshold": true}),
         )
     });
     std::thread::sleep(Duration::from_millis(200));
@@ -1163,7 +1164,8 @@ fn an_index_changed_on_disk_fails_its_searches_and_healthz() {
     let a = server.address;
     let gene = first_gene();
     let search = |indexes: Option<&[&str]>| {
-        let mut body = serde_json::json!({"sequence": gene, "threshold": 0.0});
+        let mut body =
+            serde_json::json!({"sequence": gene, "threshold": 0.0, "raw_threshold": true});
         if let Some(names) = indexes {
             body["indexes"] = serde_json::json!(names);
         }
@@ -1271,7 +1273,8 @@ fn bases_follow_one_rule_and_proteins_get_400() {
         assert_eq!(response.status, 200, "{}", response.body);
         response.json()["results"][0]["hits"].clone()
     };
-    let expected = hits(serde_json::json!({"sequence": gene, "threshold": 0.0}));
+    let expected =
+        hits(serde_json::json!({"sequence": gene, "threshold": 0.0, "raw_threshold": true}));
     assert_eq!(expected[0]["kmers_found"], 1596);
     let lower = gene.to_ascii_lowercase();
     let spaced: String = gene
@@ -1282,11 +1285,14 @@ fn bases_follow_one_rule_and_proteins_get_400() {
         .join("\n ");
     let rna = gene.replace('T', "U");
     for sequence in [&lower, &spaced, &rna] {
-        let found = hits(serde_json::json!({"sequence": sequence, "threshold": 0.0}));
+        let found = hits(
+            serde_json::json!({"sequence": sequence, "threshold": 0.0, "raw_threshold": true}),
+        );
         assert_eq!(found, expected);
     }
-    let cobs_rule =
-        hits(serde_json::json!({"sequence": lower, "threshold": 0.0, "fold_case": false}));
+    let cobs_rule = hits(
+        serde_json::json!({"sequence": lower, "threshold": 0.0, "raw_threshold": true, "fold_case": false}),
+    );
     assert_ne!(cobs_rule, expected, "lowercase is A under COBS's rule");
 
     let protein = "MKTLLILAVLAAVLAQPEFGHIKLMNPQRSTVWYMKTLLILAVL";
@@ -1413,7 +1419,7 @@ fn a_collection_is_served_with_its_removed_documents_hidden() {
     assert_eq!(listed[0]["documents"], 2, "{indexes}");
     let found = post(
         server.address,
-        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true}),
     );
     assert_eq!(found.status, 200, "{}", found.body);
     let documents: Vec<String> = found.json()["results"][0]["hits"]
@@ -1466,7 +1472,8 @@ fn coverage_says_where_each_hit_matches() {
 fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
     let dir = temp_dir();
     let (plasmids, phage, _) = fixtures(dir.path());
-    let body = serde_json::json!({"sequence": first_gene(), "threshold": 0.0});
+    let body =
+        serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true});
     let direct = ["--direct-io", "required"];
     let reads = Server::start(
         &[&plasmids, &phage],
@@ -1502,6 +1509,7 @@ fn a_cache_that_holds_the_indexes_scores_them_in_memory() {
                 p.to_path_buf(),
                 bitsift::format::sidecar_path(p),
                 bitsift::summary::summary_path(p),
+                std::path::PathBuf::from(format!("{}.bitsift-ones", p.display())),
             ]
         })
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -1527,7 +1535,8 @@ fn answers_carry_totals_pages_groups_and_downloads() {
     );
     let gene = first_gene();
     let ask = |extra: Value| {
-        let mut body = serde_json::json!({"sequence": gene, "threshold": 0.0});
+        let mut body =
+            serde_json::json!({"sequence": gene, "threshold": 0.0, "raw_threshold": true});
         for (key, value) in extra.as_object().unwrap() {
             body[key] = value.clone();
         }
@@ -1616,7 +1625,7 @@ fn answers_carry_totals_pages_groups_and_downloads() {
     let lines: Vec<&str> = tsv.body.lines().collect();
     assert_eq!(
         lines[0],
-        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus\tspecies\tsource"
+        "query\tindex\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false\tstatus\tspecies\tsource"
     );
     assert_eq!(lines.len(), 5, "{}", tsv.body);
     let matrix = ask(serde_json::json!({"limit": 0, "format": "matrix", "presence": true}));
@@ -1635,7 +1644,7 @@ fn answers_carry_totals_pages_groups_and_downloads() {
 fn listed(address: SocketAddr) -> (Vec<String>, u64, u64) {
     let found = post(
         address,
-        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true}),
     );
     assert_eq!(found.status, 200, "{}", found.body);
     let json = found.json();
@@ -1861,7 +1870,7 @@ fn a_replaced_index_file_is_served_after_a_reload() {
     assert_eq!(http(a, "GET", "/healthz", b"").json()["status"], "ok");
     let found = post(
         a,
-        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true}),
     );
     assert_eq!(found.status, 200, "{}", found.body);
     assert_eq!(
@@ -1877,7 +1886,7 @@ fn search_until(address: SocketAddr, stop: Arc<std::sync::atomic::AtomicBool>) -
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let answer = post(
             address,
-            &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+            &serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true}),
         );
         if answer.status != 200 {
             failures.push(format!("{}: {}", answer.status, answer.body));
@@ -1987,7 +1996,7 @@ fn hard_links_made_and_removed_are_not_changes_but_new_bytes_are() {
     drop(file);
     let failed = post(
         a,
-        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0}),
+        &serde_json::json!({"sequence": first_gene(), "threshold": 0.0, "raw_threshold": true}),
     );
     assert_eq!(failed.status, 503, "{}", failed.body);
     assert!(
@@ -2015,7 +2024,7 @@ fn query_names_with_control_characters_are_escaped_in_downloads() {
     let ask = |format: &str| {
         let body = serde_json::json!({
             "sequences": [{"name": odd, "sequence": first_gene()}, {"name": "plain", "sequence": first_gene()}],
-            "threshold": 0.0,
+            "threshold": 0.0, "raw_threshold": true,
             "format": format,
         });
         let answer = post(server.address, &body);
@@ -2027,7 +2036,7 @@ fn query_names_with_control_characters_are_escaped_in_downloads() {
     let tsv = ask("tsv");
     let lines: Vec<&str> = tsv.lines().collect();
     assert_eq!(lines.len(), 9, "a header and 4 hits a query: {tsv}");
-    assert!(fields(&tsv).iter().all(|&n| n == 10), "{tsv}");
+    assert!(fields(&tsv).iter().all(|&n| n == 17), "{tsv}");
     assert_eq!(
         lines[1..]
             .iter()
@@ -2066,7 +2075,7 @@ fn a_metadata_value_na_is_not_the_group_of_documents_without_a_value() {
     );
     let ask = |group: Option<&str>, format: &str| {
         let mut body = serde_json::json!({
-            "sequence": first_gene(), "threshold": 0.0, "group_by": "species", "format": format,
+            "sequence": first_gene(), "threshold": 0.0, "raw_threshold": true, "group_by": "species", "format": format,
         });
         if let Some(group) = group {
             body["group"] = Value::from(group);

@@ -212,3 +212,38 @@ fn summaries_of_a_build_one_base_apart_are_set_aside_by_the_checksums_digest() {
     assert!(!verified.status.success(), "verify must fail: {text}");
     assert!(text.contains("x.cobs_compact.bitsift-summaries"), "{text}");
 }
+
+/// Issue 33: counts of ones of another build (same header, same size) are refused with a
+/// notice naming them, and the search corrects its scores from the rows instead: the same
+/// hit, with the same corrected containment as with the build's own counts (these blocks are
+/// small enough to be sampled whole, which is exact).
+#[test]
+fn counts_of_ones_of_another_build_are_refused() {
+    let dir = temp_dir();
+    let (a, b, queries) = two_builds(dir.path());
+    let ones = |index: &Path| PathBuf::from(format!("{}.bitsift-ones", index.display()));
+    let containment = |output: &Output| {
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        json["queries"][0]["hits"][0]["containment"]
+            .as_f64()
+            .unwrap()
+    };
+    let (own, hits, _) = query(&b, &queries);
+    assert_eq!(hits, vec![target_name()]);
+    assert!(!stderr(&own).contains("bitsift-ones"), "{}", stderr(&own));
+    assert_eq!(
+        std::fs::metadata(ones(&a)).unwrap().len(),
+        std::fs::metadata(ones(&b)).unwrap().len()
+    );
+    std::fs::copy(ones(&a), ones(&b)).unwrap();
+
+    let (output, hits, _) = query(&b, &queries);
+    let text = stderr(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(hits, vec![target_name()], "{text}");
+    assert!(
+        text.contains("x.cobs_compact.bitsift-ones") && text.contains("another index or build"),
+        "a notice must name the counts: {text}"
+    );
+    assert_eq!(containment(&output), containment(&own));
+}

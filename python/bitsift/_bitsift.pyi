@@ -77,6 +77,7 @@ class Index:
         summaries: bool = True,
         min_identity: Optional[float] = None,
         group_by: Optional[str] = None,
+        raw_threshold: bool = False,
     ) -> Results: ...
     def _search_cobs(
         self, query: bytes, threshold: float, num_results: int

@@ -7,11 +7,16 @@ class Hit(NamedTuple):
     """A document that holds enough of a query's k-mers.
 
     `index` names the index the document is in: a collection's directory, or the path of
-    an index file; `fraction` is `kmers_found / kmers_total` (the command line prints it
-    with 4 decimals); `identity` estimates the identity of the document's copy from the
-    fraction (fraction ** (1/k): the identity of a full-length copy with random point
-    substitutions; too low for a partial copy, too high where Bloom false positives add
-    k-mers). `coverage`,
+    an index file; `fraction` is `kmers_found / kmers_total`, Bloom false positives
+    included (the command line prints it with 4 decimals); `containment` is the fraction
+    corrected for the false positives expected of that document, with its 95 % interval
+    `containment_low`..`containment_high`; `borderline` is True when that interval reaches
+    under the search's threshold; `fpr` is the document's false-positive rate per k-mer,
+    `fp_expected` the false-positive k-mers expected among those found, `p_false` the
+    probability that false positives alone find as many (see the README, Corrected
+    scores). `identity` estimates the identity of the document's copy from the corrected
+    containment (containment ** (1/k): the identity of a full-length copy with random point
+    substitutions; too low for a partial copy). `coverage`,
     with `search(..., coverage=True)`, says where the hit matches, as the `coverage` of
     `bitsift query --coverage --format json`: `intervals` (1-based, inclusive stretches of
     the query covered by matching k-mers), `covered_bases` and `longest_gap` (the longest
@@ -25,9 +30,33 @@ class Hit(NamedTuple):
     fraction: float
     identity: float
     coverage: Optional[Dict[str, Any]] = None
+    containment: Optional[float] = None
+    containment_low: Optional[float] = None
+    containment_high: Optional[float] = None
+    borderline: Optional[bool] = None
+    fpr: Optional[float] = None
+    fp_expected: Optional[float] = None
+    p_false: Optional[float] = None
 
 
-_COLUMNS = ("query", "index", "document", "kmers_found", "kmers_total", "fraction", "identity")
+_CORRECTED_COLUMNS = (
+    "containment",
+    "containment_low",
+    "containment_high",
+    "borderline",
+    "fpr",
+    "fp_expected",
+    "p_false",
+)
+_COLUMNS = (
+    "query",
+    "index",
+    "document",
+    "kmers_found",
+    "kmers_total",
+    "fraction",
+    "identity",
+) + _CORRECTED_COLUMNS
 _COVERAGE_COLUMNS = ("intervals", "longest_gap")
 
 
@@ -51,8 +80,9 @@ class Results(list):
 
     def to_pandas(self):
         """All hits of all queries as one pandas DataFrame, one row per hit, with the
-        columns query, index, document, kmers_found, kmers_total, fraction, identity, and
-        with coverage intervals and longest_gap (as the command line's TSV)."""
+        columns query, index, document, kmers_found, kmers_total, fraction, identity,
+        containment, containment_low, containment_high, borderline, fpr, fp_expected,
+        p_false, and with coverage intervals and longest_gap (as the command line's TSV)."""
         parts = [result._columns() for result in self]
         names = [n for n in _COLUMNS + _COVERAGE_COLUMNS if any(n in p for p in parts)]
         merged = {name: [] for name in names}

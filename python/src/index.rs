@@ -385,7 +385,7 @@ impl PyIndex {
     #[pyo3(signature = (
         query, threshold = 0.8, limit = 0, prune = true, *, coverage = false,
         on_invalid = "raise", batch = 0, summaries = true, min_identity = None,
-        group_by = None
+        group_by = None, raw_threshold = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
@@ -401,6 +401,7 @@ impl PyIndex {
         summaries: bool,
         min_identity: Option<f64>,
         group_by: Option<&str>,
+        raw_threshold: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let search = SearchRequest {
             cutoff: match min_identity {
@@ -412,6 +413,7 @@ impl PyIndex {
             summaries,
             coverage,
             group_by: group_by.map(str::to_string),
+            raw_threshold,
             ..SearchRequest::default()
         };
         let k_max = self.index.k_max();
@@ -452,8 +454,9 @@ impl PyIndex {
             cutoff: Cutoff::Fraction(threshold),
             limit: num_results,
             cobs_order: true,
-            // COBS's exact scores: every block is read.
+            // COBS's exact scores: every block is read, and the threshold is COBS's.
             summaries: false,
+            corrected: false,
             ..SearchRequest::default()
         }
         .options(k_max, None);

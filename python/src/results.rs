@@ -9,13 +9,18 @@
 use std::sync::{Arc, OnceLock};
 
 use bitsift::answer::identity;
-use bitsift::query::{BatchStats, Coverage, GroupTally, Hit, Index, QueryStats};
+use bitsift::query::{BatchStats, Corrected, Coverage, GroupTally, Hit, Index, QueryStats};
 use pyo3::exceptions::PyTypeError;
 
 use crate::errors::names_error;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
+
+/// To 4 decimals, as the command line writes fractions.
+fn rounded(value: f64) -> f64 {
+    (value * 1e4).round() / 1e4
+}
 
 /// `found / total`; 0 for an empty query (as the command line's `fraction` column).
 fn fraction(found: u32, total: u64) -> f64 {
@@ -40,6 +45,9 @@ pub struct QueryResult {
     /// Where each hit matches, in the order of `hits` (empty unless asked for).
     coverage: Vec<Coverage>,
     coverage_asked: bool,
+    /// Each hit's score corrected for false positives, in the order of `hits` (empty for
+    /// COBS's searches).
+    corrected: Vec<Corrected>,
     stats: Option<QueryStats>,
     batch: Option<Arc<BatchStats>>,
     skipped: Option<String>,
@@ -65,6 +73,7 @@ impl QueryResult {
             groups: grouped.then_some(answer.groups),
             coverage: answer.coverage,
             coverage_asked,
+            corrected: answer.corrected,
             stats: Some(answer.stats),
             batch: Some(answer.batch),
             skipped: None,
@@ -84,6 +93,7 @@ impl QueryResult {
             groups: None,
             coverage: Vec::new(),
             coverage_asked: false,
+            corrected: Vec::new(),
             stats: None,
             batch: None,
             skipped: Some(reason),
@@ -111,9 +121,35 @@ impl QueryResult {
         self.kmers_total[hit.index as usize]
     }
 
-    fn identity(&self, hit: &Hit) -> f64 {
-        let fraction = fraction(hit.kmers_found, self.total(hit));
-        identity(fraction, self.index.headers()[hit.index as usize].k)
+    /// The identity estimate of hit `i`: of its corrected containment, else of its fraction.
+    fn identity(&self, i: usize) -> f64 {
+        let hit = &self.hits[i];
+        let basis = self.corrected.get(i).map_or_else(
+            || fraction(hit.kmers_found, self.total(hit)),
+            |c| c.containment,
+        );
+        identity(basis, self.index.headers()[hit.index as usize].k)
+    }
+
+    /// The corrected score's columns, each a list in the order of the hits (None where the
+    /// search did not correct).
+    fn corrected_columns(&self, columns: &Bound<'_, PyDict>) -> PyResult<()> {
+        let all = |f: fn(&Corrected) -> f64| -> Vec<Option<f64>> {
+            (0..self.hits.len())
+                .map(|i| self.corrected.get(i).map(f))
+                .collect()
+        };
+        columns.set_item("containment", all(|c| rounded(c.containment)))?;
+        columns.set_item("containment_low", all(|c| rounded(c.low)))?;
+        columns.set_item("containment_high", all(|c| rounded(c.high)))?;
+        let borderline: Vec<Option<bool>> = (0..self.hits.len())
+            .map(|i| self.corrected.get(i).map(|c| c.borderline))
+            .collect();
+        columns.set_item("borderline", borderline)?;
+        columns.set_item("fpr", all(|c| rounded(c.fpr)))?;
+        columns.set_item("fp_expected", all(|c| c.fp_expected))?;
+        columns.set_item("p_false", all(|c| c.p_false))?;
+        Ok(())
     }
 }
 
@@ -219,7 +255,8 @@ impl QueryResult {
     }
 
     /// The reported documents, best first: a list of `bitsift.Hit(document, index,
-    /// kmers_found, kmers_total, fraction, identity, coverage)`, built on first access.
+    /// kmers_found, kmers_total, fraction, identity, coverage, containment, containment_low,
+    /// containment_high, borderline, fpr, fp_expected, p_false)`, built on first access.
     #[getter]
     fn hits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         if let Some(list) = self.hit_list.get() {
@@ -234,15 +271,26 @@ impl QueryResult {
                 Some(coverage) => serialized(py, coverage)?,
                 None => py.None().into_bound(py),
             };
-            list.append(class.call1((
+            let scores = PyDict::new(py);
+            if let Some(c) = self.corrected.get(i) {
+                scores.set_item("containment", rounded(c.containment))?;
+                scores.set_item("containment_low", rounded(c.low))?;
+                scores.set_item("containment_high", rounded(c.high))?;
+                scores.set_item("borderline", c.borderline)?;
+                scores.set_item("fpr", rounded(c.fpr))?;
+                scores.set_item("fp_expected", c.fp_expected)?;
+                scores.set_item("p_false", c.p_false)?;
+            }
+            let fields = (
                 self.document(hit)?,
                 self.label(hit),
                 hit.kmers_found,
                 total,
                 fraction(hit.kmers_found, total),
-                self.identity(hit),
+                self.identity(i),
                 coverage,
-            ))?)?;
+            );
+            list.append(class.call(fields, Some(&scores))?)?;
         }
         let _ = self.hit_list.set(list.clone().unbind());
         Ok(self.hit_list.get().map_or(list, |l| l.bind(py).clone()))
@@ -272,7 +320,8 @@ impl QueryResult {
     }
 
     /// The hits as columns: `query`, `index`, `document`, `kmers_found`, `kmers_total`,
-    /// `fraction`, `identity`, and with coverage `intervals` (`1-850,870-1200`, `-` for none) and
+    /// `fraction`, `identity`, the corrected score's columns (`containment` … `p_false`), and
+    /// with coverage `intervals` (`1-850,870-1200`, `-` for none) and
     /// `longest_gap`, as the command line's TSV (lists of equal length).
     fn _columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let columns = PyDict::new(py);
@@ -296,8 +345,9 @@ impl QueryResult {
             .map(|(&f, &t)| fraction(f, t))
             .collect();
         columns.set_item("fraction", fractions)?;
-        let identities: Vec<f64> = self.hits.iter().map(|h| self.identity(h)).collect();
+        let identities: Vec<f64> = (0..self.hits.len()).map(|i| self.identity(i)).collect();
         columns.set_item("identity", identities)?;
+        self.corrected_columns(&columns)?;
         if self.coverage_asked {
             let intervals: Vec<String> = self.coverage.iter().map(|c| c.intervals_text()).collect();
             columns.set_item("intervals", intervals)?;
@@ -316,10 +366,15 @@ impl QueryResult {
             .iter()
             .map(|h| Ok((h.index, h.document, self.document(h)?)))
             .collect::<PyResult<_>>()?;
+        // As the command line's matrix: the corrected containment, when there is one.
         let values = self
             .hits
             .iter()
-            .map(|h| fraction(h.kmers_found, self.total(h)))
+            .enumerate()
+            .map(|(i, h)| match self.corrected.get(i) {
+                Some(c) => rounded(c.containment),
+                None => fraction(h.kmers_found, self.total(h)),
+            })
             .collect();
         Ok((keys, values))
     }

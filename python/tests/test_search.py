@@ -1,5 +1,6 @@
 """bitsift.Index gives the command line's answers, from every kind of query input."""
 
+import math
 import os
 import sys
 import time
@@ -9,6 +10,31 @@ import pytest
 
 import bitsift
 from conftest import DEMO, GENES, REPLICONS, SMALL_GENOMES, read_fasta
+
+
+def rounded(value, scale=1e4):
+    """As the command line rounds a score: half away from zero, at 4 decimals by default."""
+    scaled = value * scale
+    whole = math.floor(scaled)
+    if scaled - whole >= 0.5:
+        whole += 1
+    return whole / scale
+
+
+def corrected_as_cli(hit):
+    """A hit's corrected score as `bitsift query --format json` writes it (none when the
+    search did not correct it)."""
+    if hit.containment is None:
+        return {}
+    return {
+        "containment": rounded(hit.containment),
+        "containment_low": rounded(hit.containment_low),
+        "containment_high": rounded(hit.containment_high),
+        "borderline": hit.borderline,
+        "fpr": rounded(hit.fpr),
+        "fp_expected": rounded(hit.fp_expected, 10.0),
+        "p_false": float(f"{hit.p_false:.2e}"),
+    }
 
 
 def as_cli(results):
@@ -28,6 +54,7 @@ def as_cli(results):
                         "kmers_total": hit.kmers_total,
                         "fraction": round(hit.fraction, 4),
                         "identity": round(hit.identity, 4),
+                        **corrected_as_cli(hit),
                     }
                     for hit in result.hits
                 ],
@@ -66,6 +93,24 @@ def test_gene_results_equal_the_cli(demo_index, cli_json, threshold, limit):
     assert len(results) == 30
     assert as_cli(results) == cli_queries(expected)
     assert all(hit.index == str(demo_index) for r in results for hit in r.hits)
+
+
+def test_raw_threshold_is_cobs_filter(demo_index, cli_json):
+    """Threshold 0 lists the documents with evidence by default (the corrected filter), every
+    document with raw_threshold=True (COBS's filter), as `--raw-threshold` does."""
+    index = bitsift.Index(demo_index)
+    documents = len(index.documents)
+    corrected = index.search(GENES, threshold=0.0)
+    raw = index.search(GENES, threshold=0.0, raw_threshold=True)
+    assert all(len(r.hits) == documents for r in raw)
+    assert all(len(r.hits) < documents for r in corrected)
+    expected = cli_json([demo_index], "-f", GENES, "-t", 0.0, "--raw-threshold")
+    assert as_cli(raw) == cli_queries(expected)
+    # The same hits keep their scores: the filter differs, not the numbers.
+    scores = {(r.name, h.document): h for r in raw for h in r.hits}
+    for result in corrected:
+        for hit in result.hits:
+            assert scores[(result.name, hit.document)] == hit
 
 
 def test_every_input_form_gives_the_same_answers(demo_index):
@@ -236,7 +281,8 @@ def test_limit_batch_and_prune_options(demo_index):
     assert as_cli(one_by_one) == full
     assert len({r.batch_stats["batch"] for r in one_by_one}) == 30
     assert all(r.batch_stats["queries"] == 1 for r in one_by_one)
-    limited = index.search(GENES, threshold=0.0, limit=2)
+    # COBS's threshold 0: every document is a hit, so the limit is what keeps 2 of them.
+    limited = index.search(GENES, threshold=0.0, limit=2, raw_threshold=True)
     assert all(len(r.hits) == 2 for r in limited)
 
 
@@ -252,11 +298,18 @@ def test_to_pandas(demo_index):
         "kmers_total",
         "fraction",
         "identity",
+        "containment",
+        "containment_low",
+        "containment_high",
+        "borderline",
+        "fpr",
+        "fp_expected",
+        "p_false",
     ]
     assert len(frame) == sum(len(r.hits) for r in results)
     first = results[0].to_pandas()
     assert isinstance(first, pandas.DataFrame)
-    assert list(first.itertuples(index=False, name=None)) == [
+    assert [row[:7] for row in first.itertuples(index=False, name=None)] == [
         (results[0].name, hit.index, hit.document) + tuple(hit[2:6]) for hit in results[0].hits
     ]
     assert frame["kmers_found"].dtype.kind == "i"
@@ -278,9 +331,12 @@ def test_results_are_typed_objects(demo_index):
     assert isinstance(result, bitsift.QueryResult)
     hit = result.hits[0]
     assert isinstance(hit, bitsift.Hit)
-    document, index, found, total, fraction, identity, coverage = hit
+    document, index, found, total, fraction, identity, coverage = hit[:7]
     assert (document, found, total) == ("Kpn_pMCR_1511_KX377410", 1596, 1596)
     assert fraction == 1.0 and identity == 1.0 and index == str(demo_index)
+    # The score corrected for the document's false positives (README, Corrected scores).
+    assert hit.containment == 1.0 and hit.borderline is False
+    assert 0.0 <= hit.fpr < 1.0 and hit.p_false == 0.0
     assert coverage is None, "only asked for with coverage=True"
     assert result.hits is result.hits, "built once"
     assert (
@@ -372,7 +428,7 @@ def test_a_matrix_has_a_row_per_hit_document_and_a_column_per_query(demo_index, 
         column = matrix[result.name]
         assert {d for d, v in column.items() if v > 0} == {h.document for h in result.hits}
         for hit in result.hits:
-            assert column[hit.document] == hit.fraction
+            assert column[hit.document] == hit.containment
     presence = results.matrix(presence=True, sparse=True)
     assert isinstance(presence[results[0].name].dtype, pandas.SparseDtype)
     assert presence.sparse.to_dense().sum().sum() == sum(len(r.hits) for r in results)

@@ -10,11 +10,11 @@
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
-use super::identity::identity;
+use super::scores::{CorrectedJson, HitScores};
 use super::status::SkipReason;
 use crate::format::FormatError;
 use crate::metadata::Metadata;
-use crate::query::{fraction, rounded, Coverage, GroupTally, Index, QueryResult, QueryStats};
+use crate::query::{rounded, Coverage, GroupTally, Index, QueryResult, QueryStats};
 
 /// One query's answer, answered or not; see the module documentation.
 #[derive(Serialize)]
@@ -145,8 +145,13 @@ struct JsonHit<'a> {
     pub kmers_total: u64,
     /// `kmers_found / kmers_total`, to 4 decimals.
     pub fraction: f64,
-    /// The identity estimate of the fraction (see `answer::identity`), to 4 decimals.
+    /// The identity estimate (see `answer::identity`) of the corrected containment (of the
+    /// fraction when the search did not correct it), to 4 decimals.
     pub identity: f64,
+    /// The score corrected for false positives: `containment`, its interval, `borderline`,
+    /// `fpr`, `fp_expected`, `p_false` ([`super::scores`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<CorrectedJson>,
     /// Where the hit matches, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage: Option<&'a Coverage>,
@@ -161,15 +166,16 @@ impl<'a> JsonHit<'a> {
         let hit = &result.hits[i];
         let header = &index.headers()[hit.index as usize];
         let total = result.kmers_total[hit.index as usize];
-        let fraction = fraction(hit.kmers_found, total);
+        let scores = HitScores::of(result, i, header.k);
         Ok(JsonHit {
             document: index.document_name(hit.index, hit.document)?,
             index: None,
             file: None,
             kmers_found: hit.kmers_found,
             kmers_total: total,
-            fraction: rounded(fraction),
-            identity: rounded(identity(fraction, header.k)),
+            fraction: rounded(scores.fraction),
+            identity: rounded(scores.identity),
+            corrected: scores.json(),
             coverage: result.coverage.get(i),
             metadata: None,
         })

@@ -1,6 +1,7 @@
 //! The presence matrix (`--format matrix`): a header of the queries, then one line per
 //! document that is a hit of at least one query, in index order, with the fraction of each
-//! query's k-mers it holds (empty: not a hit), or with `presence` 1 and 0. Queries answer in
+//! query's k-mers it holds (corrected for false positives when the search corrected it;
+//! empty: not a hit), or with `presence` 1 and 0. Queries answer in
 //! query order and the matrix is written in document order, so the cells are gathered in
 //! bounded memory until the run ends ([`super::cells`]).
 
@@ -62,13 +63,17 @@ impl Matrix {
         let Some(cells) = self.cells.as_mut() else {
             return Ok(());
         };
-        for hit in &result.hits {
+        for (i, hit) in result.hits.iter().enumerate() {
             let total = result.kmers_total[hit.index as usize];
             let number = self.first[hit.index as usize] + hit.document;
+            let value = result
+                .corrected
+                .get(i)
+                .map_or_else(|| fraction(hit.kmers_found, total), |c| c.containment);
             cells.push(Cell {
                 document: u32::try_from(number).expect("fewer than 2^32 documents"),
                 column,
-                value: (fraction(hit.kmers_found, total) * 1e4).round() as u16,
+                value: (value * 1e4).round() as u16,
             })?;
         }
         Ok(())

@@ -14,6 +14,7 @@ mod identity;
 mod json;
 mod matrix;
 mod output;
+mod scores;
 mod status;
 
 pub use cutoff::{Cutoff, CutoffError};

@@ -15,18 +15,19 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::describe::IndexDescription;
-use super::identity::identity;
 use super::json::{JsonHits, QueryJson};
 use super::matrix::Matrix;
+use super::scores::{HitScores, TSV_COLUMNS};
 use super::status::SkipReason;
 use crate::metadata::Metadata;
-use crate::query::{fraction, BatchStats, Index, QueryResult};
+use crate::query::{BatchStats, Index, QueryResult};
 use crate::tsv;
 
 /// Output formats of `bitsift query` (its `--format`, src/cli/choices.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OutputFormat {
-    /// Header line, then `query document kmers_found kmers_total fraction identity`; with
+    /// Header line, then `query document kmers_found kmers_total fraction identity`, the
+    /// corrected score's columns (`containment` … `p_false`, [`crate::query::Corrected`]); with
     /// `--group-by`, one line per query and group instead.
     #[default]
     Tsv,
@@ -86,6 +87,10 @@ pub struct SearchSettings {
     pub metadata: Option<String>,
     /// The metadata column hits are counted by, if any.
     pub group_by: Option<String>,
+    /// What the threshold applies to: `corrected` (the containment corrected for false
+    /// positives, and hits false positives alone explain are dropped) or `raw` (COBS's
+    /// fraction of k-mers found).
+    pub filter: &'static str,
 }
 
 /// How to write results.
@@ -207,6 +212,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             ]
             .map(Cow::from),
         );
+        columns.extend(TSV_COLUMNS.map(Cow::from));
         if self.setup.coverage {
             columns.extend(["covered", "longest_gap"].map(Cow::from));
         }
@@ -259,7 +265,8 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         for (i, hit) in result.hits.iter().enumerate() {
             let total = result.kmers_total[hit.index as usize];
             let document = self.document(hit.index, hit.document)?;
-            let fraction = fraction(hit.kmers_found, total);
+            let scores = HitScores::of(result, i, self.k(hit.index));
+            let (fraction, identity) = (scores.fraction, scores.identity);
             line.clear();
             tsv::push_field(&mut line, query);
             line.push('\t');
@@ -267,13 +274,13 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 tsv::push_field(&mut line, label);
                 line.push('\t');
             }
-            let identity = identity(fraction, self.k(hit.index));
             tsv::push_field(&mut line, document);
             let _ = write!(
                 line,
                 "\t{}\t{total}\t{fraction:.4}\t{identity:.4}",
                 hit.kmers_found
             );
+            scores.push_tsv(&mut line);
             if self.setup.coverage {
                 let coverage = result.coverage.get(i).cloned().unwrap_or_default();
                 let _ = write!(
@@ -327,6 +334,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             line += "NA\t";
         }
         line += &format!("NA\tNA\t{total}\tNA\tNA");
+        TSV_COLUMNS.iter().for_each(|_| line.push_str("\tNA"));
         if self.setup.coverage {
             line += "\tNA\tNA";
         }
@@ -473,6 +481,7 @@ mod tests {
                     summaries: true,
                     metadata: None,
                     group_by: None,
+                    filter: "corrected",
                 },
             },
         }
@@ -499,6 +508,7 @@ mod tests {
                 RowSource::Resident,
             )),
             coverage: Vec::new(),
+            corrected: Vec::new(),
         }
     }
 
@@ -512,7 +522,7 @@ mod tests {
         let text = String::from_utf8(writer.finish().unwrap()).unwrap();
         assert_eq!(
             text,
-            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus\nq\tb\t9\t10\t0.9000\t0.9966\thit\n"
+            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false\tstatus\nq\tb\t9\t10\t0.9000\t0.9966\tNA\tNA\tNA\tNA\tNA\tNA\tNA\thit\n"
         );
     }
 
@@ -533,10 +543,10 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "found\ta\t10\t10\t1.0000\t1.0000\thit",
-                "absent\tNA\tNA\t10\tNA\tNA\tno_hit",
-                "tiny\tNA\tNA\t0\tNA\tNA\tskipped_too_short",
-                "protein\tNA\tNA\tNA\tNA\tNA\tskipped_not_dna",
+                "found\ta\t10\t10\t1.0000\t1.0000\tNA\tNA\tNA\tNA\tNA\tNA\tNA\thit",
+                "absent\tNA\tNA\t10\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tno_hit",
+                "tiny\tNA\tNA\t0\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tskipped_too_short",
+                "protein\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tskipped_not_dna",
             ]
         );
     }
@@ -586,10 +596,10 @@ mod tests {
         let text = String::from_utf8(writer.finish().unwrap()).unwrap();
         assert_eq!(
             text,
-            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tstatus\tspecies\tcountry\n\
-             q\tb\t9\t10\t0.9000\t0.9966\thit\tE. coli\tUK\n\
-             q\ta\t8\t10\t0.8000\t0.9928\thit\t\t\n\
-             r\tNA\tNA\t10\tNA\tNA\tno_hit\t\t\n"
+            "query\tdocument\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false\tstatus\tspecies\tcountry\n\
+             q\tb\t9\t10\t0.9000\t0.9966\tNA\tNA\tNA\tNA\tNA\tNA\tNA\thit\tE. coli\tUK\n\
+             q\ta\t8\t10\t0.8000\t0.9928\tNA\tNA\tNA\tNA\tNA\tNA\tNA\thit\t\t\n\
+             r\tNA\tNA\t10\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tno_hit\t\t\n"
         );
     }
 

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use super::output::PendingFile;
 use super::{build, BuildError, BuildOptions, BuildReport};
-use crate::format::{sidecar_path, write_classic_header, IndexHeader};
+use crate::format::ones::OnesCounter;
+use crate::format::{sidecar_path, write_classic_header, Block, IndexHeader};
 
 /// Bytes copied at a time from the compact index's rows.
 const COPY_CHUNK_BYTES: usize = 8 << 20;
@@ -52,6 +53,7 @@ pub fn build_classic(options: &BuildOptions) -> Result<BuildReport, BuildError> 
     let _ = std::fs::remove_file(crate::format::catalog::catalog_path(&compact));
     // The record describes the staged compact file, not the classic one.
     let _ = crate::format::build_record::remove_beside(&compact);
+    let _ = std::fs::remove_file(crate::format::ones::ones_path(&compact));
     result
 }
 
@@ -95,6 +97,10 @@ pub(crate) fn compact_to_classic(
         names,
     )?;
     let mut pending = PendingFile::create_index(classic, force, classic_header.len() as u64)?;
+    pending.count_ones(OnesCounter::new(&[Block {
+        data_offset: classic_header.len() as u64,
+        ..block
+    }]));
     pending.write_all(&classic_header)?;
     copy_rows(
         compact,

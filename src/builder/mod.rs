@@ -49,6 +49,7 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::doclist::{DocListError, DocumentList};
 use crate::format::fingerprint;
+use crate::format::ones::OnesCounter;
 use crate::format::{
     write_compact_header, CompactLayout, LayoutChoice, RowLayout, HASHES_MAX, K_MAX, PAGE_SIZE_MAX,
 };
@@ -405,6 +406,12 @@ fn build_in_pool(
     progress.check()?;
     let header_bytes = header.len() as u64;
     let mut pending = PendingFile::create_index(&options.output, options.force, header_bytes)?;
+    pending.count_ones(OnesCounter::compact(
+        header_bytes,
+        page_size,
+        &layout.block_rows,
+        documents.len() as u64,
+    ));
     pending.write_all(&header)?;
     observer.started(progress.documents_total, kmers);
     let minimizer = crate::kmer::minimizer_length(options.k);

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use super::BuildError;
 use crate::format::catalog::catalog_path;
 use crate::format::checksums::{sidecar_path, ChecksumBuilder, Checksums};
+use crate::format::ones::{ones_path, OnesCounter};
 use crate::format::{HeaderOptions, IndexHeader};
 use crate::tempfiles::{self, AtomicFile};
 
@@ -28,6 +29,9 @@ pub(crate) struct PendingFile {
     finished: Option<Checksums>,
     /// Whether the file is an index, which gets a catalog beside it once committed.
     index: bool,
+    /// Each document's count of ones, counted as the rows are written; written beside the
+    /// index once committed ([`crate::format::ones`]).
+    ones: Option<OnesCounter>,
 }
 
 impl PendingFile {
@@ -66,6 +70,7 @@ impl PendingFile {
             checksums: None,
             finished: None,
             index: false,
+            ones: None,
         })
     }
 
@@ -82,6 +87,13 @@ impl PendingFile {
         Ok(pending)
     }
 
+    /// Counts each document's ones with `counter` as the index is written (from its first
+    /// byte: call before anything is written), for the file written beside it at commit.
+    pub(crate) fn count_ones(&mut self, counter: OnesCounter) {
+        assert_eq!(self.written, 0, "ones counted from the first byte");
+        self.ones = Some(counter);
+    }
+
     /// Appends `bytes`.
     pub(crate) fn write_all(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
         assert!(
@@ -93,6 +105,9 @@ impl PendingFile {
             .map_err(|e| write_error(&self.destination, e))?;
         if let Some(checksums) = &mut self.checksums {
             checksums.update(bytes);
+        }
+        if let Some(ones) = &mut self.ones {
+            ones.update(bytes);
         }
         self.written += bytes.len() as u64;
         Ok(())
@@ -150,8 +165,9 @@ impl PendingFile {
         };
         let destination = self.destination.clone();
         if self.index {
-            // The catalog of a file this one replaces would describe other names.
+            // The catalog and counts of a file this one replaces describe another index.
             remove_if_present(&catalog_path(&destination))?;
+            remove_if_present(&ones_path(&destination))?;
         }
         if sidecar.is_some() {
             remove_if_present(&sidecar_path(&destination))?;
@@ -171,6 +187,9 @@ impl PendingFile {
         }
         if self.index {
             write_catalog(&destination);
+        }
+        if let Some(counter) = self.ones.take() {
+            write_ones(&destination, &counter.finish());
         }
         Ok(())
     }
@@ -195,6 +214,14 @@ pub(crate) fn write_catalog(index: &Path) {
         Err(error) => {
             tracing::warn!("{error}; the index opens without a catalog, reading every name")
         }
+    }
+}
+
+/// Writes the counts of ones of the index at `index` beside it ([`crate::format::ones`]). A
+/// failure is a warning: the index is complete without them, and searches sample its rows.
+pub(crate) fn write_ones(index: &Path, counts: &[u32]) {
+    if let Err(error) = crate::format::ones::write_beside(index, counts) {
+        tracing::warn!("{error}; searches correct its scores from a sample of its rows instead")
     }
 }
 

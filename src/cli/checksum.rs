@@ -1,5 +1,6 @@
 //! `bitsift checksum`: creates the checksum sidecar of indexes built by COBS (or by a bitsift
-//! older than the sidecar), so that every read of them can be verified.
+//! older than the sidecar), so that every read of them can be verified; in the same pass over
+//! the file, each document's count of ones, which corrected scores need.
 
 use std::path::{Path, PathBuf};
 
@@ -53,12 +54,13 @@ pub(super) fn finish(
 
 fn checksum_one(index: &Path, force: bool) -> Result<String> {
     let header = open_for_geometry(index)?;
-    let fresh = Checksums::compute(&header)?;
+    let (fresh, ones) = Checksums::compute_counting_ones(&header)?;
     let sidecar = sidecar_path(index);
     let replacing = match Checksums::read(index) {
         Ok(None) => false,
         Ok(Some(old)) if old.same_contents(&fresh) => {
             write_catalog(index)?;
+            write_ones(index, &ones)?;
             return Ok(format!("checksums up to date ({})", sidecar.display()));
         }
         Ok(Some(_)) | Err(FormatError::SidecarDamaged { .. }) if force => true,
@@ -70,6 +72,7 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
     };
     fresh.write()?;
     write_catalog(index)?;
+    write_ones(index, &ones)?;
     Ok(format!(
         "{} {} ({} pages of {})",
         if replacing { "replaced" } else { "wrote" },
@@ -84,6 +87,16 @@ fn checksum_one(index: &Path, force: bool) -> Result<String> {
 /// it lacks, and reads it whole.
 fn write_catalog(index: &Path) -> Result<()> {
     match IndexHeader::write_catalog(index, &HeaderOptions::default()) {
+        Err(FormatError::Legacy { .. }) => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+/// Writes each document's count of ones beside `index` (replacing any), so that searches
+/// correct their scores from it rather than from a sample of rows. A pre-2019 header gets
+/// none, as it gets no catalog.
+fn write_ones(index: &Path, counts: &[u32]) -> Result<()> {
+    match bitsift::format::write_ones(index, counts) {
         Err(FormatError::Legacy { .. }) => Ok(()),
         other => Ok(other?),
     }

@@ -60,6 +60,46 @@ struct HitEntry {
     file: Option<usize>,
     kmers_found: u32,
     kmers_total: u64,
+    /// The identity the query wrote (of its corrected containment), if any.
+    identity: Option<f64>,
+    #[serde(flatten)]
+    corrected: CorrectedFields,
+}
+
+/// The corrected score of a hit as `bitsift query --format json` writes it (absent from
+/// answers of earlier versions: the merged TSV then says `NA`).
+#[derive(Clone, Default, Deserialize)]
+struct CorrectedFields {
+    containment: Option<f64>,
+    containment_low: Option<f64>,
+    containment_high: Option<f64>,
+    borderline: Option<bool>,
+    fpr: Option<f64>,
+    fp_expected: Option<f64>,
+    p_false: Option<f64>,
+}
+
+impl CorrectedFields {
+    /// The TSV cells of `bitsift query`'s corrected columns, each after a tab.
+    fn cells(&self) -> String {
+        let number = |value: Option<f64>, decimals: usize| {
+            value.map_or_else(|| "NA".to_string(), |v| format!("{v:.decimals$}"))
+        };
+        let p_false = match self.p_false {
+            None => "NA".to_string(),
+            Some(0.0) => "0".to_string(),
+            Some(p) => format!("{p:.2e}"),
+        };
+        let borderline = self.borderline.map_or("NA".to_string(), |b| b.to_string());
+        format!(
+            "\t{}\t{}\t{}\t{borderline}\t{}\t{}\t{p_false}",
+            number(self.containment, 4),
+            number(self.containment_low, 4),
+            number(self.containment_high, 4),
+            number(self.fpr, 4),
+            number(self.fp_expected, 1),
+        )
+    }
 }
 
 /// A file of the merged search, in merged order.
@@ -75,6 +115,8 @@ struct Merged {
     document: String,
     kmers_found: u32,
     kmers_total: u64,
+    identity: Option<f64>,
+    corrected: CorrectedFields,
 }
 
 fn load(path: &PathBuf) -> Result<Results> {
@@ -103,7 +145,7 @@ pub(crate) fn run(args: MergeResultsArgs) -> Result<Outcome> {
     let index_column = if several { "index\t" } else { "" };
     writeln!(
         out,
-        "query\t{index_column}document\tkmers_found\tkmers_total\tfraction\tidentity"
+        "query\t{index_column}document\tkmers_found\tkmers_total\tfraction\tidentity\tcontainment\tcontainment_low\tcontainment_high\tborderline\tfpr\tfp_expected\tp_false"
     )?;
     let mut failures = 0;
     for (number, query) in results[0].queries.iter().enumerate() {
@@ -124,11 +166,12 @@ pub(crate) fn run(args: MergeResultsArgs) -> Result<Outcome> {
             let fraction = fraction(hit.kmers_found, hit.kmers_total);
             writeln!(
                 out,
-                "{}\t{}\t{}\t{fraction:.4}\t{:.4}",
+                "{}\t{}\t{}\t{fraction:.4}\t{:.4}{}",
                 tsv::field(&hit.document),
                 hit.kmers_found,
                 hit.kmers_total,
-                identity(fraction, file.k)
+                hit.identity.unwrap_or_else(|| identity(fraction, file.k)),
+                hit.corrected.cells()
             )?;
         }
     }
@@ -218,6 +261,8 @@ fn merge_query(
                 document: hit.document.clone(),
                 kmers_found: hit.kmers_found,
                 kmers_total: hit.kmers_total,
+                identity: hit.identity,
+                corrected: hit.corrected.clone(),
             });
         }
     }

@@ -101,7 +101,7 @@ enum Command {
     Synth(synth::SynthArgs),
     /// Check whole indexes against their checksums; list every damaged page
     Verify(verify::VerifyArgs),
-    /// Create the checksums of indexes built without them (by COBS, for example)
+    /// Create the checksums (and catalog, counts of ones) of indexes built without them
     Checksum(checksum::ChecksumArgs),
     /// COBS's command line (`cobs query`, `compact-construct`, …) with COBS's output; also
     /// installed as the `cobs` executable

@@ -37,6 +37,7 @@ use super::merge_rows::{column_fills, repack, Sources};
 use super::merge_summaries::{self, Source};
 use super::{add, crash, merge_check, CollectionError};
 use crate::builder::output::PendingFile;
+use crate::format::ones::OnesCounter;
 use crate::format::{write_compact_header, CompactLayout, FormatError, IndexHeader, RowLayout};
 
 /// The widest page size a merge chooses by itself (one aligned 4 KiB page per row).
@@ -623,6 +624,12 @@ fn write_rows(
     // The checksum sidecar is computed from the bytes as they are written and committed
     // with the file.
     let mut pending = PendingFile::create_index(path, false, header.len() as u64)?;
+    pending.count_ones(OnesCounter::compact(
+        header.len() as u64,
+        geometry.page_size,
+        &geometry.block_rows,
+        names.len() as u64,
+    ));
     pending.write_all(&header)?;
     for out in &layout.plan.blocks {
         match out {

@@ -72,10 +72,12 @@ pub use sources::{find_indexes, CollectionSeen, IndexSource, RemoteVersion, Sear
 pub use verify::{check, CollectionCheck, SubIndexCheck, Unlisted};
 
 /// Suffixes bitsift appends to an index file's name for its sidecar files (page checksums,
-/// block summaries, build record). They travel with their index when it is adopted and are deleted with it.
+/// block summaries, counts of ones, build record). They travel with their index when it is
+/// adopted and are deleted with it.
 pub(crate) const SIDECAR_SUFFIXES: &[&str] = &[
     ".bitsift-checksums",
     ".bitsift-summaries",
+    ".bitsift-ones",
     ".bitsift-build",
     ".bitsift-build-documents",
 ];

@@ -329,9 +329,31 @@ impl Checksums {
     /// 4 MiB; memory: the checksums and one buffer). The header must have parsed: a damaged
     /// file must not get checksums that bless it.
     pub fn compute(header: &IndexHeader) -> Result<Checksums, ChecksumError> {
+        Checksums::compute_seeing(header, |_| {})
+    }
+
+    /// As [`Checksums::compute`], counting in the same pass each document's ones (the bits
+    /// of its column in its block's rows), which [`super::write_ones`] writes beside the
+    /// index for searches to correct their scores with.
+    pub fn compute_counting_ones(
+        header: &IndexHeader,
+    ) -> Result<(Checksums, Vec<u32>), ChecksumError> {
+        let mut ones = super::ones::OnesCounter::new(&header.blocks);
+        let checksums = Checksums::compute_seeing(header, |bytes| ones.update(bytes))?;
+        Ok((checksums, ones.finish()))
+    }
+
+    /// [`Checksums::compute`], handing every byte read to `see` too, in order.
+    fn compute_seeing(
+        header: &IndexHeader,
+        mut see: impl FnMut(&[u8]),
+    ) -> Result<Checksums, ChecksumError> {
         let path = &header.path;
         let mut builder = ChecksumBuilder::new(header.data_offset);
-        let read = stream_file(path, |bytes| builder.update(bytes))?;
+        let read = stream_file(path, |bytes| {
+            builder.update(bytes);
+            see(bytes);
+        })?;
         if read != header.file_size {
             return Err(ChecksumError::Changed {
                 path: path.clone(),

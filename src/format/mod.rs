@@ -25,6 +25,7 @@ pub mod document_table;
 mod error;
 mod header;
 mod names;
+pub(crate) mod ones;
 mod rows;
 mod writer;
 
@@ -46,6 +47,13 @@ pub use rows::{
 };
 pub(crate) use writer::write_classic_header;
 pub use writer::{write_compact_header, CompactLayout, HeaderError};
+
+/// Writes beside the index at `index` each document's count of ones, `counts` (from
+/// [`Checksums::compute_counting_ones`]), bound to the index and its checksum sidecar as they
+/// are now: searches then correct their scores from it rather than from a sample of rows.
+pub fn write_ones(index: &std::path::Path, counts: &[u32]) -> Result<(), FormatError> {
+    ones::write_beside(index, counts)
+}
 
 /// `"COBS:"`, the first five bytes of every COBS file.
 pub const MAGIC_PREFIX: &[u8; 5] = b"COBS:";

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::fill::{Fills, OnesFiles};
 use super::hit::Hit;
 use super::plan::PlanBlock;
 use super::screen::Summaries;
@@ -61,7 +62,7 @@ pub struct Index {
     blocks: Vec<PlanBlock>,
     integrity: Integrity,
     /// Every file an engine over this index opens: the index files, then their side files
-    /// (checksum sidecars, block summaries).
+    /// (checksum sidecars, block summaries, counts of ones).
     read_paths: Vec<PathBuf>,
     /// Pages of side files kept between queries, within the side memory budget.
     side_cache: Option<Arc<PageCache>>,
@@ -74,6 +75,10 @@ pub struct Index {
     sources: Sources,
     /// The side memory budget.
     side_memory: u64,
+    /// The ratios of ones of the blocks read so far ([`super::fill`]).
+    fills: Fills,
+    /// Each file's counts of ones, if it has them ([`super::fill`]).
+    ones: OnesFiles,
 }
 
 /// What answers call the files of an index: each file belongs to a source, a collection
@@ -196,10 +201,14 @@ impl Index {
         let (integrity, sidecars) = Integrity::open(&headers, headers.len() as u32)?;
         let first_summary = (headers.len() + sidecars.len()) as u32;
         let (summaries, summary_files) = Summaries::open(&headers, first_summary, side_memory);
+        let first_ones = first_summary + summary_files.len() as u32;
+        let (ones, ones_files) = OnesFiles::open(&headers, first_ones);
         let mut index = Index::from_headers(headers)?;
         index.integrity = integrity;
         index.read_paths.extend(sidecars);
         index.read_paths.extend(summary_files);
+        index.read_paths.extend(ones_files);
+        index.ones = ones;
         // Format-1 summaries read whole take their share of the budget; pages take the rest.
         let pages_budget = side_memory.saturating_sub(summaries.whole_bytes());
         index.side_cache = (pages_budget > 0)
@@ -256,6 +265,8 @@ impl Index {
             summaries: Summaries::default(),
             side_memory: 0,
             sources,
+            fills: Fills::default(),
+            ones: OnesFiles::default(),
         };
         // Placeholders are hidden wherever a file comes from (`format::is_placeholder`).
         for file in 0..index.headers.len() {
@@ -414,7 +425,10 @@ impl Index {
                 .find(|&(engine_file, _)| engine_file == file)
                 .map(|(_, bytes)| bytes)
         };
-        sidecar.or_else(summaries).unwrap_or(0)
+        sidecar
+            .or_else(summaries)
+            .or_else(|| self.ones.size_of(file))
+            .unwrap_or(0)
     }
 
     /// The read path's layers over this index's files ([`crate::read::with_layers`]): its
@@ -432,6 +446,25 @@ impl Index {
     /// The shared cache of side-file pages, if the side memory budget allows one.
     pub(crate) fn side_cache(&self) -> Option<&Arc<PageCache>> {
         self.side_cache.as_ref()
+    }
+
+    /// The number of the block (in [`Index::blocks`]) that holds `hit`'s document.
+    pub(crate) fn block_of(&self, hit: &Hit) -> u32 {
+        let first = self.first_block[hit.index as usize] as usize;
+        let count = self.headers[hit.index as usize].blocks.len();
+        let blocks = &self.blocks[first..first + count];
+        let within = blocks.partition_point(|b| b.first_document <= hit.document);
+        (first + within.saturating_sub(1)) as u32
+    }
+
+    /// The ratios of ones of the blocks read so far ([`super::fill`]).
+    pub(crate) fn fills(&self) -> &Fills {
+        &self.fills
+    }
+
+    /// Each file's counts of ones, if it has them ([`super::fill`]).
+    pub(crate) fn ones(&self) -> &OnesFiles {
+        &self.ones
     }
 
     /// Every block of every file, in (file, block) order.
@@ -500,9 +533,9 @@ impl Index {
     }
 }
 
-/// `paths` and the side files that may lie beside each (catalog, checksums, summaries), with
-/// the last bytes each open reads (the checksums' digest, to which the summaries are bound):
-/// a remote open asks for all of them at once.
+/// `paths` and the side files that may lie beside each (catalog, checksums, summaries,
+/// counts of ones), with the last bytes each open reads (the checksums' digest, to which the
+/// summaries and the counts of ones are bound): a remote open asks for all of them at once.
 pub(crate) fn with_side_files(paths: &[PathBuf]) -> Vec<(PathBuf, u64)> {
     paths
         .iter()
@@ -515,6 +548,7 @@ pub(crate) fn with_side_files(paths: &[PathBuf]) -> Vec<(PathBuf, u64)> {
                     crate::format::SIDECAR_DIGEST_BYTES,
                 ),
                 (crate::summary::summary_path(path), 0),
+                (crate::format::ones::ones_path(path), 0),
             ]
         })
         .collect()

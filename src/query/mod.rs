@@ -14,9 +14,11 @@
 //! Front ends open sessions through the `search` module above, which shows an example.
 
 pub mod accumulate;
+pub(crate) mod correct;
 pub(crate) mod counters;
 pub(crate) mod coverage;
 pub(crate) mod execute;
+pub(crate) mod fill;
 mod grouping;
 pub(crate) mod hashing;
 mod hit;
@@ -30,6 +32,7 @@ pub mod sliced;
 mod stats;
 
 pub use crate::read::{Integrity, ReadError};
+pub use correct::Corrected;
 pub use coverage::{Coverage, ISLAND_KMERS_MAX};
 pub use grouping::{GroupByError, GroupTally, Grouping, NoColumn};
 #[cfg(test)]

@@ -147,6 +147,26 @@ impl Plan {
         }
     }
 
+    /// Adds rows `rows` of block `block_number` whole (as query 0, k-mer 0): the rows a
+    /// block's ratios of ones are counted in ([`super::fill`]).
+    pub(crate) fn add_rows(
+        &mut self,
+        block_number: u32,
+        block: &PlanBlock,
+        rows: std::ops::Range<u64>,
+    ) {
+        let file_key = (block.file as u64) << OFFSET_BITS;
+        for row in rows.start..rows.end.min(block.row_count) {
+            self.lookups.push(Lookup {
+                key: file_key | (block.data_offset + row * block.row_bytes),
+                block: block_number,
+                query: 0,
+                kmer: 0,
+                pair: 0,
+            });
+        }
+    }
+
     /// Sorts the lookups, merges them into rows and the rows into reads.
     pub(crate) fn finish(&mut self, blocks: &[PlanBlock], shape: &ReadShape) {
         self.lookups

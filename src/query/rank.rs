@@ -31,11 +31,8 @@ pub(crate) struct Ranked {
     pub groups: Vec<GroupTally>,
 }
 
-/// Selects the documents of query `query` whose count reaches the threshold of their index,
-/// over the blocks whose index `include` accepts, and orders them by score descending, then
-/// index, then document (COBS's order). Documents in `hidden[index]` are never reported; they
-/// are dropped before totals, groups, offset and limit. With a grouping, the hits are
-/// tallied by group, and with a group too (its number), only that group's hits are shown.
+/// Selects the documents of query `query`, as [`rank_kept`] with every document kept.
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rank(
     blocks: &[PlanBlock],
@@ -47,6 +44,43 @@ pub(crate) fn rank(
     hidden: &[Option<HiddenDocuments>],
     grouping: Option<(&Grouping, Option<u32>)>,
 ) -> Ranked {
+    let everything = |_: u32, _: u64, _: u64| true;
+    let filter = (include, everything);
+    rank_kept(
+        blocks,
+        counters,
+        query,
+        kmers_total,
+        options,
+        filter,
+        hidden,
+        grouping,
+    )
+}
+
+/// Selects the documents of query `query` whose count reaches the threshold of their index,
+/// over the blocks whose index `filter.0` accepts, and orders them by score descending, then
+/// index, then document (COBS's order). Documents in `hidden[index]` are never reported, nor
+/// those `filter.1` refuses (called with block number, position in the block and count: a
+/// corrected search's test, [`super::correct`]); they are dropped before totals, groups,
+/// offset and limit. With a grouping, the hits are tallied by group, and with a group too
+/// (its number), only that group's hits are shown.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rank_kept<I, K>(
+    blocks: &[PlanBlock],
+    counters: &Counters,
+    query: usize,
+    kmers_total: &[u64],
+    options: &RankOptions,
+    filter: (I, K),
+    hidden: &[Option<HiddenDocuments>],
+    grouping: Option<(&Grouping, Option<u32>)>,
+) -> Ranked
+where
+    I: Fn(u32) -> bool,
+    K: Fn(u32, u64, u64) -> bool,
+{
+    let (include, keep) = filter;
     let mut hits = Vec::new();
     for (number, block) in blocks.iter().enumerate() {
         if !include(block.index) {
@@ -55,9 +89,9 @@ pub(crate) fn rank(
         let needed = count_threshold(options.threshold, kmers_total[block.index as usize]);
         let view = counters.view(counters.unit_index(query as u32, number as u32));
         let hidden = hidden.get(block.index as usize).and_then(Option::as_ref);
-        view.for_each_at_least(needed, block.document_count, |document, count| {
-            let document = block.first_document + document;
-            if hidden.is_some_and(|h| h.contains(document)) {
+        view.for_each_at_least(needed, block.document_count, |local, count| {
+            let document = block.first_document + local;
+            if hidden.is_some_and(|h| h.contains(document)) || !keep(number as u32, local, count) {
                 return;
             }
             hits.push(Hit {

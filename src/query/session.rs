@@ -21,25 +21,28 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::accumulate::AndAccumulators;
+use super::correct::{Corrected, DocumentFill};
 use super::counters::{Counters, Unit};
 use super::coverage::{cover, CoverInput, Coverage};
 use super::execute::{ExecuteCounters, Executor, FailedRead, QueryShare};
+use super::fill::{fetch_ones, read_fills, FillSource};
 use super::grouping::{GroupTally, Grouping};
 use super::hashing::KmerArena;
 use super::hit::{count_threshold, Hit};
 use super::index::{Index, OpenError};
 use super::plan::Plan;
-use super::rank::{rank, RankOptions};
+use super::rank::{rank_kept, RankOptions};
 use super::resident::{self, ResidentInput, ResidentScratch};
 use super::screen::{Screen, ScreenInput, ScreenReads};
 use super::stats::{BatchStats, QueryStats, RowSource};
+use crate::format::ones::DOCUMENTS_PER_PAGE;
 use crate::format::IndexHeader;
 use crate::io::usage::Usage;
 use crate::io::{
     IoCounters, IoError, MemoryImage, OpenedEngine, PageCache, ReadBatch, ReadEngine, ReadShape,
     ResidentFiles, RowMemory,
 };
-use crate::read::{with_layers, LayerScratch, ReadError};
+use crate::read::{with_layers, LayerScratch, PinnedPages, ReadError};
 
 /// Upper bound on lookups planned at once (24 bytes each).
 pub(crate) const LOOKUPS_PER_BATCH_MAX: usize = 1 << 22;
@@ -95,6 +98,15 @@ pub struct SearchOptions {
     /// in blocks still alive (reads in flight cannot be cancelled, so one deep wave reads
     /// what pruning would have skipped). Fewer bytes, more round trips: off by default.
     pub waves: bool,
+    /// Score every hit corrected for its document's false positives
+    /// ([`QueryResult::corrected`], see [`super::correct`]; a sample of the rows of each block
+    /// holding a hit is read once per index), and report only the documents whose corrected
+    /// containment reaches the threshold and that false positives alone do not explain.
+    /// Off, the threshold applies to the raw fraction, as in COBS.
+    pub corrected: bool,
+    /// With `corrected`: the threshold still applies to the raw fraction, as in COBS (the
+    /// hits still carry their corrected scores).
+    pub raw_threshold: bool,
 }
 
 impl PartialEq for SearchOptions {
@@ -116,6 +128,8 @@ impl PartialEq for SearchOptions {
             && self.coverage == other.coverage
             && self.summaries == other.summaries
             && self.waves == other.waves
+            && self.corrected == other.corrected
+            && self.raw_threshold == other.raw_threshold
     }
 }
 
@@ -132,6 +146,8 @@ impl Default for SearchOptions {
             coverage: false,
             summaries: true,
             waves: false,
+            corrected: false,
+            raw_threshold: false,
         }
     }
 }
@@ -156,6 +172,9 @@ pub struct QueryResult {
     pub batch: Arc<BatchStats>,
     /// Where each hit matches, in the order of `hits` (empty unless asked for).
     pub coverage: Vec<Coverage>,
+    /// Each hit's score corrected for false positives, in the order of `hits` (empty
+    /// unless [`SearchOptions::corrected`]).
+    pub corrected: Vec<Corrected>,
 }
 
 /// The answer to one query of a batch: its result, or why it was skipped.
@@ -199,6 +218,8 @@ struct Scratch {
     last_page: Vec<(u32, u64)>,
     failures: Vec<FailedRead>,
     screen: Screen,
+    /// The pages of counts of ones the chunk's candidates need ([`super::fill`]).
+    ones: PinnedPages,
 }
 
 /// What one chunk's read-and-accumulate stage produced, before ranking.
@@ -463,18 +484,106 @@ impl Session {
         outcome.batch.minor_faults = usage.minor_faults;
         outcome.batch.device_read_bytes = usage.device_read_bytes;
         outcome.batch.resident_fraction = self.resident_fraction;
+        let filled = match options.corrected {
+            true => self.fill(chunk_len, options),
+            false => Ok(IoCounters::default()),
+        };
+        if let Ok(io) = &filled {
+            add_fill_reads(&mut outcome.batch, &mut self.work.shares, io);
+        }
+        let filled = filled.map(|_| ());
         outcome.batch.total = started.elapsed();
         let batch = Arc::new(outcome.batch);
         let mut answers: Vec<Answer> = (0..chunk_len)
-            .map(|q| match outcome.failed[q].take() {
-                Some(error) => Err(SearchError::ReadFailed(error)),
-                None => Ok(self.result(q, hashing[q], &batch, options)),
-            })
+            .map(
+                |q| match outcome.failed[q].take().or(filled.clone().err()) {
+                    Some(error) => Err(SearchError::ReadFailed(error)),
+                    None => Ok(self.result(q, hashing[q], &batch, options)),
+                },
+            )
             .collect();
         if options.coverage {
             self.cover(&mut answers)?;
         }
         Ok(answers)
+    }
+
+    /// Learns the fills ([`super::fill`]) of the documents the chunk's queries may report
+    /// (those at their threshold): the pages of their counts of ones, or, for an index without
+    /// them, a sample of the rows of each block holding one whose fill the index does not know
+    /// yet. Returns the reads' counters.
+    fn fill(
+        &mut self,
+        chunk_len: usize,
+        options: &SearchOptions,
+    ) -> Result<IoCounters, Arc<ReadError>> {
+        let blocks = self.index.blocks();
+        let candidates = |b: u32| self.candidate_queries(chunk_len, options, b);
+        let mut documents = Vec::new();
+        let mut sampled = Vec::new();
+        for (b, block) in blocks.iter().enumerate() {
+            let b = b as u32;
+            if self.index.ones().file(block.index as usize).is_some() {
+                for (q, needed) in candidates(b) {
+                    let view = self.work.counters.view(self.work.counters.unit_index(q, b));
+                    // One document a page: the page is what is read.
+                    view.for_each_at_least(needed, block.document_count, |local, _| {
+                        let page = (block.first_document + local) / DOCUMENTS_PER_PAGE;
+                        let first = (block.index, page * DOCUMENTS_PER_PAGE);
+                        if documents.last() != Some(&first) {
+                            documents.push(first);
+                        }
+                    });
+                }
+            } else if self.index.fills().get(b).is_none() && candidates(b).next().is_some() {
+                sampled.push(b);
+            }
+        }
+        let mut io = IoCounters::default();
+        if !documents.is_empty() {
+            documents.sort_unstable();
+            documents.dedup();
+            let (index, pins) = (&self.index, &mut self.work.ones);
+            let image = self.image.as_deref().and_then(MemoryImage::resident);
+            let documents = documents.into_iter();
+            fetch_ones(index, self.engine.as_mut(), image, pins, documents, &mut io)
+                .map_err(Arc::new)?;
+        }
+        if sampled.is_empty() {
+            return Ok(io);
+        }
+        let layers = self.index.layers(self.cache.as_deref());
+        let (index, plan, shape) = (&self.index, &mut self.work.plan, &self.shape);
+        let rows = with_layers(
+            self.engine.as_mut(),
+            &layers,
+            &mut self.work.layers,
+            |engine| read_fills(index, engine, plan, shape, &sampled),
+        )
+        .map_err(Arc::new)?;
+        io.add(&rows);
+        Ok(io)
+    }
+
+    /// The queries of the chunk that search block `block` and have a document of it at their
+    /// threshold, each with the count it needs.
+    fn candidate_queries<'a>(
+        &'a self,
+        chunk_len: usize,
+        options: &'a SearchOptions,
+        block: u32,
+    ) -> impl Iterator<Item = (u32, u64)> + 'a {
+        let index_count = self.index.file_count();
+        let plan_block = &self.index.blocks()[block as usize];
+        let counters = &self.work.counters;
+        (0..chunk_len).filter_map(move |q| {
+            let total = self.arena.query(q, plan_block.index as usize).positions;
+            let needed = count_threshold(options.threshold, total);
+            let searched = self.work.selected[q * index_count + plan_block.index as usize];
+            let view = counters.view(counters.unit_index(q as u32, block));
+            (searched && view.any_at_least(needed, plan_block.document_count))
+                .then_some((q as u32, needed))
+        })
     }
 
     /// Coverage of every hit (see [`super::coverage`]); its cost goes into the queries' totals.
@@ -821,8 +930,20 @@ impl Session {
             .map(|x| self.arena.query(q, x).positions * self.index.headers()[x].num_hashes as u64)
             .sum();
         let selected = &self.work.selected[q * index_count..(q + 1) * index_count];
-        let ranked = rank(
-            self.index.blocks(),
+        let blocks = self.index.blocks();
+        let fills = self.fills();
+        let threshold = options.threshold;
+        let keep = |block: u32, local: u64, count: u64| {
+            if !options.corrected || options.raw_threshold {
+                return true;
+            }
+            let total = kmers_total[blocks[block as usize].index as usize];
+            fills
+                .document(block, local)
+                .is_none_or(|fill| Corrected::of(count, total, fill, threshold).reported(threshold))
+        };
+        let ranked = rank_kept(
+            blocks,
             &self.work.counters,
             q,
             &kmers_total,
@@ -832,7 +953,7 @@ impl Session {
                 offset: options.offset,
                 unsorted: options.cobs_order && lookups_single <= 1,
             },
-            |index| selected[index as usize],
+            (|index| selected[index as usize], keep),
             self.index.hidden(),
             options.group_by.as_deref().map(|grouping| {
                 let only = options.only_group.as_deref();
@@ -865,6 +986,10 @@ impl Session {
                 self.work.counters.unit(unit).pruned
             })
             .count() as u64;
+        let corrected = match options.corrected {
+            true => self.corrected(&ranked.hits, &kmers_total, threshold),
+            false => Vec::new(),
+        };
         stats.hashing = hashing;
         stats.ranking = ranked_at.elapsed();
         stats.total = hashing + batch.total + stats.ranking;
@@ -877,7 +1002,62 @@ impl Session {
             stats,
             batch: batch.clone(),
             coverage: Vec::new(),
+            corrected,
         }
+    }
+}
+
+impl Session {
+    /// Where the fills of the chunk's documents come from ([`super::fill`]).
+    fn fills(&self) -> FillSource<'_> {
+        FillSource {
+            index: &self.index,
+            pins: &self.work.ones,
+        }
+    }
+
+    /// The corrected score of each of `hits` (a hit whose fill is unknown, which
+    /// [`Session::fill`] prevents, counts as a document with no bit set).
+    fn corrected(&self, hits: &[Hit], kmers_total: &[u64], threshold: f64) -> Vec<Corrected> {
+        let blocks = self.index.blocks();
+        let fills = self.fills();
+        hits.iter()
+            .map(|hit| {
+                let block = self.index.block_of(hit);
+                let plan_block = &blocks[block as usize];
+                let local = hit.document - plan_block.first_document;
+                let fill = fills.document(block, local).unwrap_or(DocumentFill {
+                    ones: 0,
+                    sampled: 1,
+                    row_count: 1,
+                    hashes: plan_block.num_hashes,
+                });
+                let total = kmers_total[hit.index as usize];
+                Corrected::of(hit.kmers_found as u64, total, fill, threshold)
+            })
+            .collect()
+    }
+}
+
+/// Adds the reads that learnt the chunk's fills (`io`: pages of counts of ones as side
+/// reads, sampled rows as reads) to the batch's stats, and to its queries in equal shares.
+fn add_fill_reads(batch: &mut BatchStats, shares: &mut [QueryShare], io: &IoCounters) {
+    batch.read_requests += io.read_requests;
+    batch.bytes_read += io.bytes_read;
+    batch.side_read_requests += io.side_read_requests;
+    batch.side_bytes_read += io.side_bytes_read;
+    batch.add_remote(io);
+    let queries = shares.len() as u64;
+    if queries == 0 {
+        return;
+    }
+    let (reads, bytes) = (io.read_requests, io.bytes_read);
+    let side = io.side_bytes_read;
+    for (i, share) in shares.iter_mut().enumerate() {
+        let i = i as u64;
+        share.reads += reads / queries + u64::from(i < reads % queries);
+        share.bytes += bytes / queries + u64::from(i < bytes % queries);
+        share.side_bytes += side / queries + u64::from(i < side % queries);
     }
 }
 

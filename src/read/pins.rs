@@ -102,6 +102,20 @@ impl PinnedPages {
         paths: &[PathBuf],
         counters: &mut IoCounters,
     ) -> Result<(), IoError> {
+        self.fetch_or_copy(engine, None, cache, check, paths, counters)
+    }
+
+    /// As [`PinnedPages::fetch`], copying the pages from `image` (files held in memory
+    /// beside the engine, as a session's memory image) when it holds every file to read.
+    pub(crate) fn fetch_or_copy(
+        &mut self,
+        engine: &mut dyn ReadEngine,
+        image: Option<&dyn crate::io::ResidentFiles>,
+        cache: Option<&PageCache>,
+        check: PageCheck<'_>,
+        paths: &[PathBuf],
+        counters: &mut IoCounters,
+    ) -> Result<(), IoError> {
         self.plan_reads(&*engine, cache);
         if self.reads.is_empty() {
             return Ok(());
@@ -116,9 +130,9 @@ impl PinnedPages {
         };
         // The engine holds the files in memory (and means them to be read there): copy, as
         // rows are scored there, with no read to count.
-        let in_memory = engine
-            .resident()
-            .filter(|files| reads.iter().all(|read| files.holds(read.file)));
+        let holds =
+            |files: &&dyn crate::io::ResidentFiles| reads.iter().all(|read| files.holds(read.file));
+        let in_memory = engine.resident().filter(holds).or(image.filter(holds));
         let outcome = match in_memory {
             Some(files) => {
                 sink.copy_resident(files);
@@ -173,6 +187,11 @@ impl PinnedPages {
         for slot in self.read_slots[number].clone() {
             self.failures[slot] = Some(error.clone());
         }
+    }
+
+    /// The first failure among the pages of the last fetch, if any.
+    pub(crate) fn first_failure(&self) -> Option<&Arc<IoError>> {
+        self.failures.iter().flatten().next()
     }
 
     /// The bytes of page `page` of file `file` ([`SIDE_PAGE_BYTES`], zero past the end of the

@@ -39,6 +39,8 @@ pub struct Notices {
     pub unchecked: Vec<PathBuf>,
     /// Block summaries that cannot be used: their indexes are read in full.
     pub summary_problems: Vec<String>,
+    /// Counts of ones that cannot be used: their indexes' rows are sampled instead.
+    pub ones_problems: Vec<String>,
 }
 
 /// Expands `sources` and gives the set to `open`; when that fails and a collection's manifest
@@ -94,6 +96,7 @@ impl SearchSetup {
             engine: sessions[0].notice().map(str::to_string),
             unchecked: index.integrity().unchecked(index.headers()),
             summary_problems: index.summaries().problems(),
+            ones_problems: index.ones().problems().to_vec(),
         };
         let warmup = match (
             setup.config.memory.as_ref().and_then(RowMemory::pages),

@@ -33,6 +33,12 @@ pub struct SearchRequest {
     pub group_by: Option<String>,
     /// With `group_by`: report only the hits of this group (its value).
     pub only_group: Option<String>,
+    /// Score hits corrected for false positives and filter on the corrected containment
+    /// ([`SearchOptions::corrected`]); off, scores and filter are COBS's raw ones.
+    pub corrected: bool,
+    /// With `corrected`: filter on the raw fraction, as COBS, though the hits carry their
+    /// corrected scores.
+    pub raw_threshold: bool,
 }
 
 impl Default for SearchRequest {
@@ -49,6 +55,8 @@ impl Default for SearchRequest {
             cobs_order: false,
             group_by: None,
             only_group: None,
+            corrected: true,
+            raw_threshold: false,
         }
     }
 }
@@ -74,6 +82,8 @@ impl SearchRequest {
             coverage: self.coverage,
             summaries: self.summaries,
             waves: self.waves,
+            corrected: self.corrected,
+            raw_threshold: self.raw_threshold,
         }
     }
 
@@ -93,6 +103,10 @@ impl SearchRequest {
             summaries: self.summaries,
             metadata,
             group_by: self.group_by.clone(),
+            filter: match (self.corrected, self.raw_threshold) {
+                (true, false) => "corrected",
+                _ => "raw",
+            },
         }
     }
 }

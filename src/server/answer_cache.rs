@@ -205,8 +205,10 @@ fn options_key(options: &SearchOptions) -> Option<String> {
         coverage,
         summaries,
         waves,
+        corrected,
+        raw_threshold,
     } = options;
     Some(format!(
-        "{threshold:?}|{limit}|{offset}|{only_group:?}|{cobs_order}|{prune}|{coverage}|{summaries}|{waves}"
+        "{threshold:?}|{limit}|{offset}|{only_group:?}|{cobs_order}|{prune}|{coverage}|{summaries}|{waves}|{corrected}|{raw_threshold}"
     ))
 }

@@ -154,6 +154,7 @@ async fn search_inner(
         coverage: request.coverage,
         group_by: request.group_by.clone(),
         only_group: request.group.clone(),
+        raw_threshold: request.raw_threshold,
         ..Search::default()
     };
     let k_max = view.index.k_max();

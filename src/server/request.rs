@@ -62,6 +62,10 @@ pub(crate) struct SearchRequest {
     /// Instead of `threshold`: the identity estimate a hit must reach (0..=1).
     #[serde(default)]
     pub min_identity: Option<f64>,
+    /// `threshold` and `min_identity` apply to the raw fraction, false positives included,
+    /// as COBS (the hits still carry their corrected scores).
+    #[serde(default)]
+    pub raw_threshold: bool,
     /// Documents per query at most (0: all; default 100).
     #[serde(default)]
     pub limit: Option<usize>,

@@ -653,6 +653,9 @@ fn search_setup(config: &ServerConfig) -> SearchSetup {
 /// Logs what the open found: block summaries that cannot be used (their indexes are searched
 /// in full) and the summaries' size, an engine fallback.
 fn tell(config: &ServerConfig, opened: &Opened) {
+    for problem in &opened.notices.ones_problems {
+        tracing::warn!("{problem}");
+    }
     if config.summaries {
         for problem in &opened.notices.summary_problems {
             tracing::warn!("{problem}");

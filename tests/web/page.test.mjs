@@ -27,9 +27,11 @@ const KPC2 = RECORDS[1];                 // >blaKPC-2_1_AY034847
 const MCR1_NAME = "mcr-1.1_1_KP347127";
 const KPC2_NAME = "blaKPC-2_1_AY034847";
 const MCR1_HOST = "Kpn_pMCR_1511_KX377410";
-// 40 bases: with threshold 0 every document of the synthetic index is a hit.
+// 40 bases: with COBS's raw threshold 0 every document of the synthetic index is a hit; the
+// corrected filter (the default) keeps only documents that hold more of it than false positives
+// would give.
 const CORE = ">core\nACGTTGCAAGCTTAGCCGATAGCTAGGCTTACGATCGATC\n";
-const HEADERS = ["Document", "Index", "k-mers found", "Fraction", "Identity (est.)"];
+const HEADERS = ["Document", "Index", "k-mers found", "Fraction", "Containment", "Identity (est.)"];
 
 let context, page, bigPage, profile;
 const consoleErrors = [];
@@ -63,6 +65,13 @@ async function tableRows(n, on = page) {
 async function headers(n, on = page) {
   return on.$$eval(`#results section.query:nth-of-type(${n + 1}) thead th`, (ths) =>
     ths.map((th) => th.textContent.replace(/[↕↑↓]/g, "").trim()));
+}
+
+/** The position of the column named `name` among `names` (table headers or a TSV header line). */
+function column(names, name) {
+  const at = names.indexOf(name);
+  assert.ok(at >= 0, `no column ${name}: ${JSON.stringify(names)}`);
+  return at;
 }
 
 /** The bars of the group chart of query section `n`: label, carriers, searched, pressed. */
@@ -139,9 +148,10 @@ describe("bitsift web page", () => {
     const rows = await tableRows(0);
     const row = rows.find((r) => r[0] === MCR1_HOST);
     assert.ok(row, `no row for ${MCR1_HOST}: ${JSON.stringify(rows)}`);
-    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+    assert.deepEqual(row, [MCR1_HOST, "demo", "1,596 / 1,596", "1.0000", "1.0000", "1.0000", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     assert.match(await page.getAttribute("#results th[data-key=identity]", "title"), /too low for partial hits/);
-    assert.match(await page.textContent("#identity-note"), /fraction\^\(1\/k\).*too low.*too high/s);
+    assert.match(await page.textContent("#identity-note"), /containment\^\(1\/k\).*too low/s);
+    assert.match(await page.textContent("#containment-note"), /corrected for the false positives.*borderline/s);
     assert.equal(await page.$("#results .pager"), null, "one page: no pager");
     assert.ok(await page.$eval("#results", (r) => [...r.childNodes].every((n) => n.nodeType === Node.ELEMENT_NODE)),
       "the results hold elements only");
@@ -153,8 +163,9 @@ describe("bitsift web page", () => {
     await page.check("#coverage");
     await searchFor(MCR1);
     assert.deepEqual(await headers(0), [...HEADERS, "Covered", "Longest gap", "species", "source"]);
+    const names = await headers(0);
     const row = (await tableRows(0)).find((r) => r[0] === MCR1_HOST);
-    assert.deepEqual(row.slice(5, 7), ["1-1626", "0"]);
+    assert.deepEqual([row[column(names, "Covered")], row[column(names, "Longest gap")]], ["1-1626", "0"]);
     await page.uncheck("#coverage");
     await searchFor(MCR1);
     assert.deepEqual(await headers(0), [...HEADERS, "species", "source"]);
@@ -174,9 +185,12 @@ describe("bitsift web page", () => {
     const lines = tsvLines(tsv.text);
     // The server's TSV, the command line's columns (no index column: this server has one index).
     assert.deepEqual(lines[0],
-      ["query", "document", "kmers_found", "kmers_total", "fraction", "identity", "status", "species", "source"]);
-    assert.deepEqual(lines.find((l) => l[1] === MCR1_HOST),
-      [MCR1_NAME, MCR1_HOST, "1596", "1596", "1.0000", "1.0000", "hit", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
+      ["query", "document", "kmers_found", "kmers_total", "fraction", "identity", "containment", "containment_low",
+       "containment_high", "borderline", "fpr", "fp_expected", "p_false", "status", "species", "source"]);
+    const mcr1 = lines.find((l) => l[1] === MCR1_HOST);
+    assert.deepEqual(mcr1.slice(0, 7), [MCR1_NAME, MCR1_HOST, "1596", "1596", "1.0000", "1.0000", "1.0000"]);
+    assert.deepEqual(mcr1.slice(9, 10), ["false"]);
+    assert.deepEqual(mcr1.slice(13), ["hit", "Klebsiella pneumoniae", "plasmid pMCR_1511"]);
     const json = await downloadText("#download-json");
     assert.equal(json.name, "bitsift-hits.json");
     const response = JSON.parse(json.text);
@@ -191,12 +205,13 @@ describe("bitsift web page", () => {
     await searchFor(MCR1 + KPC2, { key: true });
     const names = await page.$$eval("#results section.query h3", (h) => h.map((x) => x.textContent));
     assert.deepEqual(names, [MCR1_NAME, KPC2_NAME]);
+    const columns = await headers(1);
     const rows = await tableRows(1);
     assert.ok(rows.length >= 3, `blaKPC-2 should hit at least 3 documents: ${JSON.stringify(rows)}`);
-    assert.equal(rows[0][0], "Kpn_HS11286_CP003200_pKPHS1-6");
-    assert.equal(rows[0][3], "1.0000");
-    const row = rows.find((r) => r[0] === "Kpn_HS11286_CP003200_pKPHS1-6");
-    assert.equal(row[5], "Klebsiella pneumoniae");
+    assert.equal(rows[0][column(columns, "Document")], "Kpn_HS11286_CP003200_pKPHS1-6");
+    assert.equal(rows[0][column(columns, "Fraction")], "1.0000");
+    const row = rows.find((r) => r[column(columns, "Document")] === "Kpn_HS11286_CP003200_pKPHS1-6");
+    assert.equal(row[column(columns, "species")], "Klebsiella pneumoniae");
     const facts = await page.$$eval("#results section.query .facts", (f) => f.map((x) => x.textContent));
     assert.match(facts[1], /^882 bases · 852 k-mers · 3 of 12 genomes$/);
     assert.match(await page.textContent("#results .results-head"), /2 queries · 4 hits ·/);
@@ -213,7 +228,8 @@ describe("bitsift web page", () => {
     await page.click(documentHeader);
     assert.deepEqual((await tableRows(1)).map((r) => r[0]), [...ascending].reverse());
     await page.click("#results section.query:nth-of-type(2) th[data-key=fraction] button");
-    const fractions = (await tableRows(1)).map((r) => Number(r[3]));
+    const fraction = column(await headers(1), "Fraction");
+    const fractions = (await tableRows(1)).map((r) => Number(r[fraction]));
     assert.deepEqual(fractions, [...fractions].sort((a, b) => b - a), "fraction sorts descending first");
     // Back to document order ascending for the screenshot.
     await page.click(documentHeader);
@@ -242,9 +258,10 @@ describe("bitsift web page", () => {
     const tsv = tsvLines((await downloadText("#download-tsv")).text);
     page.off("request", watch);
     assert.deepEqual(requests.map((r) => [r.format, r.limit, r.group_by]), [["tsv", 0, undefined]]);
-    const hits = tsv.slice(1).filter((l) => l[6] === "hit");
+    const [status, identity] = [column(tsv[0], "status"), column(tsv[0], "identity")];
+    const hits = tsv.slice(1).filter((l) => l[status] === "hit");
     assert.deepEqual(hits.map((l) => l[0]), [MCR1_NAME, KPC2_NAME, KPC2_NAME, KPC2_NAME], "every hit of both queries");
-    assert.ok(hits.every((l) => /^[01]\.\d{4}$/.test(l[5])), `identity column: ${JSON.stringify(hits)}`);
+    assert.ok(hits.every((l) => /^[01]\.\d{4}$/.test(l[identity])), `identity column: ${JSON.stringify(hits)}`);
     const matrix = await downloadText("#download-matrix");
     assert.equal(matrix.name, "bitsift-matrix.tsv");
     const rows = tsvLines(matrix.text);
@@ -321,6 +338,23 @@ describe("bitsift web page", () => {
     // 40 bases of a random-looking sequence in none of the genomes.
     await searchFor(">nowhere\nGATTACAGATTACACCGGTTAACCGGTTAAGGCCTTAAGGCC", { threshold: "1" });
     assert.match(await page.textContent("#results section.query"), /No document reaches the threshold/);
+  });
+
+  test("threshold 0: the corrected filter by default, COBS's raw threshold when ticked", async () => {
+    const requests = [];
+    const watch = (request) => { if (request.url().endsWith("/api/search")) requests.push(request.postDataJSON()); };
+    page.on("request", watch);
+    assert.equal(await page.isChecked("#raw-threshold"), false);
+    await searchFor(MCR1, { threshold: "0" });
+    const corrected = (await page.textContent("#results section.query .facts")).match(/^1,626 bases · 1,596 k-mers · (\d+) of 12 genomes$/);
+    assert.ok(corrected && Number(corrected[1]) >= 1 && Number(corrected[1]) < 12,
+      `random genomes are no hits of the corrected filter: ${corrected}`);
+    await page.check("#raw-threshold");
+    await searchFor(MCR1, { threshold: "0" });
+    assert.equal(await page.textContent("#results section.query .facts"), "1,626 bases · 1,596 k-mers · 12 of 12 genomes");
+    await page.uncheck("#raw-threshold");
+    page.off("request", watch);
+    assert.deepEqual(requests.map((r) => [r.threshold, r.raw_threshold]), [[0, undefined], [0, true]]);
   });
 
   test("bad input shows the server's error message", async () => {
@@ -432,7 +466,7 @@ describe("bitsift web page", () => {
     assert.match(await page.textContent("#results [role=alert]"), /Could not reach the bitsift server/);
   });
 
-  test("600,000 hits: totals, one page of 100, a chart of 11 bars, and a page that stays responsive", async () => {
+  test("600,000 documents at threshold 0: the default, corrected filter lists no random document", async () => {
     bigPage = await context.newPage();
     watchConsole(bigPage);
     bigPage.on("request", (request) => {
@@ -441,8 +475,21 @@ describe("bitsift web page", () => {
     await bigPage.goto(BIG_URL);
     await bigPage.waitForFunction(() => /600,000 genomes/.test(document.querySelector("#summary").textContent));
     assert.equal(await bigPage.inputValue("#group-by"), "species");
-    await bigPage.fill("#query", CORE);
-    await bigPage.fill("#threshold", "0");
+    assert.equal(await bigPage.isChecked("#raw-threshold"), false, "the corrected filter is the default");
+    await searchFor(CORE, { threshold: "0", on: bigPage });
+    assert.equal(bigRequests.length, 1);
+    assert.equal(bigRequests[0].threshold, 0);
+    assert.equal(bigRequests[0].raw_threshold, undefined, "the page asks for the corrected filter");
+    const head = await bigPage.textContent("#results .results-head");
+    const found = head.match(/1 query · ([\d,]+) hits? ·/);
+    assert.ok(found, head);
+    const hits = Number(found[1].replace(/,/g, ""));
+    assert.ok(hits < 600000, `the corrected filter keeps ${hits} of 600,000 random documents`);
+  });
+
+  test("600,000 hits: totals, one page of 100, a chart of 11 bars, and a page that stays responsive", async () => {
+    // COBS's raw threshold 0: every document is a hit.
+    await bigPage.check("#raw-threshold");
     const started = Date.now();
     await bigPage.click("#search-button");
     await bigPage.waitForFunction(() => {
@@ -529,9 +576,12 @@ describe("bitsift web page", () => {
       bars.slice(0, 10).map((b) => [b.label, b.carriers, b.searched]));
     const rest = groups.slice(10).reduce((sum, g) => sum + Number(g[2]), 0);
     assert.equal(rest, bars[10].carriers);
-    assert.ok(bigRequests.length >= 5);
+    assert.ok(bigRequests.length >= 6);
     assert.ok(bigRequests.every((r) => r.limit === 100 && (r.format || "json") === "json"),
       JSON.stringify(bigRequests.map((r) => [r.limit, r.offset, r.group, r.format])));
+    // The first search used the corrected filter; every later one (page turns, group filters)
+    // keeps the raw threshold of the search they follow.
+    assert.deepEqual(bigRequests.map((r) => r.raw_threshold === true), [false, ...Array(bigRequests.length - 1).fill(true)]);
     await bigPage.close();
   });
 

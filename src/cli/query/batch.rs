@@ -25,6 +25,8 @@ pub(crate) struct Skips {
     pub(crate) with_hits: u64,
     /// Hits reported, over all queries.
     pub(crate) hits: u64,
+    /// The largest false-positive rate per k-mer of a reported document.
+    pub(crate) fpr_max: f64,
 }
 
 impl Skips {
@@ -181,6 +183,8 @@ impl<'o> Batch<'o> {
                 Outcome::Answered(result) => {
                     self.skips.hits += result.hits.len() as u64;
                     self.skips.with_hits += u64::from(!result.hits.is_empty());
+                    let fprs = result.corrected.iter().map(|c| c.fpr);
+                    self.skips.fpr_max = fprs.fold(self.skips.fpr_max, f64::max);
                     writer.write_result(&name, &result)?;
                     self.print_stats(&name, &result);
                 }

@@ -72,15 +72,21 @@ pub(crate) struct QueryArgs {
     )]
     group_by: Option<String>,
 
-    /// Report documents containing at least this fraction of the query's k-mers (0 to 1)
+    /// Report documents containing at least this fraction of the query's k-mers (0 to 1),
+    /// once the false positives expected of each document are taken out (the containment
+    /// column; see README, Corrected scores)
     #[arg(short, long, default_value_t = THRESHOLD_DEFAULT, value_parser = parse_threshold,
           allow_negative_numbers = true, help_heading = "Search")]
     threshold: f64,
-    /// Report documents whose identity estimate (fraction of k-mers found, to the power 1/k:
+    /// Report documents whose identity estimate (the corrected containment to the power 1/k:
     /// a copy with random point substitutions) is at least this (0 to 1): instead of -t
     #[arg(long, value_parser = parse_identity, value_name = "IDENTITY",
           conflicts_with = "threshold", help_heading = "Search")]
     min_identity: Option<f64>,
+    /// -t and --min-identity apply to the raw fraction of k-mers found, false positives
+    /// included, as `cobs query` (hits still carry their corrected scores)
+    #[arg(long, help_heading = "Search")]
+    raw_threshold: bool,
     /// Report at most N documents per query (0: all)
     #[arg(
         short,
@@ -204,6 +210,7 @@ impl QueryArgs {
             group_by: None,
             threshold: query.threshold,
             min_identity: None,
+            raw_threshold: true,
             limit: query.limit,
             format: FormatArg::Cobs,
             presence: false,
@@ -365,6 +372,9 @@ fn search_request(args: &QueryArgs) -> SearchRequest {
         waves: args.waves,
         cobs_order: cobs,
         group_by: args.group_by.clone(),
+        // COBS's output is COBS's answer: raw scores, raw threshold.
+        corrected: !cobs,
+        raw_threshold: args.raw_threshold,
         ..SearchRequest::default()
     }
 }
@@ -408,6 +418,10 @@ fn tell(notices: &Notices, summaries: bool, ui: Ui) {
         for problem in &notices.summary_problems {
             eprintln!("bitsift: warning: {problem}");
         }
+    }
+    // Damaged or foreign counts of ones are not used: their rows are sampled.
+    for problem in &notices.ones_problems {
+        eprintln!("bitsift: warning: {problem}");
     }
 }
 
@@ -562,7 +576,33 @@ pub(crate) fn run(args: QueryArgs, ui: Ui) -> Result<Outcome> {
     sink.commit()?;
     // COBS's own output has no summary: `cobs query` prints none.
     let summary = !ui.quiet && args.format != FormatArg::Cobs;
+    if let Some(identity) = args.min_identity {
+        warn_under_floor(
+            identity,
+            options.threshold,
+            &batch.skips,
+            args.raw_threshold,
+        );
+    }
     Ok(finish(&batch.skips, summary))
+}
+
+/// Warns when `--min-identity identity` asks for a fraction of k-mers (`fraction`) under the
+/// false-positive rate of the documents reported: COBS's raw fraction cannot tell such an
+/// identity from chance (issue 33), and the warning says what was filtered on instead.
+fn warn_under_floor(identity: f64, fraction: f64, skips: &Skips, raw_threshold: bool) {
+    if fraction >= skips.fpr_max {
+        return;
+    }
+    let consequence = match raw_threshold {
+        true => "with --raw-threshold, documents holding none of a query's k-mers qualify by false positives alone",
+        false => "the hits are the documents whose corrected containment reaches it and that false positives alone do not explain (p_false under 1e-6), not those estimated at that identity from COBS's raw fraction",
+    };
+    tracing::warn!(
+        "--min-identity {identity} asks for {:.1} % of a query's k-mers, under the false-positive rate of the documents reported (up to {:.1} % per k-mer); {consequence}",
+        100.0 * fraction,
+        100.0 * skips.fpr_max
+    );
 }
 
 fn stop_warmup(warmup: Option<Warmup>) {
