@@ -74,6 +74,7 @@ pub mod synth;
 mod tempfiles;
 #[cfg(test)]
 mod testing;
+mod timestamp;
 /// The integration tests' shared references name the library `bitsift`; the model test
 /// includes them.
 #[cfg(test)]

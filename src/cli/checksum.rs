@@ -54,7 +54,7 @@ pub(super) fn finish(
 
 fn checksum_one(index: &Path, force: bool) -> Result<String> {
     let header = open_for_geometry(index)?;
-    let (fresh, ones) = Checksums::compute_counting_ones(&header)?;
+    let (fresh, ones) = bitsift::format::checksums_counting_ones(&header)?;
     let sidecar = sidecar_path(index);
     let replacing = match Checksums::read(index) {
         Ok(None) => false,

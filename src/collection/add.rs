@@ -8,12 +8,13 @@ use super::clean::{clean, only_leftovers, remove_sidecars};
 use super::lock::{WriterLock, LOCK_NAME};
 use super::manifest::{subindex_path, Manifest, Parameters, Provenance, SubIndex};
 use super::manifest_file::open_manifest;
-use super::{crash, time, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
+use super::{crash, CollectionError, NAMES_SHOWN_MAX, SIDECAR_SUFFIXES};
 use crate::builder::layout::RowSizing;
 use crate::builder::{build, BuildOptions, BuildReport};
 use crate::format::{
     IndexHeader, IndexKind, LayoutChoice, MINIMIZER_FPR_MIN, MINIMIZER_K_MIN, RANGE_ROWS_DEFAULT,
 };
+use crate::timestamp;
 
 /// Parameters the user gave explicitly; `None` means "the collection's" (or the default for a
 /// new collection).
@@ -450,7 +451,7 @@ pub(super) fn entry_named(
         hidden_documents: Vec::new(),
         placeholders: padding.len() as u64,
         padding,
-        created: time::now_rfc3339(),
+        created: timestamp::now_rfc3339(),
         provenance,
     }
 }

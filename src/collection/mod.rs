@@ -54,7 +54,6 @@ mod recover;
 mod remove;
 mod seal;
 mod sources;
-pub(crate) mod time;
 mod verify;
 
 use crate::IoAt;

@@ -17,9 +17,10 @@ use super::add::entry;
 use super::lock::WriterLock;
 use super::manifest::{Manifest, Parameters, Provenance, SubIndex};
 use super::names::{is_subindex_index, subindex_number, MANIFEST_NAME};
-use super::{time, CollectionError, NAMES_SHOWN_MAX};
+use super::{CollectionError, NAMES_SHOWN_MAX};
 use crate::builder::layout::RowSizing;
 use crate::format::{IndexHeader, LayoutChoice};
+use crate::timestamp;
 
 /// What [`recover`] did.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -181,7 +182,7 @@ fn set_aside(directory: &Path) -> Result<Option<PathBuf>, CollectionError> {
     if manifest.symlink_metadata().is_err() {
         return Ok(None);
     }
-    let stamp: String = time::now_rfc3339()
+    let stamp: String = timestamp::now_rfc3339()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();

@@ -31,29 +31,7 @@ const VERSION: u32 = 1;
 /// Input paths a record lists; the rest are counted.
 const INPUTS_LISTED_MAX: usize = 100;
 
-/// Why a build record cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// The file could not be read or written.
-    #[error(transparent)]
-    Io(#[from] IoAt),
-    /// The file is not a record bitsift can read.
-    #[error("{path}: {detail}", path = path.display())]
-    Invalid {
-        /// The record (or its document table).
-        path: PathBuf,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The record describes another index than the one beside it.
-    #[error("{path}: a build record of another index: {detail}; it is ignored", path = path.display())]
-    Stale {
-        /// The record (or its document table).
-        path: PathBuf,
-        /// What differs.
-        detail: String,
-    },
-}
+pub use super::document_table::RecordError;
 
 /// The record path of `index`: its file name plus [`RECORD_SUFFIX`].
 pub(crate) fn record_path(index: &Path) -> PathBuf {
@@ -258,7 +236,7 @@ pub(crate) fn write_beside(
             file_size: header.file_size,
             content: format!("{content:016x}"),
         },
-        created: crate::collection::time::now_rfc3339(),
+        created: crate::timestamp::now_rfc3339(),
         bitsift_version: env!("CARGO_PKG_VERSION").into(),
         command: draft.command.into(),
         parameters: Parameters {

@@ -332,19 +332,8 @@ impl Checksums {
         Checksums::compute_seeing(header, |_| {})
     }
 
-    /// As [`Checksums::compute`], counting in the same pass each document's ones (the bits
-    /// of its column in its block's rows), which [`super::write_ones`] writes beside the
-    /// index for searches to correct their scores with.
-    pub fn compute_counting_ones(
-        header: &IndexHeader,
-    ) -> Result<(Checksums, Vec<u32>), ChecksumError> {
-        let mut ones = super::ones::OnesCounter::new(&header.blocks);
-        let checksums = Checksums::compute_seeing(header, |bytes| ones.update(bytes))?;
-        Ok((checksums, ones.finish()))
-    }
-
     /// [`Checksums::compute`], handing every byte read to `see` too, in order.
-    fn compute_seeing(
+    pub(crate) fn compute_seeing(
         header: &IndexHeader,
         mut see: impl FnMut(&[u8]),
     ) -> Result<Checksums, ChecksumError> {

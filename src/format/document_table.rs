@@ -24,9 +24,32 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh64::xxh64;
 
-use super::build_record::RecordError;
 use crate::io::SourceFile;
 use crate::io_at::IoAt;
+
+/// Why a build record cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file could not be read or written.
+    #[error(transparent)]
+    Io(#[from] IoAt),
+    /// The file is not a record bitsift can read.
+    #[error("{path}: {detail}", path = path.display())]
+    Invalid {
+        /// The record (or its document table).
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The record describes another index than the one beside it.
+    #[error("{path}: a build record of another index: {detail}; it is ignored", path = path.display())]
+    Stale {
+        /// The record (or its document table).
+        path: PathBuf,
+        /// What differs.
+        detail: String,
+    },
+}
 
 /// Suffix of the table beside an index.
 pub(crate) const DOCUMENTS_SUFFIX: &str = ".bitsift-build-documents";

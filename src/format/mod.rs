@@ -48,8 +48,19 @@ pub use rows::{
 pub(crate) use writer::write_classic_header;
 pub use writer::{write_compact_header, CompactLayout, HeaderError};
 
+/// The checksums of the index of `header` and, counted in the same pass over its file, each
+/// document's ones (the bits of its column in its block's rows), which [`write_ones`] writes
+/// beside the index for searches to correct their scores with.
+pub fn checksums_counting_ones(
+    header: &IndexHeader,
+) -> Result<(Checksums, Vec<u32>), ChecksumError> {
+    let mut ones = ones::OnesCounter::new(&header.blocks);
+    let checksums = Checksums::compute_seeing(header, |bytes| ones.update(bytes))?;
+    Ok((checksums, ones.finish()))
+}
+
 /// Writes beside the index at `index` each document's count of ones, `counts` (from
-/// [`Checksums::compute_counting_ones`]), bound to the index and its checksum sidecar as they
+/// [`checksums_counting_ones`]), bound to the index and its checksum sidecar as they
 /// are now: searches then correct their scores from it rather than from a sample of rows.
 pub fn write_ones(index: &std::path::Path, counts: &[u32]) -> Result<(), FormatError> {
     ones::write_beside(index, counts)

@@ -1,4 +1,4 @@
-//! UTC timestamps for the manifest, in RFC 3339 (`2025-01-31T12:00:00Z`).
+//! UTC timestamps for manifests and build records, in RFC 3339 (`2025-01-31T12:00:00Z`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
