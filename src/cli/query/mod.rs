@@ -640,8 +640,9 @@ mod tests {
         args: QueryArgs,
     }
 
-    /// `cobs query` runs exactly `bitsift query --format cobs --cobs-bases --no-summaries`
-    /// with the same values: every other option keeps its command-line default.
+    /// `cobs query` runs exactly `bitsift query --format cobs --cobs-bases --no-summaries
+    /// --raw-threshold` with the same values: every other option keeps its command-line
+    /// default.
     #[test]
     fn cobs_queries_are_query_defaults() {
         let parsed = Wrapper::parse_from([
@@ -664,6 +665,7 @@ mod tests {
             "cobs",
             "--cobs-bases",
             "--no-summaries",
+            "--raw-threshold",
         ]);
         let built = QueryArgs::from_cobs(CobsQuery {
             indexes: vec!["x.cobs_compact".into()],
