@@ -1515,9 +1515,16 @@ fn apply(
 /// Whether what `apply` did (`change`, described as `did`) touched side files only (a
 /// command refused touched nothing).
 fn side_files_only(change: Change, did: &str) -> bool {
-    let side = [".bitsift-checksums", ".bitsift-summaries", ".bitsift-ones"]
-        .iter()
-        .any(|suffix| did.contains(suffix));
+    // Side files never decide the hits a server already gives: checksums, summaries and
+    // counts of ones are checked where they are read, and a build record is only described.
+    let side = [
+        ".bitsift-checksums",
+        ".bitsift-summaries",
+        ".bitsift-ones",
+        ".bitsift-build",
+    ]
+    .iter()
+    .any(|suffix| did.contains(suffix));
     if did.contains(": refused: ") {
         return true;
     }
