@@ -69,6 +69,7 @@ fn bitsift_scores(index: &Path, queries: &Path, k: u32) -> Vec<(String, String, 
         "-t",
         "0",
         "--cobs-bases",
+        "--raw-threshold",
         "-f",
         queries.to_str().unwrap(),
     ]);
@@ -375,6 +376,7 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
         let mut all_args = vec![
             "query".to_string(),
             "--cobs-bases".into(),
+            "--raw-threshold".into(),
             "-t".into(),
             threshold.into(),
             "-f".into(),
@@ -389,6 +391,7 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
         let by_list = run(&[
             "query",
             "--cobs-bases",
+            "--raw-threshold",
             "-t",
             threshold,
             "-f",
@@ -399,6 +402,7 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
         let by_dir = run(&[
             "query",
             "--cobs-bases",
+            "--raw-threshold",
             "-t",
             threshold,
             "-f",
@@ -437,6 +441,7 @@ fn many_indexes_in_one_query_equal_the_merge_of_single_queries() {
             let single = run(&[
                 "query",
                 "--cobs-bases",
+                "--raw-threshold",
                 "-t",
                 threshold,
                 "-f",
