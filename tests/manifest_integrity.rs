@@ -50,6 +50,7 @@ fn answer(index: &Path, queries: &Path) -> String {
         text(queries),
         "-t",
         "0",
+        "--raw-threshold",
     ])))
 }
 

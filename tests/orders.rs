@@ -415,6 +415,7 @@ fn query_json(index: &Path, queries: &Path, extra: &[&str]) -> (Vec<Vec<(String,
         queries.to_str().unwrap(),
         "-t",
         "0.8",
+        "--raw-threshold",
         "--format",
         "json",
     ];

@@ -314,6 +314,7 @@ fn bitsift_query_reads_one_row_per_kmer_and_block() {
         path.to_str().unwrap(),
         "-t",
         "0",
+        "--raw-threshold",
         "--format",
         "json",
         &sequence,
@@ -380,6 +381,7 @@ fn cobs_reads_a_synth_index_with_bitsift_scores() {
         path.to_str().unwrap(),
         "-t",
         "0",
+        "--raw-threshold",
         "-f",
         query_file.to_str().unwrap(),
     ]);

@@ -251,7 +251,8 @@ def test_a_cache_that_holds_the_index_scores_it_in_place(demo_index):
                           cache_size=2 * size)
     # The image holds every file a search reads: the index and its side files.
     files = [demo_index] + [demo_index.with_name(demo_index.name + suffix)
-                            for suffix in (".bitsift-checksums", ".bitsift-summaries")]
+                            for suffix in (".bitsift-checksums", ".bitsift-summaries",
+                                           ".bitsift-ones")]
     assert index.info()["cache_size"] == sum(f.stat().st_size for f in files if f.exists())
     deadline = time.monotonic() + 60
     while True:
