@@ -1433,7 +1433,9 @@ def cobs(m):
                 r["requests"] = r["major_faults"]  # one page fault, one read (MADV_RANDOM)
             else:
                 path = index if tool == "bitsift" else shard_index
-                done, doc, peak = m.bitsift_query(path, gene["path"], ["--batch", "1"],
+                # COBS's filter (--raw-threshold): on COBS's own file bitsift must give its hits.
+                done, doc, peak = m.bitsift_query(path, gene["path"],
+                                                  ["--batch", "1", "--raw-threshold"],
                                                   what="bitsift query %s on %s" % (gene["name"], tool))
                 q = doc["queries"][0]
                 hits = {h["document"] for h in q["hits"]}
