@@ -13,9 +13,9 @@
 //! alone (`c = 0`) find at least `x` k-mers (a binomial tail), and a 95 % interval for `c`
 //! ([`Corrected::low`], [`Corrected::high`]) that adds the sampling error of `ρ` to that of
 //! the false positives among the `(1 − c)·n` absent k-mers. A search that filters on these
-//! ([`Corrected::reported`]) reports a document when `ĉ` reaches the threshold and
-//! `p_false` is under [`P_FALSE_MAX`]; one whose interval reaches under the threshold is
-//! [`Corrected::borderline`].
+//! ([`Corrected::reported`]) reports a document when the interval's top reaches the
+//! threshold and `p_false` is under [`P_FALSE_MAX`]; one whose interval reaches under the
+//! threshold is [`Corrected::borderline`].
 
 /// Two-sided 95 % normal quantile.
 const Z: f64 = 1.959_963_984_540_054;
@@ -102,11 +102,11 @@ impl Corrected {
         }
     }
 
-    /// Whether a corrected search of threshold `threshold` reports the hit: its corrected
-    /// containment reaches the threshold and false positives alone are unlikely to explain
-    /// it.
+    /// Whether a corrected search of threshold `threshold` reports the hit: its interval
+    /// reaches the threshold (a carrier just over it whose estimate fell under is kept, and
+    /// marked [`Corrected::borderline`]) and false positives alone are unlikely to explain it.
     pub(crate) fn reported(&self, threshold: f64) -> bool {
-        self.containment >= threshold && self.p_false < P_FALSE_MAX
+        self.high >= threshold && self.p_false < P_FALSE_MAX
     }
 }
 
