@@ -44,21 +44,8 @@ import sys
 import time
 import urllib.request
 
-
-def read_fasta(path):
-    records, name, seq = [], None, []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith(">"):
-                if name and seq:
-                    records.append((name, "".join(seq)))
-                name, seq = (line[1:].split() or ["query"])[0], []
-            elif line:
-                seq.append(line)
-    if name and seq:
-        records.append((name, "".join(seq)))
-    return records
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from suite.util import read_fasta  # noqa: E402
 
 
 def free_port():
